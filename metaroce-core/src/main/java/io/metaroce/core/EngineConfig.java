@@ -1,0 +1,267 @@
+package io.metaroce.core;
+
+import io.metaroce.core.wire.WireConstants;
+
+/**
+ * Every tunable constant of the protocol engine, with its default, in one validated record.
+ * The same names and defaults are normative in {@code docs/spec.md}, section "Constants".
+ *
+ * <p>Immutable and thread-safe. Build one with {@link #defaults()} and the {@code withX} methods,
+ * or {@link #builder()}.
+ *
+ * @param maxDatagramBytes largest datagram this endpoint sends or accepts (the MTU), bytes
+ * @param sequenceWindow connection-sequence window: at most this many packets beyond the lowest
+ *     unacknowledged one may be outstanding; a power of two
+ * @param pathWindowPackets capacity of each path's send scoreboard (packets in flight per path); a
+ *     power of two
+ * @param maxPaths largest number of paths per connection
+ * @param maxStreams stream ids run from 0 to {@code maxStreams - 1}
+ * @param maxWorkRequests outstanding send-side work requests per connection (posted, not completed)
+ * @param maxPostedReceives outstanding posted receives per connection
+ * @param completionQueueCapacity completions an endpoint buffers before the application polls
+ * @param maxConnections connections an endpoint holds at once
+ * @param ackEveryPackets a receiver acknowledges a path after this many new packets on it
+ * @param maxAckDelayNanos longest a receiver holds back an acknowledgement
+ * @param reorderAllowancePackets gaps within a path up to this many packets below the highest
+ *     acknowledged one are not yet counted as loss (0 for fabrics that keep order per path)
+ * @param initialRttNanos round-trip estimate before the first sample
+ * @param minRtoNanos lower bound of the retransmission timeout
+ * @param maxRtoNanos upper bound of the retransmission timeout (after back-off)
+ * @param maxConsecutiveTimeouts timeouts in a row without progress after which the peer is
+ *     declared unreachable
+ * @param rnrRetryDelayNanos delay a receiver asks for when no receive is posted
+ * @param congestionWindowBytes connection window of the fixed-window congestion controller
+ * @param handshakeRetryNanos first CONNECT retransmission interval (doubles each time)
+ * @param handshakeTimeoutNanos a connection attempt fails after this long
+ * @param cookieLifetimeNanos a CHALLENGE cookie is valid for this long
+ * @param idleTimeoutNanos a connection that hears nothing from its peer for this long is closed
+ * @param keepAliveNanos a connection that has sent nothing for this long sends a PATH_PROBE (0: off)
+ * @param closeRetryNanos interval between CLOSE retransmissions
+ * @param closeRetries CLOSE retransmissions before a closing connection gives up
+ */
+public record EngineConfig(
+        int maxDatagramBytes,
+        int sequenceWindow,
+        int pathWindowPackets,
+        int maxPaths,
+        int maxStreams,
+        int maxWorkRequests,
+        int maxPostedReceives,
+        int completionQueueCapacity,
+        int maxConnections,
+        int ackEveryPackets,
+        long maxAckDelayNanos,
+        int reorderAllowancePackets,
+        long initialRttNanos,
+        long minRtoNanos,
+        long maxRtoNanos,
+        int maxConsecutiveTimeouts,
+        long rnrRetryDelayNanos,
+        long congestionWindowBytes,
+        long handshakeRetryNanos,
+        long handshakeTimeoutNanos,
+        long cookieLifetimeNanos,
+        long idleTimeoutNanos,
+        long keepAliveNanos,
+        long closeRetryNanos,
+        int closeRetries) {
+
+    /** Smallest datagram size the protocol supports: a DATA packet must carry at least 128 bytes. */
+    public static final int MIN_DATAGRAM_BYTES = WireConstants.DATA_OVERHEAD_BYTES + 128;
+    /** Largest datagram size: the UDP payload limit over IPv4. */
+    public static final int MAX_DATAGRAM_BYTES = 65_507;
+
+    /** Validates every field; throws {@link IllegalArgumentException} naming the field and the rule. */
+    public EngineConfig {
+        range("maxDatagramBytes", maxDatagramBytes, MIN_DATAGRAM_BYTES, MAX_DATAGRAM_BYTES);
+        powerOfTwo("sequenceWindow", sequenceWindow, 64, 1 << 24);
+        powerOfTwo("pathWindowPackets", pathWindowPackets, 64, 1 << 20);
+        range("maxPaths", maxPaths, 1, 65_535);
+        range("maxStreams", maxStreams, 1, Integer.MAX_VALUE);
+        range("maxWorkRequests", maxWorkRequests, 1, 1 << 24);
+        range("maxPostedReceives", maxPostedReceives, 1, 1 << 24);
+        range("completionQueueCapacity", completionQueueCapacity, 16, 1 << 24);
+        range("maxConnections", maxConnections, 1, 1 << 24);
+        range("ackEveryPackets", ackEveryPackets, 1, 256);
+        positive("maxAckDelayNanos", maxAckDelayNanos);
+        range("reorderAllowancePackets", reorderAllowancePackets, 0, 128);
+        positive("initialRttNanos", initialRttNanos);
+        positive("minRtoNanos", minRtoNanos);
+        if (maxRtoNanos < minRtoNanos) {
+            throw new IllegalArgumentException("maxRtoNanos (" + maxRtoNanos + ") must be >= minRtoNanos (" + minRtoNanos + ")");
+        }
+        range("maxConsecutiveTimeouts", maxConsecutiveTimeouts, 1, 62);
+        positive("rnrRetryDelayNanos", rnrRetryDelayNanos);
+        if (congestionWindowBytes < maxDatagramBytes) {
+            throw new IllegalArgumentException("congestionWindowBytes (" + congestionWindowBytes
+                    + ") must hold at least one datagram (maxDatagramBytes " + maxDatagramBytes + ")");
+        }
+        positive("handshakeRetryNanos", handshakeRetryNanos);
+        positive("handshakeTimeoutNanos", handshakeTimeoutNanos);
+        positive("cookieLifetimeNanos", cookieLifetimeNanos);
+        positive("idleTimeoutNanos", idleTimeoutNanos);
+        if (keepAliveNanos < 0 || (keepAliveNanos > 0 && keepAliveNanos >= idleTimeoutNanos)) {
+            throw new IllegalArgumentException("keepAliveNanos (" + keepAliveNanos
+                    + ") must be 0 (off) or positive and below idleTimeoutNanos (" + idleTimeoutNanos + ")");
+        }
+        positive("closeRetryNanos", closeRetryNanos);
+        range("closeRetries", closeRetries, 0, 100);
+    }
+
+    /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
+    public static EngineConfig defaults() {
+        return new EngineConfig(
+                4096, // maxDatagramBytes
+                1 << 16, // sequenceWindow
+                1 << 13, // pathWindowPackets
+                64, // maxPaths
+                1 << 20, // maxStreams
+                1 << 14, // maxWorkRequests
+                1 << 14, // maxPostedReceives
+                1 << 16, // completionQueueCapacity
+                1 << 16, // maxConnections
+                4, // ackEveryPackets
+                20_000L, // maxAckDelayNanos: 20 us
+                0, // reorderAllowancePackets
+                100_000L, // initialRttNanos: 100 us
+                1_000_000L, // minRtoNanos: 1 ms
+                1_000_000_000L, // maxRtoNanos: 1 s
+                12, // maxConsecutiveTimeouts
+                200_000L, // rnrRetryDelayNanos: 200 us
+                16L << 20, // congestionWindowBytes: 16 MiB
+                5_000_000L, // handshakeRetryNanos: 5 ms
+                5_000_000_000L, // handshakeTimeoutNanos: 5 s
+                10_000_000_000L, // cookieLifetimeNanos: 10 s
+                15_000_000_000L, // idleTimeoutNanos: 15 s
+                5_000_000_000L, // keepAliveNanos: 5 s
+                5_000_000L, // closeRetryNanos: 5 ms
+                5); // closeRetries
+    }
+
+    /** A builder starting from {@link #defaults()}. */
+    public static Builder builder() {
+        return new Builder(defaults());
+    }
+
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Largest DATA payload a packet of {@code datagramBytes} can carry. */
+    public static int payloadBytesFor(int datagramBytes) {
+        return datagramBytes - WireConstants.DATA_OVERHEAD_BYTES;
+    }
+
+    private static void range(String name, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " is " + value + " but must be in [" + min + ", " + max + "]");
+        }
+    }
+
+    private static void positive(String name, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " is " + value + " but must be > 0");
+        }
+    }
+
+    private static void powerOfTwo(String name, int value, int min, int max) {
+        range(name, value, min, max);
+        if (Integer.bitCount(value) != 1) {
+            throw new IllegalArgumentException(name + " is " + value + " but must be a power of two");
+        }
+    }
+
+    /** Mutable builder; {@link #build()} validates. Not thread-safe. */
+    public static final class Builder {
+        private int maxDatagramBytes;
+        private int sequenceWindow;
+        private int pathWindowPackets;
+        private int maxPaths;
+        private int maxStreams;
+        private int maxWorkRequests;
+        private int maxPostedReceives;
+        private int completionQueueCapacity;
+        private int maxConnections;
+        private int ackEveryPackets;
+        private long maxAckDelayNanos;
+        private int reorderAllowancePackets;
+        private long initialRttNanos;
+        private long minRtoNanos;
+        private long maxRtoNanos;
+        private int maxConsecutiveTimeouts;
+        private long rnrRetryDelayNanos;
+        private long congestionWindowBytes;
+        private long handshakeRetryNanos;
+        private long handshakeTimeoutNanos;
+        private long cookieLifetimeNanos;
+        private long idleTimeoutNanos;
+        private long keepAliveNanos;
+        private long closeRetryNanos;
+        private int closeRetries;
+
+        private Builder(EngineConfig c) {
+            maxDatagramBytes = c.maxDatagramBytes;
+            sequenceWindow = c.sequenceWindow;
+            pathWindowPackets = c.pathWindowPackets;
+            maxPaths = c.maxPaths;
+            maxStreams = c.maxStreams;
+            maxWorkRequests = c.maxWorkRequests;
+            maxPostedReceives = c.maxPostedReceives;
+            completionQueueCapacity = c.completionQueueCapacity;
+            maxConnections = c.maxConnections;
+            ackEveryPackets = c.ackEveryPackets;
+            maxAckDelayNanos = c.maxAckDelayNanos;
+            reorderAllowancePackets = c.reorderAllowancePackets;
+            initialRttNanos = c.initialRttNanos;
+            minRtoNanos = c.minRtoNanos;
+            maxRtoNanos = c.maxRtoNanos;
+            maxConsecutiveTimeouts = c.maxConsecutiveTimeouts;
+            rnrRetryDelayNanos = c.rnrRetryDelayNanos;
+            congestionWindowBytes = c.congestionWindowBytes;
+            handshakeRetryNanos = c.handshakeRetryNanos;
+            handshakeTimeoutNanos = c.handshakeTimeoutNanos;
+            cookieLifetimeNanos = c.cookieLifetimeNanos;
+            idleTimeoutNanos = c.idleTimeoutNanos;
+            keepAliveNanos = c.keepAliveNanos;
+            closeRetryNanos = c.closeRetryNanos;
+            closeRetries = c.closeRetries;
+        }
+
+        public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
+        public Builder sequenceWindow(int v) { sequenceWindow = v; return this; }
+        public Builder pathWindowPackets(int v) { pathWindowPackets = v; return this; }
+        public Builder maxPaths(int v) { maxPaths = v; return this; }
+        public Builder maxStreams(int v) { maxStreams = v; return this; }
+        public Builder maxWorkRequests(int v) { maxWorkRequests = v; return this; }
+        public Builder maxPostedReceives(int v) { maxPostedReceives = v; return this; }
+        public Builder completionQueueCapacity(int v) { completionQueueCapacity = v; return this; }
+        public Builder maxConnections(int v) { maxConnections = v; return this; }
+        public Builder ackEveryPackets(int v) { ackEveryPackets = v; return this; }
+        public Builder maxAckDelayNanos(long v) { maxAckDelayNanos = v; return this; }
+        public Builder reorderAllowancePackets(int v) { reorderAllowancePackets = v; return this; }
+        public Builder initialRttNanos(long v) { initialRttNanos = v; return this; }
+        public Builder minRtoNanos(long v) { minRtoNanos = v; return this; }
+        public Builder maxRtoNanos(long v) { maxRtoNanos = v; return this; }
+        public Builder maxConsecutiveTimeouts(int v) { maxConsecutiveTimeouts = v; return this; }
+        public Builder rnrRetryDelayNanos(long v) { rnrRetryDelayNanos = v; return this; }
+        public Builder congestionWindowBytes(long v) { congestionWindowBytes = v; return this; }
+        public Builder handshakeRetryNanos(long v) { handshakeRetryNanos = v; return this; }
+        public Builder handshakeTimeoutNanos(long v) { handshakeTimeoutNanos = v; return this; }
+        public Builder cookieLifetimeNanos(long v) { cookieLifetimeNanos = v; return this; }
+        public Builder idleTimeoutNanos(long v) { idleTimeoutNanos = v; return this; }
+        public Builder keepAliveNanos(long v) { keepAliveNanos = v; return this; }
+        public Builder closeRetryNanos(long v) { closeRetryNanos = v; return this; }
+        public Builder closeRetries(int v) { closeRetries = v; return this; }
+
+        /** Validates and returns the configuration. */
+        public EngineConfig build() {
+            return new EngineConfig(maxDatagramBytes, sequenceWindow, pathWindowPackets, maxPaths, maxStreams,
+                    maxWorkRequests, maxPostedReceives, completionQueueCapacity, maxConnections, ackEveryPackets,
+                    maxAckDelayNanos, reorderAllowancePackets, initialRttNanos, minRtoNanos, maxRtoNanos,
+                    maxConsecutiveTimeouts, rnrRetryDelayNanos, congestionWindowBytes, handshakeRetryNanos,
+                    handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
+                    closeRetries);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.metaroce.core.cc;
+
+/**
+ * The seam between a connection and its congestion control: one controller per connection sees
+ * every path's sends, acknowledgements, losses, ECN feedback and the receiver's rate hint, and
+ * decides how much each path may have in flight and when the next packet may leave.
+ *
+ * <p>Experimental SPI: implement it to try other algorithms. Called on the connection's thread
+ * only; implementations must not allocate per call.
+ */
+public interface CongestionController {
+    /** Bytes path {@code pathId} may add to its flight now (0 or less: wait). */
+    long sendAllowanceBytes(int pathId, long nowNanos);
+
+    /** Earliest time the next packet may leave on {@code pathId} (pacing); at or before now means now. */
+    long nextSendTimeNanos(int pathId, long nowNanos);
+
+    /** A packet of {@code bytes} left on {@code pathId}. */
+    void onPacketSent(int pathId, int bytes, long nowNanos);
+
+    /** A packet of {@code bytes} was acknowledged on {@code pathId}; {@code rttNanos} is a sample or -1. */
+    void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos);
+
+    /** A packet of {@code bytes} was lost on {@code pathId}. */
+    void onPacketLost(int pathId, int bytes, long nowNanos);
+
+    /** A packet of {@code bytes} left the flight without a verdict (refused by the receiver). */
+    void onPacketDiscarded(int pathId, int bytes, long nowNanos);
+
+    /** New ECN feedback for {@code pathId}: packets newly reported ECN-capable and newly CE-marked. */
+    void onEcnFeedback(int pathId, long newlyEct, long newlyCe, long nowNanos);
+
+    /** The receiver's rate allocation for this sender, bytes per second (0: none). */
+    void onRateHint(long bytesPerSecond, long nowNanos);
+}

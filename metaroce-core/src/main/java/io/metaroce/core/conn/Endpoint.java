@@ -1,0 +1,417 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CompletionHandler;
+import io.metaroce.core.api.CompletionQueue;
+import io.metaroce.core.api.ConnectionListener;
+import io.metaroce.core.api.PeerAddressCodec;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.cc.FixedWindowController;
+import io.metaroce.core.memory.ProtectionDomain;
+import io.metaroce.core.wire.DecodeError;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.WireConstants;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.random.RandomGenerator;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * A MetaRoCE endpoint as a sans-IO state machine: it owns connections, finds them by connection
+ * id (never by address: source ports change by design), runs the handshake with anti-spoofing
+ * cookies, and turns datagrams and time into datagrams, timers, completions and events.
+ *
+ * <p>The driver (the UDP datapath, the simulator, the test harness) calls, on one thread:
+ * <ol>
+ *   <li>inputs: {@link #handleDatagram} for each received datagram, {@link #handleTimeout} when
+ *       the time from {@link #pollTimeoutNanos} has come;</li>
+ *   <li>then outputs, in this order: {@link #pollTransmit} until it returns false,
+ *       {@link #pollTimeoutNanos}, {@link #pollCompletions} and {@link #pollEvents}.</li>
+ * </ol>
+ * Time is a {@code long} of nanoseconds that the driver passes in; the engine never reads a
+ * clock, opens a socket or starts a thread.
+ *
+ * <p>Not thread-safe: one thread owns an endpoint and all its connections.
+ */
+public final class Endpoint {
+    private static final int CHALLENGE_QUEUE = 64;
+
+    private final EngineConfig config;
+    private final RandomGenerator random;
+    private final ProtectionDomain protectionDomain;
+    private final CookieAuthority cookies;
+    private final boolean listening;
+    private final Function<EngineConfig, CongestionController> congestionControllerFactory;
+    private final PacketCodec codec = new PacketCodec();
+    private final Packet rx = new Packet();
+    private final Packet tx = new Packet();
+    private final CompletionQueue completions;
+    private final EndpointStats stats = new EndpointStats();
+
+    private final Long2ObjectHashMap<Connection> connections = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Connection> acceptedByClientId = new Long2ObjectHashMap<>();
+    private final ArrayList<Connection> connectionList = new ArrayList<>();
+    private final ArrayDeque<Object[]> events = new ArrayDeque<>();
+    private int transmitCursor;
+    private boolean sweepNeeded;
+    private int outstandingWork;
+
+    private final Object[] challengeAddress = new Object[CHALLENGE_QUEUE];
+    private final int[] challengeSocket = new int[CHALLENGE_QUEUE];
+    private final long[] challengeClientId = new long[CHALLENGE_QUEUE];
+    private final long[] challengeIssuedAt = new long[CHALLENGE_QUEUE];
+    private int challengeHead;
+    private int challengeCount;
+
+    private Endpoint(Builder b) {
+        this.config = b.config;
+        this.random = b.random;
+        this.protectionDomain = new ProtectionDomain(b.random);
+        this.cookies = new CookieAuthority(b.cookieSecret, b.addressCodec, b.config.cookieLifetimeNanos());
+        this.listening = b.listening;
+        this.congestionControllerFactory = b.congestionControllerFactory;
+        this.completions = new CompletionQueue(b.config.completionQueueCapacity());
+    }
+
+    /** A builder; {@code random} seeds connection ids and memory keys, so a seeded one makes runs repeatable. */
+    public static Builder builder(RandomGenerator random, byte[] cookieSecret, PeerAddressCodec addressCodec) {
+        return new Builder(random, cookieSecret, addressCodec);
+    }
+
+    // ---- getters ----
+
+    /** The configuration. */
+    public EngineConfig config() {
+        return config;
+    }
+
+    /** The protection domain every memory region used on this endpoint's connections is registered in. */
+    public ProtectionDomain protectionDomain() {
+        return protectionDomain;
+    }
+
+    /** Counters. */
+    public EndpointStats stats() {
+        return stats;
+    }
+
+    /** Whether this endpoint accepts incoming connections. */
+    public boolean isListening() {
+        return listening;
+    }
+
+    /** The connection with local id {@code localId}, or null. */
+    public Connection connection(long localId) {
+        return connections.get(localId);
+    }
+
+    /** Open connections (every state but CLOSED). */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    Function<EngineConfig, CongestionController> congestionControllerFactory() {
+        return congestionControllerFactory;
+    }
+
+    // ---- commands ----
+
+    /**
+     * Starts a connection to {@code remoteAddress} with one path per entry of {@code localSockets}
+     * (the driver's ids of the sockets, one per UDP source port). The connection is usable once
+     * {@link ConnectionListener#onConnected} reports it.
+     */
+    public Connection connect(long nowNanos, Object remoteAddress, int[] localSockets) {
+        Objects.requireNonNull(remoteAddress, "remoteAddress");
+        if (localSockets == null || localSockets.length == 0 || localSockets.length > config.maxPaths()) {
+            throw new IllegalArgumentException("connect needs 1 to " + config.maxPaths()
+                    + " local sockets (one per path), got " + (localSockets == null ? "null" : localSockets.length));
+        }
+        if (connections.size() >= config.maxConnections()) {
+            throw new IllegalStateException("endpoint holds " + connections.size()
+                    + " connections, the limit (EngineConfig.maxConnections); close some first");
+        }
+        Connection c = new Connection(this, newConnectionId(), true, localSockets.length, nowNanos);
+        for (int i = 0; i < localSockets.length; i++) {
+            c.addPath(i, localSockets[i], remoteAddress);
+        }
+        register(c);
+        return c;
+    }
+
+    private long newConnectionId() {
+        long id;
+        do {
+            id = random.nextLong();
+        } while (id == 0 || connections.containsKey(id));
+        return id;
+    }
+
+    private void register(Connection c) {
+        connections.put(c.localId(), c);
+        connectionList.add(c);
+    }
+
+    // ---- inputs ----
+
+    /**
+     * Handles one received datagram. The engine only borrows {@code datagram}: payload is placed
+     * into registered memory before this returns, and nothing keeps a reference to the buffer.
+     * Malformed datagrams are dropped and counted in {@link #stats()}; nothing is thrown.
+     *
+     * @param ecn the datagram's ECN codepoint (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE), 0 if unknown
+     */
+    public void handleDatagram(long nowNanos, ByteBuffer datagram, int offset, int length, int localSocket,
+            Object remoteAddress, int ecn) {
+        stats.datagramsReceived++;
+        int error = codec.decode(datagram, offset, length, rx);
+        if (error != DecodeError.OK) {
+            stats.decodeErrors[error]++;
+            return;
+        }
+        if (rx.type == PacketType.CONNECT) {
+            onConnect(nowNanos, localSocket, remoteAddress);
+            return;
+        }
+        Connection c = connections.get(rx.destinationConnectionId);
+        if (c == null) {
+            stats.unknownConnection++;
+            return;
+        }
+        c.handlePacket(nowNanos, rx, datagram, localSocket, remoteAddress, ecn);
+        sweep();
+    }
+
+    private void onConnect(long nowNanos, int localSocket, Object remoteAddress) {
+        if (!listening) {
+            stats.connectionsRefused++;
+            return;
+        }
+        long clientId = rx.sourceConnectionId;
+        if (!rx.hasCookie || !cookies.verify(rx.cookie, clientId, remoteAddress, nowNanos)) {
+            if (rx.hasCookie) {
+                stats.invalidCookies++;
+            }
+            queueChallenge(nowNanos, localSocket, remoteAddress, clientId);
+            return;
+        }
+        Connection existing = acceptedByClientId.get(clientId);
+        if (existing != null && existing.matchesPeer(remoteAddress)) {
+            existing.resendAccept();
+            return;
+        }
+        if (connections.size() >= config.maxConnections()) {
+            stats.connectionsRefused++;
+            return;
+        }
+        int pathCount = Math.min(rx.pathCount, config.maxPaths());
+        Connection c = new Connection(this, newConnectionId(), false, pathCount, nowNanos);
+        c.addPath(0, localSocket, remoteAddress);
+        c.acceptFrom(clientId, rx.maxDatagramBytes, rx.sequenceWindow);
+        register(c);
+        acceptedByClientId.put(clientId, c);
+        stats.connectionsAccepted++;
+        events.add(new Object[] {c, Boolean.FALSE});
+    }
+
+    private void queueChallenge(long nowNanos, int localSocket, Object remoteAddress, long clientId) {
+        if (challengeCount == CHALLENGE_QUEUE) {
+            stats.challengesDropped++;
+            return;
+        }
+        int i = (challengeHead + challengeCount++) % CHALLENGE_QUEUE;
+        challengeAddress[i] = remoteAddress;
+        challengeSocket[i] = localSocket;
+        challengeClientId[i] = clientId;
+        challengeIssuedAt[i] = nowNanos;
+    }
+
+    /** Runs every timer due at {@code nowNanos}; a call with nothing due does nothing. */
+    public void handleTimeout(long nowNanos) {
+        for (int i = 0; i < connectionList.size(); i++) {
+            connectionList.get(i).handleTimeout(nowNanos);
+        }
+        sweep();
+    }
+
+    // ---- outputs ----
+
+    /**
+     * Writes the next datagram to send into {@code out} (at index 0 of its buffer) and says where
+     * it goes. Call until it returns false after every input.
+     */
+    public boolean pollTransmit(long nowNanos, Transmit out) {
+        if (challengeCount > 0) {
+            writeChallenge(out);
+            stats.datagramsSent++;
+            return true;
+        }
+        int n = connectionList.size();
+        for (int k = 0; k < n; k++) {
+            int i = (transmitCursor + k) % n;
+            Connection c = connectionList.get(i);
+            if (c.pollTransmit(nowNanos, out, tx, codec)) {
+                // Next call starts with the next connection, so one busy connection cannot starve the rest.
+                transmitCursor = (i + 1) % n;
+                stats.datagramsSent++;
+                sweep();
+                return true;
+            }
+        }
+        sweep();
+        return false;
+    }
+
+    private void writeChallenge(Transmit out) {
+        int i = challengeHead;
+        challengeHead = (challengeHead + 1) % CHALLENGE_QUEUE;
+        challengeCount--;
+        tx.clear();
+        tx.type = PacketType.CHALLENGE;
+        tx.destinationConnectionId = challengeClientId[i];
+        tx.hasCookie = true;
+        cookies.issue(challengeClientId[i], challengeAddress[i], challengeIssuedAt[i], tx.cookie);
+        out.length = codec.encode(tx, out.buffer, 0, null, 0);
+        out.localSocket = challengeSocket[i];
+        out.remoteAddress = challengeAddress[i];
+        out.pathId = 0;
+        out.ecn = 0;
+        challengeAddress[i] = null;
+        stats.challengesSent++;
+    }
+
+    /** The earliest time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE} if none. */
+    public long pollTimeoutNanos() {
+        long t = Long.MAX_VALUE;
+        for (int i = 0; i < connectionList.size(); i++) {
+            t = Math.min(t, connectionList.get(i).nextTimeoutNanos());
+        }
+        return t;
+    }
+
+    /** Delivers up to {@code limit} completions, oldest first; returns how many. */
+    public int pollCompletions(CompletionHandler handler, int limit) {
+        return completions.poll(handler, limit);
+    }
+
+    /** Delivers every pending connection event; returns how many. */
+    public int pollEvents(ConnectionListener listener) {
+        int n = 0;
+        Object[] e;
+        while ((e = events.poll()) != null) {
+            Connection c = (Connection) e[0];
+            n++;
+            if (e[1] == Boolean.TRUE) {
+                listener.onConnected(c);
+            } else if (e[1] == Boolean.FALSE) {
+                listener.onAccepted(c);
+            } else {
+                listener.onClosed(c, c.closeReason());
+            }
+        }
+        return n;
+    }
+
+    /** Completions waiting to be polled. */
+    public int pendingCompletions() {
+        return completions.size();
+    }
+
+    // ---- callbacks from connections ----
+
+    void connectionEstablished(Connection c) {
+        events.add(new Object[] {c, Boolean.TRUE});
+    }
+
+    void connectionClosed(Connection c) {
+        events.add(new Object[] {c, null});
+        sweepNeeded = true;
+    }
+
+    boolean hasCompletionRoom() {
+        return outstandingWork + completions.size() < completions.remaining() + completions.size();
+    }
+
+    void workPosted() {
+        outstandingWork++;
+    }
+
+    void workFinished() {
+        outstandingWork--;
+    }
+
+    void complete(long connectionId, int streamId, long workRequestId, int opcode, int status, long bytes,
+            int immediate, boolean hasImmediate) {
+        completions.add(connectionId, streamId, workRequestId, opcode, status, bytes, immediate, hasImmediate);
+    }
+
+    private void sweep() {
+        if (!sweepNeeded) {
+            return;
+        }
+        sweepNeeded = false;
+        for (int i = connectionList.size() - 1; i >= 0; i--) {
+            Connection c = connectionList.get(i);
+            if (c.state() == ConnectionState.CLOSED) {
+                connectionList.remove(i);
+                connections.remove(c.localId());
+                if (!c.isClient() && acceptedByClientId.get(c.peerId()) == c) {
+                    acceptedByClientId.remove(c.peerId());
+                }
+            }
+        }
+        transmitCursor = 0;
+    }
+
+    /** Builder for {@link Endpoint}. Not thread-safe. */
+    public static final class Builder {
+        private final RandomGenerator random;
+        private final byte[] cookieSecret;
+        private final PeerAddressCodec addressCodec;
+        private EngineConfig config = EngineConfig.defaults();
+        private boolean listening;
+        private Function<EngineConfig, CongestionController> congestionControllerFactory =
+                c -> new FixedWindowController(c.congestionWindowBytes());
+
+        private Builder(RandomGenerator random, byte[] cookieSecret, PeerAddressCodec addressCodec) {
+            this.random = Objects.requireNonNull(random, "random");
+            this.cookieSecret = Objects.requireNonNull(cookieSecret, "cookieSecret").clone();
+            this.addressCodec = Objects.requireNonNull(addressCodec, "addressCodec");
+        }
+
+        /** The configuration (default {@link EngineConfig#defaults()}). */
+        public Builder config(EngineConfig value) {
+            this.config = Objects.requireNonNull(value, "config");
+            return this;
+        }
+
+        /** Whether to accept incoming connections (default false). */
+        public Builder listening(boolean value) {
+            this.listening = value;
+            return this;
+        }
+
+        /** Makes each connection's congestion controller (default: a fixed window). */
+        public Builder congestionController(Function<EngineConfig, CongestionController> factory) {
+            this.congestionControllerFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        /** Builds the endpoint. */
+        public Endpoint build() {
+            return new Endpoint(this);
+        }
+    }
+
+    static {
+        if (WireConstants.COOKIE_BYTES != 24) {
+            throw new AssertionError("cookie size changed; update CookieAuthority");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.metaroce.core.harness;
+
+/**
+ * What the in-memory network between two endpoints does to datagrams. Each path keeps order (as
+ * an ECMP path does); paths differ in delay, so packets of different paths arrive reordered.
+ *
+ * @param lossProbability chance a datagram is dropped
+ * @param duplicateProbability chance a datagram is delivered twice
+ * @param corruptProbability chance one random bit of a datagram is flipped
+ * @param delayNanos one-way delay of path 0
+ * @param jitterNanos extra random delay per datagram, never reordering within a path
+ * @param pathSkewNanos path {@code i} adds a fixed random delay in {@code [0, pathSkewNanos]}, so
+ *     paths reorder against each other
+ * @param ceMarkProbability chance a datagram sent ECN-capable arrives CE-marked
+ */
+public record NetworkConditions(
+        double lossProbability,
+        double duplicateProbability,
+        double corruptProbability,
+        long delayNanos,
+        long jitterNanos,
+        long pathSkewNanos,
+        double ceMarkProbability) {
+
+    /** Validates the probabilities and delays. */
+    public NetworkConditions {
+        probability("lossProbability", lossProbability);
+        probability("duplicateProbability", duplicateProbability);
+        probability("corruptProbability", corruptProbability);
+        probability("ceMarkProbability", ceMarkProbability);
+        if (delayNanos < 0 || jitterNanos < 0 || pathSkewNanos < 0) {
+            throw new IllegalArgumentException("delays must be >= 0");
+        }
+    }
+
+    /** A perfect network with a 5 us one-way delay. */
+    public static NetworkConditions perfect() {
+        return new NetworkConditions(0, 0, 0, 5_000, 0, 0, 0);
+    }
+
+    public NetworkConditions withLoss(double p) {
+        return new NetworkConditions(p, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability);
+    }
+
+    public NetworkConditions withDuplication(double p) {
+        return new NetworkConditions(lossProbability, p, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability);
+    }
+
+    public NetworkConditions withCorruption(double p) {
+        return new NetworkConditions(lossProbability, duplicateProbability, p, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability);
+    }
+
+    public NetworkConditions withDelay(long delay, long jitter, long pathSkew) {
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delay, jitter, pathSkew, ceMarkProbability);
+    }
+
+    public NetworkConditions withCeMarking(double p) {
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, p);
+    }
+
+    private static void probability(String name, double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException(name + " must be in [0, 1], was " + p);
+        }
+    }
+}

@@ -1,0 +1,295 @@
+package io.metaroce.core.harness;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CompletionHandler;
+import io.metaroce.core.api.ConnectionListener;
+import io.metaroce.core.api.PeerAddressCodec;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.conn.Connection;
+import io.metaroce.core.conn.ConnectionState;
+import io.metaroce.core.conn.Endpoint;
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Two endpoints, a client and a server, joined by an in-memory network with a manual clock:
+ * loss, duplication, bit corruption, delay, jitter and per-path skew (so paths reorder against
+ * each other while each keeps its own order), all deterministic from one seed.
+ *
+ * <p>{@link #step()} advances virtual time to the next arrival or timer and runs it; the
+ * {@code drive} methods step until a condition holds and fail, naming the seed, when it cannot.
+ * The same engine code runs here as on real sockets: this is a driver, not a model.
+ *
+ * <p>Addresses are small {@code Integer}s (so boxing them allocates nothing): the server is 1,
+ * the client's path {@code i} is {@code 16 + i}. Not thread-safe.
+ */
+public final class Pair {
+    /** The server's address. */
+    public static final int SERVER_ADDRESS = 1;
+    private static final int CLIENT_BASE = 16;
+    /** Address codec for the harness's Integer addresses. */
+    public static final PeerAddressCodec INTEGER_ADDRESSES = (address, out) -> {
+        int v = (Integer) address;
+        out[0] = (byte) (v >>> 24);
+        out[1] = (byte) (v >>> 16);
+        out[2] = (byte) (v >>> 8);
+        out[3] = (byte) v;
+        return 4;
+    };
+
+    private final long seed;
+    private final SplittableRandom random;
+    private final NetworkConditions conditions;
+    private final Endpoint client;
+    private final Endpoint server;
+    private final int paths;
+    private final long[] pathSkewNanos;
+    private final long[] lastArrivalClientToServer;
+    private final long[] lastArrivalServerToClient;
+    private final DatagramQueue inFlight;
+    private final Transmit transmit;
+    private LossModel lossModel = LossModel.NONE;
+    private CompletionHandler clientCompletions = (c, s, w, o, st, b, i, h) -> { };
+    private CompletionHandler serverCompletions = (c, s, w, o, st, b, i, h) -> { };
+    private ConnectionListener serverEvents = new ConnectionListener() { };
+    private Connection clientConnection;
+    private Connection serverConnection;
+    private long now;
+    private long stepsWithoutProgress;
+
+    private long dropped;
+    private long duplicated;
+    private long corrupted;
+    private long delivered;
+    private long ceMarked;
+
+    private Pair(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig, EngineConfig serverConfig) {
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+        this.conditions = conditions;
+        this.paths = paths;
+        byte[] secret = new byte[32];
+        random.nextBytes(secret);
+        this.client = Endpoint.builder(new SplittableRandom(random.nextLong()), secret, INTEGER_ADDRESSES)
+                .config(clientConfig).build();
+        byte[] serverSecret = new byte[32];
+        random.nextBytes(serverSecret);
+        this.server = Endpoint.builder(new SplittableRandom(random.nextLong()), serverSecret, INTEGER_ADDRESSES)
+                .config(serverConfig).listening(true).build();
+        this.pathSkewNanos = new long[Math.max(paths, 1)];
+        for (int i = 0; i < pathSkewNanos.length; i++) {
+            pathSkewNanos[i] = conditions.pathSkewNanos() == 0 ? 0 : random.nextLong(conditions.pathSkewNanos() + 1);
+        }
+        this.lastArrivalClientToServer = new long[Math.max(paths, 1)];
+        this.lastArrivalServerToClient = new long[Math.max(paths, 1)];
+        int bytes = Math.max(clientConfig.maxDatagramBytes(), serverConfig.maxDatagramBytes());
+        this.inFlight = new DatagramQueue(bytes);
+        this.transmit = new Transmit(ByteBuffer.allocate(bytes));
+    }
+
+    /** A pair with {@code paths} paths and the given network, both sides on {@code config}. */
+    public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig config) {
+        return new Pair(seed, paths, conditions, config, config);
+    }
+
+    /** A pair whose client and server use different configurations. */
+    public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig,
+            EngineConfig serverConfig) {
+        return new Pair(seed, paths, conditions, clientConfig, serverConfig);
+    }
+
+    // ---- wiring ----
+
+    public Pair lossModel(LossModel model) {
+        this.lossModel = model;
+        return this;
+    }
+
+    public Pair onClientCompletion(CompletionHandler handler) {
+        this.clientCompletions = handler;
+        return this;
+    }
+
+    public Pair onServerCompletion(CompletionHandler handler) {
+        this.serverCompletions = handler;
+        return this;
+    }
+
+    public Pair onServerEvents(ConnectionListener listener) {
+        this.serverEvents = listener;
+        return this;
+    }
+
+    // ---- getters ----
+
+    public long seed() { return seed; }
+    public long now() { return now; }
+    public Endpoint client() { return client; }
+    public Endpoint server() { return server; }
+    public Connection clientConnection() { return clientConnection; }
+    public Connection serverConnection() { return serverConnection; }
+    /** Datagrams dropped by random loss or the loss model. */
+    public long dropped() { return dropped; }
+    public long duplicated() { return duplicated; }
+    public long corrupted() { return corrupted; }
+    public long delivered() { return delivered; }
+    public long ceMarked() { return ceMarked; }
+    /** Datagrams in flight in the network. */
+    public int inFlight() { return inFlight.size(); }
+
+    /** The path id the client's local socket {@code socket} carries. */
+    public static Integer clientAddress(int pathId) {
+        return CLIENT_BASE + pathId;
+    }
+
+    // ---- driving ----
+
+    /** Opens the connection and drives until both sides have it established. */
+    public Pair connect() {
+        int[] sockets = new int[paths];
+        for (int i = 0; i < paths; i++) {
+            sockets[i] = i;
+        }
+        clientConnection = client.connect(now, SERVER_ADDRESS, sockets);
+        flush();
+        driveUntil(() -> clientConnection.state() == ConnectionState.ESTABLISHED && serverConnection != null,
+                10_000_000_000L, "handshake");
+        return this;
+    }
+
+    /**
+     * Runs the next event (an arrival, or the earliest timer) and everything it causes.
+     *
+     * @return false if nothing is left to happen
+     */
+    public boolean step() {
+        // Work posted since the last step (a command) may be ready to go: poll it out first.
+        flush();
+        long arrival = inFlight.peekTime();
+        long timer = Math.min(client.pollTimeoutNanos(), server.pollTimeoutNanos());
+        long t = Math.min(arrival, timer);
+        if (t == Long.MAX_VALUE) {
+            return false;
+        }
+        if (t > now) {
+            now = t;
+            stepsWithoutProgress = 0;
+        } else if (++stepsWithoutProgress > 1_000_000) {
+            throw new AssertionError("livelock at t=" + now + "ns: the engines keep asking for time 'now' (seed " + seed + ")");
+        }
+        if (arrival <= timer) {
+            deliver(inFlight.pop());
+        } else {
+            client.handleTimeout(now);
+            server.handleTimeout(now);
+        }
+        flush();
+        return true;
+    }
+
+    /** Steps until {@code done} holds; fails naming the seed if it does not within {@code maxNanos} of virtual time. */
+    public void driveUntil(BooleanSupplier done, long maxNanos, String what) {
+        long deadline = now + maxNanos;
+        while (!done.getAsBoolean()) {
+            if (now > deadline || !step()) {
+                throw new AssertionError(what + " did not finish by t=" + now + "ns (seed " + seed
+                        + "; network " + conditions + "; in flight " + inFlight.size() + ")");
+            }
+        }
+    }
+
+    /** Advances virtual time by {@code nanos}, running everything due meanwhile. */
+    public void advance(long nanos) {
+        long until = now + nanos;
+        while (true) {
+            long next = Math.min(inFlight.peekTime(), Math.min(client.pollTimeoutNanos(), server.pollTimeoutNanos()));
+            if (next > until) {
+                break;
+            }
+            step();
+        }
+        now = Math.max(now, until);
+    }
+
+    /** Polls both sides' outputs: datagrams into the network, completions and events to the handlers. */
+    public void flush() {
+        while (client.pollTransmit(now, transmit)) {
+            send(true);
+        }
+        while (server.pollTransmit(now, transmit)) {
+            send(false);
+        }
+        client.pollCompletions(clientCompletions, Integer.MAX_VALUE);
+        server.pollCompletions(serverCompletions, Integer.MAX_VALUE);
+        client.pollEvents(clientListener);
+        server.pollEvents(serverListener);
+    }
+
+    private final ConnectionListener clientListener = new ConnectionListener() { };
+
+    private final ConnectionListener serverListener = new ConnectionListener() {
+        @Override
+        public void onAccepted(Connection connection) {
+            serverConnection = connection;
+            serverEvents.onAccepted(connection);
+        }
+
+        @Override
+        public void onClosed(Connection connection, io.metaroce.core.api.CloseReason reason) {
+            serverEvents.onClosed(connection, reason);
+        }
+    };
+
+    private void send(boolean fromClient) {
+        int pathId = Math.min(transmit.pathId, pathSkewNanos.length - 1);
+        if (lossModel.drop(fromClient, transmit.pathId, transmit.buffer, transmit.length, now)
+                || chance(conditions.lossProbability())) {
+            dropped++;
+            return;
+        }
+        int copies = chance(conditions.duplicateProbability()) ? 2 : 1;
+        if (copies == 2) {
+            duplicated++;
+        }
+        int destination = (Integer) transmit.remoteAddress;
+        int source = fromClient ? CLIENT_BASE + transmit.localSocket : SERVER_ADDRESS;
+        long[] last = fromClient ? lastArrivalClientToServer : lastArrivalServerToClient;
+        for (int c = 0; c < copies; c++) {
+            int s = inFlight.allocate();
+            ByteBuffer b = inFlight.buffer(s);
+            b.put(0, transmit.buffer, 0, transmit.length);
+            if (chance(conditions.corruptProbability())) {
+                int bit = random.nextInt(transmit.length * 8);
+                b.put(bit >>> 3, (byte) (b.get(bit >>> 3) ^ (1 << (bit & 7))));
+                corrupted++;
+            }
+            int ecn = transmit.ecn;
+            if (ecn != 0 && chance(conditions.ceMarkProbability())) {
+                ecn = 3;
+                ceMarked++;
+            }
+            long jitter = conditions.jitterNanos() == 0 ? 0 : random.nextLong(conditions.jitterNanos() + 1);
+            long arrival = Math.max(now + conditions.delayNanos() + pathSkewNanos[pathId] + jitter, last[pathId]);
+            last[pathId] = arrival;
+            inFlight.push(s, transmit.length, destination, source, ecn, arrival);
+        }
+    }
+
+    private void deliver(int s) {
+        delivered++;
+        int destination = inFlight.destination(s);
+        Integer from = inFlight.source(s);
+        if (destination == SERVER_ADDRESS) {
+            server.handleDatagram(now, inFlight.buffer(s), 0, inFlight.length(s), 0, from, inFlight.ecn(s));
+        } else {
+            client.handleDatagram(now, inFlight.buffer(s), 0, inFlight.length(s), destination - CLIENT_BASE, from,
+                    inFlight.ecn(s));
+        }
+        inFlight.release(s);
+    }
+
+    private boolean chance(double p) {
+        return p > 0 && random.nextDouble() < p;
+    }
+}

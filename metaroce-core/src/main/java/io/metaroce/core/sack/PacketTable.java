@@ -1,0 +1,133 @@
+package io.metaroce.core.sack;
+
+import java.util.Arrays;
+
+/**
+ * The sender's record of every reliable packet by connection sequence number (CSN): which work
+ * request it belongs to, which part of the message it carries, and whether it is still
+ * outstanding. A retransmission reuses the CSN, so the receiver can recognise duplicates.
+ *
+ * <p>The {@linkplain #floor() floor} is the lowest CSN still outstanding; every CSN below it was
+ * delivered or abandoned. New CSNs are issued only within {@code window} of the floor, the
+ * receiver's promise of how many it can track. The ring starts small and doubles up to the window.
+ *
+ * <p>Not thread-safe. Allocates nothing except when it grows.
+ */
+public final class PacketTable {
+    /** No packet with this CSN is recorded (below the floor or not yet issued). */
+    public static final byte FREE = 0;
+    /** Sent (or about to be) and not yet known to have arrived. */
+    public static final byte OUTSTANDING = 1;
+    /** Known to have arrived. */
+    public static final byte DELIVERED = 2;
+    /** Given up on: the receiver refused its message or the work request was flushed. */
+    public static final byte ABANDONED = 3;
+
+    private static final int INITIAL = 64;
+
+    private final int window;
+    private int mask;
+    private int[] owner;
+    private int[] ownerGeneration;
+    private long[] messageOffset;
+    private int[] payloadLength;
+    private byte[] state;
+    private boolean[] queued;
+    private long floor;
+    private long next;
+
+    /** A table that issues CSNs at most {@code window} (a power of two) beyond the floor. */
+    public PacketTable(int window) {
+        if (Integer.bitCount(window) != 1) {
+            throw new IllegalArgumentException("window must be a power of two, was " + window);
+        }
+        this.window = window;
+        allocate(Math.min(INITIAL, window));
+    }
+
+    private void allocate(int size) {
+        mask = size - 1;
+        owner = new int[size];
+        ownerGeneration = new int[size];
+        messageOffset = new long[size];
+        payloadLength = new int[size];
+        state = new byte[size];
+        queued = new boolean[size];
+    }
+
+    /** Whether a new CSN may be issued within {@code peerWindow} (the smaller of both windows applies). */
+    public boolean canIssue(int peerWindow) {
+        return next - floor < Math.min(window, peerWindow);
+    }
+
+    /** Issues the next CSN for a packet of work request {@code slot}. */
+    public long issue(int slot, int generation, long offset, int length) {
+        long csn = next++;
+        if (next - floor > mask + 1) {
+            grow();
+        }
+        int i = (int) (csn & mask);
+        owner[i] = slot;
+        ownerGeneration[i] = generation;
+        messageOffset[i] = offset;
+        payloadLength[i] = length;
+        state[i] = OUTSTANDING;
+        queued[i] = false;
+        return csn;
+    }
+
+    private void grow() {
+        int[] o = owner;
+        int[] g = ownerGeneration;
+        long[] off = messageOffset;
+        int[] len = payloadLength;
+        byte[] st = state;
+        boolean[] q = queued;
+        int oldMask = mask;
+        allocate((mask + 1) * 2);
+        for (long c = floor; c < next - 1; c++) {
+            int a = (int) (c & oldMask);
+            int b = (int) (c & mask);
+            owner[b] = o[a];
+            ownerGeneration[b] = g[a];
+            messageOffset[b] = off[a];
+            payloadLength[b] = len[a];
+            state[b] = st[a];
+            queued[b] = q[a];
+        }
+    }
+
+    /** State of {@code csn}: {@link #FREE} below the floor or not issued. */
+    public byte state(long csn) {
+        if (csn < floor || csn >= next) {
+            return FREE;
+        }
+        return state[(int) (csn & mask)];
+    }
+
+    public int owner(long csn) { return owner[(int) (csn & mask)]; }
+    public int ownerGeneration(long csn) { return ownerGeneration[(int) (csn & mask)]; }
+    public long messageOffset(long csn) { return messageOffset[(int) (csn & mask)]; }
+    public int payloadLength(long csn) { return payloadLength[(int) (csn & mask)]; }
+    public boolean queued(long csn) { return queued[(int) (csn & mask)]; }
+    public void queued(long csn, boolean v) { queued[(int) (csn & mask)] = v; }
+
+    /** Marks {@code csn} delivered or abandoned and moves the floor over finished CSNs. */
+    public void finish(long csn, byte finalState) {
+        state[(int) (csn & mask)] = finalState;
+        while (floor < next && state[(int) (floor & mask)] != OUTSTANDING) {
+            state[(int) (floor & mask)] = FREE;
+            floor++;
+        }
+    }
+
+    /** Lowest CSN still outstanding (or the next to issue when none is). */
+    public long floor() {
+        return floor;
+    }
+
+    /** Next CSN to issue. */
+    public long next() {
+        return next;
+    }
+}

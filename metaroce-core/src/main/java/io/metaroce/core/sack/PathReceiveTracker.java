@@ -1,0 +1,183 @@
+package io.metaroce.core.sack;
+
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.WireConstants;
+
+/**
+ * The receive side of one path: which path sequence numbers arrived, as the 256-bit window that
+ * ends at the highest one, plus what an ACK for the path must echo (timestamp, ECN counts).
+ *
+ * <p>Because a path keeps order, a packet whose sequence number is above {@code highest + 1}
+ * reveals a hole; {@link #record} reports it so the ACK goes out at once and the sender can
+ * retransmit before any timer (R-SACK-2). Bits are kept in a ring indexed by {@code psn & 255}.
+ *
+ * <p>Not thread-safe; owned by the connection's thread. Allocates nothing after construction.
+ */
+public final class PathReceiveTracker {
+    /** {@link #record} result: the sequence number was already seen (a duplicate). */
+    public static final int DUPLICATE = 0;
+    /** {@link #record} result: new, in order. */
+    public static final int IN_ORDER = 1;
+    /** {@link #record} result: new, and it skipped over at least one sequence number (a hole). */
+    public static final int AFTER_GAP = 2;
+    /** {@link #record} result: new, but below the highest seen (fills a hole, or a reordered path). */
+    public static final int LATE = 3;
+
+    private static final int BITS = WireConstants.SACK_BITS;
+    private static final int MASK = BITS - 1;
+
+    private final long[] ring = new long[WireConstants.SACK_WORDS];
+    private long highest = -1;
+    private long echoTimestampNanos;
+    private long highestReceivedAtNanos;
+    private long ectCount;
+    private long ceCount;
+    private int unacknowledged;
+    private long ackDeadlineNanos = Long.MAX_VALUE;
+    private boolean ackNow;
+
+    /**
+     * Records the arrival of {@code psn}.
+     *
+     * @return {@link #DUPLICATE}, {@link #IN_ORDER}, {@link #AFTER_GAP} or {@link #LATE}; a
+     *     sequence number too old to be in the window counts as a duplicate
+     */
+    public int record(long psn, long timestampNanos, long nowNanos) {
+        if (psn > highest) {
+            long advance = psn - highest;
+            if (advance >= BITS) {
+                java.util.Arrays.fill(ring, 0L);
+            } else {
+                for (long s = highest + 1; s < psn; s++) {
+                    clear(s);
+                }
+            }
+            set(psn);
+            boolean gap = psn > highest + 1;
+            highest = psn;
+            echoTimestampNanos = timestampNanos;
+            highestReceivedAtNanos = nowNanos;
+            return gap ? AFTER_GAP : IN_ORDER;
+        }
+        if (psn <= highest - BITS || isSet(psn)) {
+            return DUPLICATE;
+        }
+        set(psn);
+        return LATE;
+    }
+
+    /** Counts the ECN codepoint of an arriving data packet (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE). */
+    public void countEcn(int ecn) {
+        if (ecn != 0) {
+            ectCount++;
+            if (ecn == 3) {
+                ceCount++;
+            }
+        }
+    }
+
+    /** Whether {@code psn} is recorded as received (only meaningful within the window). */
+    public boolean hasReceived(long psn) {
+        return psn >= 0 && psn <= highest && psn > highest - BITS && isSet(psn);
+    }
+
+    /** Highest path sequence number received, or -1. */
+    public long highest() {
+        return highest;
+    }
+
+    /** Notes one more packet that the next ACK must cover; asks for an immediate ACK per the rules. */
+    public void noteAckEliciting(boolean immediate, int ackEveryPackets, long maxAckDelayNanos, long nowNanos) {
+        unacknowledged++;
+        if (immediate || unacknowledged >= ackEveryPackets) {
+            ackNow = true;
+        } else if (ackDeadlineNanos == Long.MAX_VALUE) {
+            ackDeadlineNanos = nowNanos + maxAckDelayNanos;
+        }
+    }
+
+    /** Whether an ACK for this path should be sent at {@code nowNanos}. */
+    public boolean ackDue(long nowNanos) {
+        return unacknowledged > 0 && (ackNow || nowNanos >= ackDeadlineNanos);
+    }
+
+    /** The time an ACK becomes due by delay, or {@link Long#MAX_VALUE}. */
+    public long ackDeadlineNanos() {
+        return unacknowledged > 0 ? (ackNow ? Long.MIN_VALUE : ackDeadlineNanos) : Long.MAX_VALUE;
+    }
+
+    /**
+     * Fills the ACK fields of {@code out} (SACK base and bits, echo, delay, ECN counts) and resets
+     * the pending-ACK state. The caller fills the common header, rate hint and cumulative sequence.
+     */
+    public void writeAck(Packet out, long nowNanos) {
+        long base = Math.max(0, highest - (BITS - 1));
+        out.sackBase = base;
+        int rotation = (int) (base & MASK);
+        long[] bits = out.sackBits;
+        if (rotation == 0) {
+            System.arraycopy(ring, 0, bits, 0, ring.length);
+        } else {
+            rotateInto(rotation, bits);
+        }
+        if (highest < BITS - 1) {
+            // The window starts at 0 and is not full yet: bits above highest are not received.
+            clearAbove((int) highest, bits);
+        }
+        out.echoTimestampNanos = echoTimestampNanos;
+        out.ackDelayNanos = Math.max(0, nowNanos - highestReceivedAtNanos);
+        out.ectCount = ectCount;
+        out.ceCount = ceCount;
+        unacknowledged = 0;
+        ackNow = false;
+        ackDeadlineNanos = Long.MAX_VALUE;
+    }
+
+    /** Cumulative ECN-capable packets received. */
+    public long ectCount() {
+        return ectCount;
+    }
+
+    /** Cumulative CE-marked packets received. */
+    public long ceCount() {
+        return ceCount;
+    }
+
+    private void rotateInto(int rotation, long[] out) {
+        // out bit k = ring bit (rotation + k) & 255
+        int wordShift = rotation >>> 6;
+        int bitShift = rotation & 63;
+        int n = ring.length;
+        for (int i = 0; i < n; i++) {
+            long lo = ring[(i + wordShift) % n];
+            long hi = ring[(i + wordShift + 1) % n];
+            out[i] = bitShift == 0 ? lo : (lo >>> bitShift) | (hi << (64 - bitShift));
+        }
+    }
+
+    private static void clearAbove(int highestBit, long[] bits) {
+        for (int i = 0; i < bits.length; i++) {
+            int lowBit = i * 64;
+            if (lowBit > highestBit) {
+                bits[i] = 0;
+            } else if (highestBit - lowBit < 63) {
+                bits[i] &= (1L << (highestBit - lowBit + 1)) - 1;
+            }
+        }
+    }
+
+    private boolean isSet(long psn) {
+        int i = (int) (psn & MASK);
+        return (ring[i >>> 6] & (1L << (i & 63))) != 0;
+    }
+
+    private void set(long psn) {
+        int i = (int) (psn & MASK);
+        ring[i >>> 6] |= 1L << (i & 63);
+    }
+
+    private void clear(long psn) {
+        int i = (int) (psn & MASK);
+        ring[i >>> 6] &= ~(1L << (i & 63));
+    }
+}

@@ -1,0 +1,231 @@
+package io.metaroce.core.sack;
+
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.WireConstants;
+
+/**
+ * The send side of one path: every transmission still in flight, indexed by its path sequence
+ * number, and the rules that turn a selective acknowledgement into "arrived" and "lost".
+ *
+ * <p>A path keeps order, so a transmission that is not acknowledged while a later one on the same
+ * path is (by more than the reordering allowance) was lost: it is reported at once, not after a
+ * timer (R-SACK-2). Transmissions that fall below an ACK's window without having been acknowledged
+ * are lost too. Path sequence numbers are never reused: a retransmission gets a new one.
+ *
+ * <p>Not thread-safe. Allocates nothing after construction.
+ */
+public final class SendScoreboard {
+    private static final byte FREE = 0;
+    private static final byte IN_FLIGHT = 1;
+    private static final byte RESOLVED = 2;
+
+    private static final int INITIAL_CAPACITY = 64;
+
+    private final int maxCapacity;
+    private int mask;
+    private long[] connectionSequence;
+    private long[] sentAtNanos;
+    private int[] bytes;
+    private byte[] state;
+    private final int pathId;
+    private long lowest;
+    private long next;
+    private long bytesInFlight;
+    private int packetsInFlight;
+    private long highestAcked = -1;
+
+    /**
+     * A scoreboard for path {@code pathId} holding up to {@code capacity} (a power of two)
+     * transmissions. It starts small and doubles as the flight grows, so an idle path costs little.
+     */
+    public SendScoreboard(int pathId, int capacity) {
+        if (Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("capacity must be a power of two, was " + capacity);
+        }
+        this.pathId = pathId;
+        this.maxCapacity = capacity;
+        allocate(Math.min(capacity, INITIAL_CAPACITY));
+    }
+
+    private void allocate(int size) {
+        mask = size - 1;
+        connectionSequence = new long[size];
+        sentAtNanos = new long[size];
+        bytes = new int[size];
+        state = new byte[size];
+    }
+
+    /** Whether another transmission fits. */
+    public boolean hasRoom() {
+        return next - lowest < maxCapacity;
+    }
+
+    private void growIfFull() {
+        if (next - lowest <= mask) {
+            return;
+        }
+        long[] oldCsn = connectionSequence;
+        long[] oldSent = sentAtNanos;
+        int[] oldBytes = bytes;
+        byte[] oldState = state;
+        int oldMask = mask;
+        allocate((mask + 1) * 2);
+        for (long psn = lowest; psn < next; psn++) {
+            int o = (int) (psn & oldMask);
+            int n = (int) (psn & mask);
+            connectionSequence[n] = oldCsn[o];
+            sentAtNanos[n] = oldSent[o];
+            bytes[n] = oldBytes[o];
+            state[n] = oldState[o];
+        }
+    }
+
+    /** The path sequence number the next transmission gets. */
+    public long nextPathSequence() {
+        return next;
+    }
+
+    /** Records a transmission and returns its path sequence number. */
+    public long onSent(long csn, int packetBytes, long nowNanos) {
+        if (!hasRoom()) {
+            throw new IllegalStateException("path " + pathId + " scoreboard full; check hasRoom() first");
+        }
+        long psn = next++;
+        growIfFull();
+        int i = (int) (psn & mask);
+        connectionSequence[i] = csn;
+        sentAtNanos[i] = nowNanos;
+        bytes[i] = packetBytes;
+        state[i] = IN_FLIGHT;
+        bytesInFlight += packetBytes;
+        packetsInFlight++;
+        return psn;
+    }
+
+    /**
+     * Applies the selective acknowledgement in {@code ack} and reports every newly acknowledged
+     * and every newly lost transmission to {@code listener}.
+     *
+     * @return the number of transmissions newly acknowledged
+     */
+    public int onAck(Packet ack, int reorderAllowance, ScoreboardListener listener) {
+        long base = ack.sackBase;
+        long[] bits = ack.sackBits;
+        long largest = -1;
+        for (int w = WireConstants.SACK_WORDS - 1; w >= 0; w--) {
+            if (bits[w] != 0) {
+                largest = base + w * 64L + 63 - Long.numberOfLeadingZeros(bits[w]);
+                break;
+            }
+        }
+        if (largest < 0 || largest >= next) {
+            // Nothing acknowledged, or an acknowledgement of a packet never sent: ignore it.
+            return 0;
+        }
+        if (largest > highestAcked) {
+            highestAcked = largest;
+        }
+        int acked = 0;
+        long lossBelow = largest - reorderAllowance;
+        for (long psn = lowest; psn <= largest; psn++) {
+            int i = (int) (psn & mask);
+            if (state[i] != IN_FLIGHT) {
+                continue;
+            }
+            long rel = psn - base;
+            boolean isAcked = rel >= 0 && (bits[(int) (rel >>> 6)] & (1L << (rel & 63))) != 0;
+            if (isAcked) {
+                resolve(i);
+                acked++;
+                listener.onTransmissionAcked(pathId, psn, connectionSequence[i], bytes[i], sentAtNanos[i]);
+            } else if (psn < lossBelow || rel < 0) {
+                resolve(i);
+                listener.onTransmissionLost(pathId, psn, connectionSequence[i], bytes[i], false);
+            }
+        }
+        advanceLowest();
+        return acked;
+    }
+
+    /**
+     * Declares lost every transmission sent at or before {@code sentBeforeNanos} (a retransmission
+     * timeout), oldest first; at least the oldest one when {@code atLeastOne}.
+     *
+     * @return the number declared lost
+     */
+    public int onTimeout(long sentBeforeNanos, boolean atLeastOne, ScoreboardListener listener) {
+        int lost = 0;
+        for (long psn = lowest; psn < next; psn++) {
+            int i = (int) (psn & mask);
+            if (state[i] != IN_FLIGHT) {
+                continue;
+            }
+            if (sentAtNanos[i] > sentBeforeNanos && !(atLeastOne && lost == 0)) {
+                break;
+            }
+            resolve(i);
+            lost++;
+            listener.onTransmissionLost(pathId, psn, connectionSequence[i], bytes[i], true);
+        }
+        advanceLowest();
+        return lost;
+    }
+
+    /**
+     * Removes a transmission without a verdict (the receiver refused it with a NAK: it arrived, but
+     * neither an acknowledgement nor a loss is due).
+     *
+     * @return the bytes it took, or -1 if it was not in flight or did not carry {@code csn}
+     */
+    public int cancel(long psn, long csn) {
+        if (psn < lowest || psn >= next) {
+            return -1;
+        }
+        int i = (int) (psn & mask);
+        if (state[i] != IN_FLIGHT || connectionSequence[i] != csn) {
+            return -1;
+        }
+        resolve(i);
+        advanceLowest();
+        return bytes[i];
+    }
+
+    /** Send time of the oldest transmission in flight, or {@link Long#MAX_VALUE} if none. */
+    public long oldestSentAtNanos() {
+        for (long psn = lowest; psn < next; psn++) {
+            int i = (int) (psn & mask);
+            if (state[i] == IN_FLIGHT) {
+                return sentAtNanos[i];
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** Bytes in flight on the path. */
+    public long bytesInFlight() {
+        return bytesInFlight;
+    }
+
+    /** Transmissions in flight on the path. */
+    public int packetsInFlight() {
+        return packetsInFlight;
+    }
+
+    /** Highest path sequence number ever acknowledged, or -1. */
+    public long highestAcked() {
+        return highestAcked;
+    }
+
+    private void resolve(int i) {
+        state[i] = RESOLVED;
+        bytesInFlight -= bytes[i];
+        packetsInFlight--;
+    }
+
+    private void advanceLowest() {
+        while (lowest < next && state[(int) (lowest & mask)] != IN_FLIGHT) {
+            state[(int) (lowest & mask)] = FREE;
+            lowest++;
+        }
+    }
+}

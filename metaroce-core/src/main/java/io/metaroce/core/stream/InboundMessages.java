@@ -1,0 +1,119 @@
+package io.metaroce.core.stream;
+
+import io.metaroce.core.memory.MemoryRegion;
+import java.util.Arrays;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * Messages the receiver has seen part of, or has finished but cannot complete yet because an
+ * earlier message of the same stream is still arriving (completions are delivered in posting
+ * order, R-OOO-4). Keyed by (stream, message sequence number); slots are columns with a free
+ * list, grown by doubling. Bytes are not buffered here: every packet is placed directly into its
+ * target region on arrival (R-OOO-1); this table holds only counts and targets.
+ *
+ * <p>Not thread-safe.
+ */
+public final class InboundMessages {
+    private static final int INITIAL = 8;
+    private static final long MISSING = -1;
+
+    private final Long2LongHashMap index = new Long2LongHashMap(8, 0.65f, MISSING);
+    private int capacity;
+    private int freeHead = StreamTable.NONE;
+    private int used;
+
+    public byte[] opcode;
+    public int[] stream;
+    public long[] messageSequence;
+    public long[] length;
+    public long[] received;
+    public MemoryRegion[] region;
+    public long[] targetOffset;
+    /** The posted receive a SEND or WRITE_WITH_IMM consumes, or {@link StreamTable#NONE}. */
+    public int[] receive;
+    /** For a READ: the response work request to start when the READ's turn in the stream comes. */
+    public int[] responseWork;
+    public int[] immediate;
+    public boolean[] hasImmediate;
+    /** A {@link io.metaroce.core.api.CompletionStatus}; non-zero when the message was refused. */
+    public int[] status;
+    public boolean[] complete;
+    public int[] next;
+
+    /** An empty table. */
+    public InboundMessages() {
+        allocate(INITIAL);
+    }
+
+    private void allocate(int n) {
+        int old = capacity;
+        capacity = n;
+        opcode = opcode == null ? new byte[n] : Arrays.copyOf(opcode, n);
+        stream = stream == null ? new int[n] : Arrays.copyOf(stream, n);
+        messageSequence = messageSequence == null ? new long[n] : Arrays.copyOf(messageSequence, n);
+        length = length == null ? new long[n] : Arrays.copyOf(length, n);
+        received = received == null ? new long[n] : Arrays.copyOf(received, n);
+        region = region == null ? new MemoryRegion[n] : Arrays.copyOf(region, n);
+        targetOffset = targetOffset == null ? new long[n] : Arrays.copyOf(targetOffset, n);
+        receive = receive == null ? new int[n] : Arrays.copyOf(receive, n);
+        immediate = immediate == null ? new int[n] : Arrays.copyOf(immediate, n);
+        responseWork = responseWork == null ? new int[n] : Arrays.copyOf(responseWork, n);
+        hasImmediate = hasImmediate == null ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
+        status = status == null ? new int[n] : Arrays.copyOf(status, n);
+        complete = complete == null ? new boolean[n] : Arrays.copyOf(complete, n);
+        next = next == null ? new int[n] : Arrays.copyOf(next, n);
+        for (int i = n - 1; i >= old; i--) {
+            next[i] = freeHead;
+            freeHead = i;
+        }
+    }
+
+    private static long key(int streamId, long msn) {
+        return ((long) streamId << 32) | (msn & 0xffff_ffffL);
+    }
+
+    /** The slot of (stream, msn), or {@link StreamTable#NONE}. */
+    public int find(int streamId, long msn) {
+        long v = index.get(key(streamId, msn));
+        return v == MISSING ? StreamTable.NONE : (int) v;
+    }
+
+    /** Creates a cleared slot for (stream, msn). */
+    public int create(int streamId, long msn, byte op, long messageLength) {
+        if (freeHead == StreamTable.NONE) {
+            allocate(capacity * 2);
+        }
+        int i = freeHead;
+        freeHead = next[i];
+        used++;
+        opcode[i] = op;
+        stream[i] = streamId;
+        messageSequence[i] = msn;
+        length[i] = messageLength;
+        received[i] = 0;
+        region[i] = null;
+        targetOffset[i] = 0;
+        receive[i] = StreamTable.NONE;
+        responseWork[i] = StreamTable.NONE;
+        immediate[i] = 0;
+        hasImmediate[i] = false;
+        status[i] = 0;
+        complete[i] = false;
+        index.put(key(streamId, msn), i);
+        return i;
+    }
+
+    /** Removes slot {@code i}. */
+    public void remove(int i) {
+        index.remove(key(stream[i], messageSequence[i]));
+        region[i] = null;
+        next[i] = freeHead;
+        freeHead = i;
+        used--;
+    }
+
+    /** Messages held. */
+    public int size() {
+        return used;
+    }
+}

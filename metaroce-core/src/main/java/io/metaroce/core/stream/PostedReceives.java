@@ -1,0 +1,78 @@
+package io.metaroce.core.stream;
+
+import io.metaroce.core.memory.MemoryRegion;
+import java.util.Arrays;
+
+/**
+ * Receives posted on one connection's streams, as columns with a free list; each stream keeps
+ * its receives in posting order. The n-th SEND or WRITE_WITH_IMM of a stream consumes the n-th
+ * receive posted on it, so a packet alone names its receive (R-OOO-2). Grows by doubling.
+ *
+ * <p>Not thread-safe.
+ */
+public final class PostedReceives {
+    private static final int INITIAL = 8;
+
+    private final int max;
+    private int capacity;
+    private int freeHead = StreamTable.NONE;
+    private int used;
+
+    public long[] workRequestId;
+    public MemoryRegion[] region;
+    public long[] offset;
+    public long[] length;
+    public long[] receiveSequence;
+    public int[] next;
+
+    /** A table that grows up to {@code max} receives. */
+    public PostedReceives(int max) {
+        this.max = max;
+        allocate(Math.min(INITIAL, max));
+    }
+
+    private void allocate(int n) {
+        int old = capacity;
+        capacity = n;
+        workRequestId = workRequestId == null ? new long[n] : Arrays.copyOf(workRequestId, n);
+        region = region == null ? new MemoryRegion[n] : Arrays.copyOf(region, n);
+        offset = offset == null ? new long[n] : Arrays.copyOf(offset, n);
+        length = length == null ? new long[n] : Arrays.copyOf(length, n);
+        receiveSequence = receiveSequence == null ? new long[n] : Arrays.copyOf(receiveSequence, n);
+        next = next == null ? new int[n] : Arrays.copyOf(next, n);
+        for (int i = n - 1; i >= old; i--) {
+            next[i] = freeHead;
+            freeHead = i;
+        }
+    }
+
+    /** Whether a receive can be posted. */
+    public boolean hasRoom() {
+        return used < max;
+    }
+
+    /** Receives posted and not yet completed. */
+    public int used() {
+        return used;
+    }
+
+    /** Takes a slot; the caller checked {@link #hasRoom()}. */
+    public int take() {
+        if (freeHead == StreamTable.NONE) {
+            allocate((int) Math.min((long) capacity * 2, max));
+        }
+        int i = freeHead;
+        freeHead = next[i];
+        next[i] = StreamTable.NONE;
+        used++;
+        return i;
+    }
+
+    /** Returns a slot to the free list. */
+    public void free(int i) {
+        region[i] = null;
+        next[i] = freeHead;
+        freeHead = i;
+        used--;
+    }
+}

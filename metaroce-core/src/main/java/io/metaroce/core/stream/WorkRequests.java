@@ -1,0 +1,145 @@
+package io.metaroce.core.stream;
+
+import io.metaroce.core.memory.MemoryRegion;
+import java.util.Arrays;
+
+/**
+ * Send-side work requests of one connection (SEND, WRITE, WRITE_WITH_IMM, READ, and the READ
+ * responses this side serves), as columns indexed by slot with a free list. Grows by doubling up
+ * to the configured maximum, so an idle connection holds only a few slots.
+ *
+ * <p>Fields are package-visible arrays for the connection engine's hot path; the engine is the
+ * only writer. Not thread-safe.
+ */
+public final class WorkRequests {
+    /** Kind of slot: the application's SEND. */
+    public static final byte SEND = 1;
+    /** The application's WRITE. */
+    public static final byte WRITE = 2;
+    /** The application's WRITE_WITH_IMM. */
+    public static final byte WRITE_WITH_IMM = 3;
+    /** The application's READ. */
+    public static final byte READ = 4;
+    /** A READ response this side serves for the peer; completes silently. */
+    public static final byte READ_RESPONSE = 5;
+
+    private static final int INITIAL = 8;
+
+    private final int max;
+    private int capacity;
+    private int freeHead = StreamTable.NONE;
+    private int used;
+
+    public byte[] kind;
+    public int[] stream;
+    public long[] messageSequence;
+    public long[] receiveSequence;
+    public long[] workRequestId;
+    public MemoryRegion[] region;
+    public long[] localOffset;
+    public long[] length;
+    public int[] remoteKey;
+    public long[] remoteOffset;
+    public int[] immediate;
+    public boolean[] hasImmediate;
+    /** Next message offset to put into a first transmission. */
+    public long[] sendOffset;
+    /** Packets created and not yet delivered. */
+    public int[] undelivered;
+    /** Bytes of a READ's response received so far. */
+    public long[] readReceived;
+    /** Every packet of the message has had its first transmission. */
+    public boolean[] allSent;
+    public boolean[] done;
+    public int[] status;
+    /** Next slot in the stream's list (or in the free list). */
+    public int[] next;
+    /** Bumped each time the slot is freed, so stale references can be recognised. */
+    public int[] generation;
+
+    /** A table that grows up to {@code max} slots. */
+    public WorkRequests(int max) {
+        this.max = max;
+        allocate(Math.min(INITIAL, max));
+    }
+
+    private void allocate(int n) {
+        int old = capacity;
+        capacity = n;
+        kind = kind == null ? new byte[n] : Arrays.copyOf(kind, n);
+        stream = copy(stream, n);
+        messageSequence = copy(messageSequence, n);
+        receiveSequence = copy(receiveSequence, n);
+        workRequestId = copy(workRequestId, n);
+        region = region == null ? new MemoryRegion[n] : Arrays.copyOf(region, n);
+        localOffset = copy(localOffset, n);
+        length = copy(length, n);
+        remoteKey = copy(remoteKey, n);
+        remoteOffset = copy(remoteOffset, n);
+        immediate = copy(immediate, n);
+        hasImmediate = hasImmediate == null ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
+        sendOffset = copy(sendOffset, n);
+        undelivered = copy(undelivered, n);
+        readReceived = copy(readReceived, n);
+        done = done == null ? new boolean[n] : Arrays.copyOf(done, n);
+        allSent = allSent == null ? new boolean[n] : Arrays.copyOf(allSent, n);
+        status = copy(status, n);
+        next = copy(next, n);
+        generation = copy(generation, n);
+        for (int i = n - 1; i >= old; i--) {
+            next[i] = freeHead;
+            freeHead = i;
+        }
+    }
+
+    private static long[] copy(long[] a, int n) {
+        return a == null ? new long[n] : Arrays.copyOf(a, n);
+    }
+
+    private static int[] copy(int[] a, int n) {
+        return a == null ? new int[n] : Arrays.copyOf(a, n);
+    }
+
+    /** Whether a slot can be taken. */
+    public boolean hasRoom() {
+        return used < max;
+    }
+
+    /** Slots in use. */
+    public int used() {
+        return used;
+    }
+
+    /** Takes a cleared slot; the caller checked {@link #hasRoom()}. */
+    public int take() {
+        if (freeHead == StreamTable.NONE) {
+            allocate((int) Math.min((long) capacity * 2, max));
+        }
+        int i = freeHead;
+        freeHead = next[i];
+        next[i] = StreamTable.NONE;
+        used++;
+        sendOffset[i] = 0;
+        undelivered[i] = 0;
+        readReceived[i] = 0;
+        done[i] = false;
+        allSent[i] = false;
+        status[i] = 0;
+        hasImmediate[i] = false;
+        immediate[i] = 0;
+        remoteKey[i] = 0;
+        remoteOffset[i] = 0;
+        receiveSequence[i] = 0;
+        return i;
+    }
+
+    /** Returns a slot to the free list. */
+    public void free(int i) {
+        region[i] = null;
+        generation[i]++;
+        kind[i] = 0;
+        next[i] = freeHead;
+        freeHead = i;
+        used--;
+    }
+}

@@ -1,0 +1,163 @@
+package io.metaroce.core.wire;
+
+/**
+ * One decoded (or to-be-encoded) MetaRoCE packet: the union of every packet type's fields.
+ *
+ * <p>A single instance is reused for every packet on a thread, so decoding and encoding allocate
+ * nothing. Fields that a type does not carry are ignored on encode and left untouched on decode.
+ * Field meanings and sizes are normative in {@code docs/spec.md} section "Packets". The payload of
+ * a DATA packet is never copied by the decoder: {@link #payloadOffset} and {@link #payloadLength}
+ * point into the buffer that was decoded.
+ *
+ * <p>Not thread-safe; one instance per thread.
+ */
+public final class Packet {
+    // ---- common header (every packet) ----
+    /** {@link PacketType} code. */
+    public int type;
+    /** Path id (u16). For ACK, NAK, PATH_PROBE and PROBE_ACK: the path the packet is about. */
+    public int pathId;
+    /** Header flags (u16), see {@link WireConstants#FLAG_ACK_NOW}. */
+    public int flags;
+    /** Destination connection id (u64); 0 only on CONNECT. */
+    public long destinationConnectionId;
+    /** Connection sequence number (u64); 0 on packets that are not reliably delivered. */
+    public long connectionSequence;
+    /** Path sequence number (u64); 0 on packets that do not consume one. */
+    public long pathSequence;
+
+    // ---- DATA and READ_REQUEST ----
+    /** {@link DataOpcode} code (DATA only). */
+    public int opcode;
+    /** DATA flags (u8), see {@link WireConstants#DATA_FLAG_HAS_IMMEDIATE}. */
+    public int dataFlags;
+    /** Stream id (u32, DATA, READ_REQUEST, NAK). */
+    public int streamId;
+    /** Message sequence number within the stream (DATA, READ_REQUEST, NAK). */
+    public long messageSequence;
+    /** Receive sequence number within the stream (DATA SEND and WRITE_WITH_IMM). */
+    public long receiveSequence;
+    /** Total message length in bytes (DATA), or the READ length (READ_REQUEST). */
+    public long messageLength;
+    /** Offset of this packet's payload within the message (DATA). */
+    public long payloadMessageOffset;
+    /** Byte offset inside the target region (DATA WRITE*, READ_REQUEST). */
+    public long remoteOffset;
+    /** Remote key naming the target region (u32; DATA WRITE*, READ_REQUEST). */
+    public int remoteKey;
+    /** Immediate data (u32; DATA when {@link WireConstants#DATA_FLAG_HAS_IMMEDIATE} is set). */
+    public int immediate;
+    /** Sender's send time in nanoseconds of its own clock (DATA, READ_REQUEST, PATH_PROBE, PROBE_ACK echo). */
+    public long timestampNanos;
+    /** Sender's connection-sequence floor: every CSN below it is acknowledged or abandoned (DATA, READ_REQUEST). */
+    public long sequenceFloor;
+    /** Absolute index of the DATA payload in the decoded buffer (decode), or ignored (encode). */
+    public int payloadOffset;
+    /** DATA payload length in bytes. */
+    public int payloadLength;
+
+    // ---- ACK ----
+    /** Path sequence number of bit 0 of the selective acknowledgement. */
+    public long sackBase;
+    /** The 256-bit selective acknowledgement: word i, bit j (LSB first) acknowledges {@code sackBase + 64*i + j}. */
+    public final long[] sackBits = new long[WireConstants.SACK_WORDS];
+    /** Echoed timestamp of the highest-numbered packet received on the path. */
+    public long echoTimestampNanos;
+    /** Time the receiver held that packet before acknowledging it. */
+    public long ackDelayNanos;
+    /** Cumulative count of ECN-capable (ECT(0), ECT(1) or CE) data packets received on the path. */
+    public long ectCount;
+    /** Cumulative count of CE-marked data packets received on the path. */
+    public long ceCount;
+    /** The receiver's rate allocation for this sender in bytes per second; 0 means no limit. */
+    public long rateHintBytesPerSecond;
+    /** The receiver's cumulative connection sequence: every CSN below it is final at the receiver. */
+    public long cumulativeSequence;
+
+    // ---- NAK ----
+    /** {@link NakCode} code. */
+    public int nakCode;
+    /** Path sequence number of the refused packet. */
+    public long refusedPathSequence;
+    /** Connection sequence number of the refused packet. */
+    public long refusedConnectionSequence;
+    /** Receiver's suggested delay before a retry (RECEIVER_NOT_READY), nanoseconds. */
+    public long retryAfterNanos;
+
+    // ---- CONNECT, CHALLENGE, ACCEPT ----
+    /** The sender's own connection id (CONNECT, ACCEPT). */
+    public long sourceConnectionId;
+    /**
+     * Largest datagram the sender accepts (u32 bit pattern; CONNECT, ACCEPT). The decoder guarantees
+     * at least 256 compared unsigned; a value with the top bit set is valid on the wire, so read it
+     * with {@link Integer#toUnsignedLong(int)} or clamp it before using it as a size.
+     */
+    public int maxDatagramBytes;
+    /** Paths the client intends to open (u16, at least 1; CONNECT). */
+    public int pathCount;
+    /**
+     * Connection-sequence window the sender's receiver tracks (u32 bit pattern; CONNECT, ACCEPT).
+     * The decoder guarantees at least 64 compared unsigned; read it with
+     * {@link Integer#toUnsignedLong(int)}.
+     */
+    public int sequenceWindow;
+    /** Whether {@link #cookie} is present (CONNECT); always true for CHALLENGE. */
+    public boolean hasCookie;
+    /** Anti-spoofing cookie (CONNECT, CHALLENGE), {@link WireConstants#COOKIE_BYTES} long. */
+    public final byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
+
+    // ---- CLOSE ----
+    /** {@link CloseCode} code. */
+    public int closeCode;
+    /** Whether this CLOSE answers the peer's CLOSE. */
+    public boolean closeReply;
+
+    // ---- PATH_PROBE, PROBE_ACK ----
+    /** Probe identifier, echoed by PROBE_ACK. */
+    public long probeId;
+
+    /** Resets every field to zero so that stale values from an earlier packet cannot leak through. */
+    public void clear() {
+        type = 0;
+        pathId = 0;
+        flags = 0;
+        destinationConnectionId = 0;
+        connectionSequence = 0;
+        pathSequence = 0;
+        opcode = 0;
+        dataFlags = 0;
+        streamId = 0;
+        messageSequence = 0;
+        receiveSequence = 0;
+        messageLength = 0;
+        payloadMessageOffset = 0;
+        remoteOffset = 0;
+        remoteKey = 0;
+        immediate = 0;
+        timestampNanos = 0;
+        sequenceFloor = 0;
+        payloadOffset = 0;
+        payloadLength = 0;
+        sackBase = 0;
+        java.util.Arrays.fill(sackBits, 0L);
+        echoTimestampNanos = 0;
+        ackDelayNanos = 0;
+        ectCount = 0;
+        ceCount = 0;
+        rateHintBytesPerSecond = 0;
+        cumulativeSequence = 0;
+        nakCode = 0;
+        refusedPathSequence = 0;
+        refusedConnectionSequence = 0;
+        retryAfterNanos = 0;
+        sourceConnectionId = 0;
+        maxDatagramBytes = 0;
+        pathCount = 0;
+        sequenceWindow = 0;
+        hasCookie = false;
+        java.util.Arrays.fill(cookie, (byte) 0);
+        closeCode = 0;
+        closeReply = false;
+        probeId = 0;
+    }
+}

@@ -11,6 +11,7 @@ import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.Wi
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.AccessTarget;
 import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -127,13 +128,15 @@ class ArchitectureTest {
 
     static final ArchRule NO_OTHER_HIDDEN_RANDOMNESS = noClasses().that().resideInAPackage(CORE)
             .should().accessTargetWhere(targetIs(ThreadLocalRandom.class, "current"))
-            .orShould().accessTargetWhere(constructorOf(SplittableRandom.class))
+            .orShould().accessTargetWhere(withoutArguments(SplittableRandom.class, JavaConstructor.CONSTRUCTOR_NAME))
             .orShould().accessTargetWhere(targetIs(RandomGenerator.class, "of"))
             .orShould().accessTargetWhere(targetIs(RandomGenerator.class, "getDefault"))
-            .orShould().dependOnClassesThat().belongToAnyOf(RandomGeneratorFactory.class)
+            .orShould().accessTargetWhere(withoutArguments(RandomGeneratorFactory.class, "create"))
             .orShould().accessTargetWhere(targetIs(UUID.class, "randomUUID"))
             .because("these are further ways to obtain an unseeded generator; randomness must be"
-                    + " passed into the sans-IO core (as a RandomGenerator) so runs are reproducible");
+                    + " passed into the sans-IO core (as a RandomGenerator) so runs are reproducible."
+                    + " Deriving a generator from a seed (new SplittableRandom(seed), split()) stays"
+                    + " deterministic and is allowed");
 
     @Test
     void coreDoesNotUseJavaNet() {
@@ -208,6 +211,18 @@ class ArchitectureTest {
     private static DescribedPredicate<JavaAccess<?>> targetIs(Class<?> owner, String methodName) {
         return target(owner(belongToAnyOf(owner))).and(target(name(methodName)))
                 .as("access " + owner.getSimpleName() + "." + methodName + "(..)");
+    }
+
+    /** A call to, or reference of, the no-argument (hence unseeded) {@code owner.methodName()}. */
+    private static DescribedPredicate<JavaAccess<?>> withoutArguments(Class<?> owner, String methodName) {
+        String shown = methodName.equals(JavaConstructor.CONSTRUCTOR_NAME)
+                ? "new " + owner.getSimpleName() + "()"
+                : owner.getSimpleName() + "." + methodName + "()";
+        return DescribedPredicate.describe("access " + shown, (JavaAccess<?> access) ->
+                access.getTarget() instanceof AccessTarget.CodeUnitAccessTarget target
+                        && target.getOwner().isEquivalentTo(owner)
+                        && target.getName().equals(methodName)
+                        && target.getRawParameterTypes().isEmpty());
     }
 
     /** A call to, or reference of, any constructor of {@code type} or of a subclass of it. */

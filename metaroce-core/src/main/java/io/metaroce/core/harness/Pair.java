@@ -202,6 +202,7 @@ public final class Pair {
     /** Advances virtual time by {@code nanos}, running everything due meanwhile. */
     public void advance(long nanos) {
         long until = now + nanos;
+        flush();
         while (true) {
             long next = Math.min(inFlight.peekTime(), Math.min(client.pollTimeoutNanos(), server.pollTimeoutNanos()));
             if (next > until) {

@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
                     + " real UDP) and 'compare' (side-by-side runs of transport configurations).",
         },
         subcommands = {
+            DemoCommand.class,
             VersionCommand.class,
             CommandLine.HelpCommand.class,
         },

@@ -1,0 +1,374 @@
+package io.metaroce.core.conn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.api.WorkOpcode;
+import io.metaroce.core.harness.NetworkConditions;
+import io.metaroce.core.harness.Pair;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.core.wire.DecodeError;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.WireConstants;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Garbage, truncations, bit flips and misdirected packets thrown at the server endpoint of a live
+ * connection: nothing throws, every datagram is counted, and the connection keeps working.
+ */
+class HostileInputTest {
+    private static final long SEED = 0x5eed_4057L;
+    private static final int FROM = Pair.clientAddress(0);
+
+    record Done(long wrId, int opcode, int status, long bytes) { }
+
+    private final List<Done> clientDone = new ArrayList<>();
+    private final List<Done> serverDone = new ArrayList<>();
+    /** Datagrams the client sent, by type, copied as they left. */
+    private final List<byte[]> clientData = new ArrayList<>();
+    private final List<byte[]> clientAcks = new ArrayList<>();
+    private Pair p;
+    private Connection server;
+    private byte[] data;
+
+    @BeforeEach
+    void establishAndExchange() {
+        p = Pair.create(SEED, 2, NetworkConditions.perfect(), EngineConfig.defaults())
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> clientDone.add(new Done(w, o, st, b)))
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> serverDone.add(new Done(w, o, st, b)))
+                .lossModel((fromClient, pathId, datagram, length, now) -> {
+                    if (fromClient) {
+                        byte[] copy = new byte[length];
+                        datagram.get(0, copy);
+                        int type = copy[1];
+                        if (type == PacketType.DATA) {
+                            clientData.add(copy);
+                        } else if (type == PacketType.ACK) {
+                            clientAcks.add(copy);
+                        }
+                    }
+                    return false;
+                })
+                .connect();
+        server = p.serverConnection();
+        // Both directions, so the client also acknowledges data the server sent.
+        MemoryRegion src = region(p.client(), 300, Access.NONE, SEED);
+        MemoryRegion dst = region(p.server(), 300, Access.LOCAL_WRITE, 0);
+        MemoryRegion back = region(p.server(), 20_000, Access.NONE, SEED + 1);
+        MemoryRegion backDst = region(p.client(), 20_000, Access.LOCAL_WRITE, 0);
+        assertThat(server.postRecv(0, 100, dst, 0, 300)).isEqualTo(PostResult.OK);
+        assertThat(p.clientConnection().postRecv(0, 200, backDst, 0, 20_000)).isEqualTo(PostResult.OK);
+        assertThat(p.clientConnection().postSend(0, 1, src, 0, 300)).isEqualTo(PostResult.OK);
+        assertThat(server.postSend(0, 2, back, 0, 20_000)).isEqualTo(PostResult.OK);
+        p.driveUntil(() -> clientDone.size() == 2 && serverDone.size() == 2, 1_000_000_000L, "warm-up exchange");
+        assertThat(clientData).as("captured DATA (seed %d)", SEED).isNotEmpty();
+        assertThat(clientAcks).as("captured ACKs (seed %d)", SEED).isNotEmpty();
+        data = clientData.get(0);
+        assertThat(data.length).isEqualTo(WireConstants.DATA_OVERHEAD_BYTES + 300);
+        clientDone.clear();
+        serverDone.clear();
+    }
+
+    private static MemoryRegion region(Endpoint e, int size, int access, long fillSeed) {
+        MemorySegment seg = Arena.ofAuto().allocate(size);
+        if (fillSeed != 0) {
+            byte[] bytes = new byte[size];
+            new SplittableRandom(fillSeed).nextBytes(bytes);
+            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, size);
+        }
+        return e.protectionDomain().register(seg, access);
+    }
+
+    private void inject(byte[] bytes, int length) {
+        inject(ByteBuffer.wrap(bytes), 0, length);
+    }
+
+    private void inject(ByteBuffer buffer, int offset, int length) {
+        p.server().handleDatagram(p.now(), buffer, offset, length, 0, FROM, 0);
+        p.flush();
+    }
+
+    private static void reseal(byte[] bytes) {
+        new PacketCodec().reseal(ByteBuffer.wrap(bytes), 0, bytes.length);
+    }
+
+    /** Snapshot of the server endpoint's drop counters. */
+    private record Counters(long received, long malformed, long[] byCode, long unknownConnection, long unknownPath,
+            long duplicates) {
+        static Counters of(Endpoint e, Connection c) {
+            long[] byCode = new long[DecodeError.COUNT];
+            for (int i = 0; i < byCode.length; i++) {
+                byCode[i] = e.stats().decodeErrors(i);
+            }
+            return new Counters(e.stats().datagramsReceived(), e.stats().malformedDatagrams(), byCode,
+                    e.stats().unknownConnection(), c.stats().unknownPathPackets(), c.stats().duplicatePackets());
+        }
+
+        long code(Counters before, int code) {
+            return byCode[code] - before.byCode[code];
+        }
+    }
+
+    private Counters counters() {
+        return Counters.of(p.server(), server);
+    }
+
+    /** Posts a SEND of fresh random bytes and checks they land intact. */
+    private void assertConnectionStillCarriesAVerifiedSend(String after) {
+        int size = 100_000;
+        MemoryRegion src = region(p.client(), size, Access.NONE, SEED ^ 0xabc);
+        MemoryRegion dst = region(p.server(), size, Access.LOCAL_WRITE, 0);
+        assertThat(server.postRecv(1, 300, dst, 0, size)).as(after).isEqualTo(PostResult.OK);
+        assertThat(p.clientConnection().postSend(1, 3, src, 0, size)).as(after).isEqualTo(PostResult.OK);
+        p.driveUntil(() -> clientDone.size() == 1 && serverDone.size() == 1, 1_000_000_000L,
+                "verified send after " + after + " (seed " + SEED + ")");
+        assertThat(clientDone).as(after).containsExactly(new Done(3, WorkOpcode.SEND, CompletionStatus.SUCCESS, size));
+        assertThat(serverDone).as(after).containsExactly(new Done(300, WorkOpcode.RECV, CompletionStatus.SUCCESS, size));
+        assertThat(dst.segment().mismatch(src.segment())).as(after).isEqualTo(-1);
+        assertThat(server.state()).as(after).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(p.server().connectionCount()).as(after).isEqualTo(1);
+    }
+
+    // =====================================================================================
+
+    @Test
+    void randomDatagramsAreCountedAsMalformedAndTheConnectionSurvives() {
+        SplittableRandom r = new SplittableRandom(SEED);
+        Counters before = counters();
+        int n = 5_000;
+        int tooShort = 0;
+        for (int i = 0; i < n; i++) {
+            int length = r.nextInt(5_001);
+            byte[] bytes = new byte[length];
+            r.nextBytes(bytes);
+            if (length < PacketCodec.MIN_PACKET_BYTES) {
+                tooShort++;
+            }
+            assertThatCode(() -> inject(bytes, length)).as("datagram %d of %d bytes (seed %d)", i, length, SEED)
+                    .doesNotThrowAnyException();
+        }
+        Counters after = counters();
+        String why = "seed " + SEED;
+        assertThat(after.received - before.received).as(why).isEqualTo(n);
+        assertThat(after.malformed - before.malformed).as(why).isEqualTo(n);
+        assertThat(after.code(before, DecodeError.TOO_SHORT)).as(why).isEqualTo(tooShort);
+        assertThat(after.code(before, DecodeError.BAD_CHECKSUM)).as(why).isEqualTo(n - tooShort);
+        assertThat(after.unknownConnection - before.unknownConnection).as(why).isZero();
+        assertConnectionStillCarriesAVerifiedSend("random datagrams");
+    }
+
+    @Test
+    void randomDatagramsWithAValidChecksumAreCountedAndTheConnectionSurvives() {
+        SplittableRandom r = new SplittableRandom(SEED + 1);
+        Counters before = counters();
+        int n = 5_000;
+        for (int i = 0; i < n; i++) {
+            int type = r.nextInt(12);
+            int length = r.nextBoolean() && PacketCodec.fixedLength(type) > 0 ? PacketCodec.fixedLength(type)
+                    : r.nextInt(5_001);
+            byte[] bytes = new byte[length];
+            r.nextBytes(bytes);
+            if (length >= PacketCodec.MIN_PACKET_BYTES) {
+                if (r.nextInt(10) > 0) {
+                    bytes[0] = WireConstants.VERSION;
+                }
+                bytes[1] = (byte) type;
+                reseal(bytes);
+            }
+            assertThatCode(() -> inject(bytes, length)).as("datagram %d, type %d, %d bytes (seed %d)", i, type, length,
+                    SEED + 1).doesNotThrowAnyException();
+        }
+        Counters after = counters();
+        String why = "seed " + (SEED + 1);
+        assertThat(after.received - before.received).as(why).isEqualTo(n);
+        // A random destination id never names the live connection: each one is dropped by the
+        // decoder or as an unknown connection.
+        assertThat((after.malformed - before.malformed) + (after.unknownConnection - before.unknownConnection))
+                .as(why).isEqualTo(n);
+        assertThat(after.code(before, DecodeError.BAD_FIELD)).as(why).isPositive();
+        assertThat(after.code(before, DecodeError.BAD_LENGTH)).as(why).isPositive();
+        assertThat(after.code(before, DecodeError.UNKNOWN_TYPE)).as(why).isPositive();
+        assertThat(after.code(before, DecodeError.BAD_VERSION)).as(why).isPositive();
+        assertThat(p.server().stats().connectionsAccepted()).as(why).isEqualTo(1);
+        assertConnectionStillCarriesAVerifiedSend("random datagrams with valid checksums");
+    }
+
+    @Test
+    void everyTruncationOfAValidDataPacketIsCountedAsMalformed() {
+        Counters before = counters();
+        for (int length = 0; length < data.length; length++) {
+            int len = length;
+            // The whole packet stays in the buffer: only the length says where it ends.
+            assertThatCode(() -> inject(data.clone(), len)).as("truncated to %d (seed %d)", len, SEED)
+                    .doesNotThrowAnyException();
+        }
+        Counters after = counters();
+        String why = "seed " + SEED;
+        assertThat(after.received - before.received).as(why).isEqualTo(data.length);
+        assertThat(after.malformed - before.malformed).as(why).isEqualTo(data.length);
+        assertThat(after.code(before, DecodeError.TOO_SHORT)).as(why).isEqualTo(PacketCodec.MIN_PACKET_BYTES);
+        assertThat(after.code(before, DecodeError.BAD_CHECKSUM)).as(why)
+                .isEqualTo(data.length - PacketCodec.MIN_PACKET_BYTES);
+        assertThat(after.duplicates - before.duplicates).as(why).isZero();
+        assertConnectionStillCarriesAVerifiedSend("truncations");
+    }
+
+    @Test
+    void everySingleBitFlipOfAValidDataPacketIsCountedAsABadChecksum() {
+        Counters before = counters();
+        int flips = data.length * 8;
+        for (int bit = 0; bit < flips; bit++) {
+            byte[] bytes = data.clone();
+            bytes[bit >>> 3] ^= (byte) (1 << (bit & 7));
+            int b = bit;
+            assertThatCode(() -> inject(bytes, bytes.length)).as("bit %d flipped (seed %d)", b, SEED)
+                    .doesNotThrowAnyException();
+        }
+        Counters after = counters();
+        String why = "seed " + SEED;
+        assertThat(after.received - before.received).as(why).isEqualTo(flips);
+        assertThat(after.code(before, DecodeError.BAD_CHECKSUM)).as(why).isEqualTo(flips);
+        assertThat(after.malformed - before.malformed).as(why).isEqualTo(flips);
+        assertConnectionStillCarriesAVerifiedSend("bit flips");
+    }
+
+    @Test
+    void validPacketsWithAWrongDestinationConnectionIdAreCountedAsUnknownConnection() {
+        SplittableRandom r = new SplittableRandom(SEED + 2);
+        Counters before = counters();
+        int n = 0;
+        List<byte[]> templates = List.of(data, clientAcks.get(0));
+        for (byte[] template : templates) {
+            for (int i = 0; i < 100; i++) {
+                byte[] bytes = template.clone();
+                long id = i == 0 ? 0 : i == 1 ? p.clientConnection().localId() : r.nextLong();
+                if (id == server.localId()) {
+                    continue;
+                }
+                ByteBuffer.wrap(bytes).putLong(8, id);
+                reseal(bytes);
+                inject(bytes, bytes.length);
+                n++;
+            }
+        }
+        Counters after = counters();
+        String why = "seed " + (SEED + 2);
+        assertThat(after.received - before.received).as(why).isEqualTo(n);
+        assertThat(after.unknownConnection - before.unknownConnection).as(why).isEqualTo(n);
+        assertThat(after.malformed - before.malformed).as(why).isZero();
+        assertThat(after.duplicates - before.duplicates).as(why).isZero();
+        assertConnectionStillCarriesAVerifiedSend("wrong connection ids");
+    }
+
+    @Test
+    void validDataWithAPathIdBeyondTheNegotiatedCountIsCountedAsUnknownPath() {
+        assertThat(server.pathCount()).isEqualTo(2);
+        Counters before = counters();
+        int[] pathIds = {2, 3, 63, 64, 1000, 65_535};
+        for (int pathId : pathIds) {
+            byte[] bytes = data.clone();
+            ByteBuffer.wrap(bytes).putShort(2, (short) pathId);
+            // A fresh CSN and message, so only the path can be the reason for the drop.
+            ByteBuffer.wrap(bytes).putLong(16, 1_000 + pathId);
+            reseal(bytes);
+            assertThatCode(() -> inject(bytes, bytes.length)).as("path %d (seed %d)", pathId, SEED)
+                    .doesNotThrowAnyException();
+        }
+        Counters after = counters();
+        String why = "seed " + SEED;
+        assertThat(after.unknownPath - before.unknownPath).as(why).isEqualTo(pathIds.length);
+        assertThat(after.malformed - before.malformed).as(why).isZero();
+        assertThat(after.unknownConnection - before.unknownConnection).as(why).isZero();
+        assertThat(server.smoothedRttNanos(2)).as(why).isEqualTo(-1);
+        assertThat(server.pathPacketsSent(2)).as(why).isEqualTo(-1);
+        assertConnectionStillCarriesAVerifiedSend("unknown path ids");
+    }
+
+    @Test
+    void controlPacketsNamingAPathBeyondTheNegotiatedCountAreCountedAsUnknownPath() {
+        PacketCodec codec = new PacketCodec();
+        int[] types = {PacketType.ACK, PacketType.NAK, PacketType.PATH_PROBE, PacketType.PROBE_ACK};
+        Counters before = counters();
+        for (int type : types) {
+            Packet pk = new Packet();
+            pk.type = type;
+            pk.pathId = 9;
+            pk.destinationConnectionId = server.localId();
+            pk.probeId = 1;
+            pk.timestampNanos = p.now();
+            pk.nakCode = io.metaroce.core.wire.NakCode.RECEIVER_NOT_READY;
+            ByteBuffer b = ByteBuffer.allocate(PacketCodec.fixedLength(type));
+            int n = codec.encode(pk, b, 0, null, 0);
+            assertThatCode(() -> inject(b, 0, n)).as("%s on path 9", PacketType.name(type)).doesNotThrowAnyException();
+        }
+        Counters after = counters();
+        assertThat(after.malformed - before.malformed).isZero();
+        assertThat(after.unknownPath - before.unknownPath)
+                .as("ACK, NAK, PATH_PROBE and PROBE_ACK naming path 9 of a 2-path connection")
+                .isEqualTo(types.length);
+        assertConnectionStillCarriesAVerifiedSend("control packets on unknown paths");
+    }
+
+    @Test
+    void aReplayedDataPacketAtAnOffsetOrInAForeignBufferIsAHarmlessDuplicate() {
+        Counters before = counters();
+        // Inside a bigger heap buffer, at an odd offset.
+        ByteBuffer heap = ByteBuffer.allocate(data.length + 100);
+        heap.put(37, data);
+        inject(heap, 37, data.length);
+        // In a little-endian direct buffer: multi-byte fields are big-endian on the wire regardless.
+        ByteBuffer direct = ByteBuffer.allocateDirect(data.length + 10).order(ByteOrder.LITTLE_ENDIAN);
+        direct.put(5, data);
+        inject(direct, 5, data.length);
+        Counters after = counters();
+        assertThat(after.malformed - before.malformed).as("seed %d", SEED).isZero();
+        assertThat(after.duplicates - before.duplicates).as("seed %d", SEED).isEqualTo(2);
+        assertThat(serverDone).as("a duplicate completes nothing (seed %d)", SEED).isEmpty();
+        assertConnectionStillCarriesAVerifiedSend("replays");
+    }
+
+    @Test
+    void resealedBitFlipsAimedAtTheLiveConnectionNeverThrow() {
+        // Every bit of the headers of a DATA and an ACK, except the destination id, flipped and the
+        // checksum fixed: valid-looking packets with one wrong field, delivered to the connection.
+        // They may legitimately disturb it; they must never throw out of the engine.
+        List<byte[]> templates = List.of(data, clientAcks.get(clientAcks.size() - 1));
+        Counters before = counters();
+        int n = 0;
+        for (byte[] template : templates) {
+            int headerBytes = template[1] == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
+                    : template.length - WireConstants.CHECKSUM_BYTES;
+            for (int bit = 0; bit < headerBytes * 8; bit++) {
+                if (bit >= 8 * 8 && bit < 16 * 8) {
+                    continue;
+                }
+                byte[] bytes = template.clone();
+                bytes[bit >>> 3] ^= (byte) (1 << (bit & 7));
+                reseal(bytes);
+                int b = bit;
+                assertThatCode(() -> inject(bytes, bytes.length))
+                        .as("%s with bit %d flipped (seed %d)", PacketType.name(template[1]), b, SEED)
+                        .doesNotThrowAnyException();
+                n++;
+            }
+        }
+        assertThat(counters().received - before.received).isEqualTo(n);
+        assertThatCode(() -> p.advance(2_000_000_000L)).as("running timers afterwards (seed %d)", SEED)
+                .doesNotThrowAnyException();
+    }
+}

@@ -47,8 +47,8 @@ import org.agrona.collections.LongArrayQueue;
  */
 public final class Connection implements ScoreboardListener {
     private static final long READ_KEY_SHIFT = 32;
-    private static final int NAK_QUEUE = 64;
-    private static final int PROBE_QUEUE = 16;
+    private static final int NAK_QUEUE = 16;
+    private static final int PROBE_QUEUE = 4;
 
     private final Endpoint endpoint;
     private final EngineConfig config;
@@ -437,9 +437,15 @@ public final class Connection implements ScoreboardListener {
 
     void acceptFrom(long clientId, int peerMaxDatagram, int window) {
         this.peerId = clientId;
-        this.peerPayloadBytes = EngineConfig.payloadBytesFor(Math.min(peerMaxDatagram, config.maxDatagramBytes()));
-        this.peerWindow = window;
+        adoptPeerLimits(peerMaxDatagram, window);
         this.acceptDue = true;
+    }
+
+    /** Takes the peer's datagram size and sequence window (u32 on the wire) within this side's own limits. */
+    private void adoptPeerLimits(int peerMaxDatagram, int window) {
+        long datagram = Math.min(Integer.toUnsignedLong(peerMaxDatagram), config.maxDatagramBytes());
+        this.peerPayloadBytes = EngineConfig.payloadBytesFor((int) Math.max(datagram, EngineConfig.MIN_DATAGRAM_BYTES));
+        this.peerWindow = (int) Math.min(Integer.toUnsignedLong(window), config.sequenceWindow());
     }
 
     void resendAccept() {
@@ -465,8 +471,7 @@ public final class Connection implements ScoreboardListener {
             return;
         }
         peerId = p.sourceConnectionId;
-        peerPayloadBytes = EngineConfig.payloadBytesFor(Math.min(p.maxDatagramBytes, config.maxDatagramBytes()));
-        peerWindow = p.sequenceWindow;
+        adoptPeerLimits(p.maxDatagramBytes, p.sequenceWindow);
         state = ConnectionState.ESTABLISHED;
         lastReceiveNanos = nowNanos;
         endpoint.connectionEstablished(this);
@@ -852,6 +857,9 @@ public final class Connection implements ScoreboardListener {
     private void onNak(long nowNanos, Packet p) {
         stats.naksReceived++;
         Path path = p.pathId < pathCount ? paths[p.pathId] : null;
+        if (path == null) {
+            stats.unknownPathPackets++;
+        }
         long csn = p.refusedConnectionSequence;
         if (path != null) {
             int bytes = path.scoreboard.cancel(p.refusedPathSequence, csn);
@@ -909,7 +917,11 @@ public final class Connection implements ScoreboardListener {
     }
 
     private void onProbeAck(long nowNanos, Packet p) {
-        if (p.pathId < pathCount && paths[p.pathId] != null && p.timestampNanos > 0) {
+        if (p.pathId >= pathCount || paths[p.pathId] == null) {
+            stats.unknownPathPackets++;
+            return;
+        }
+        if (p.timestampNanos > 0 && p.timestampNanos <= nowNanos) {
             paths[p.pathId].rtt.update(nowNanos - p.timestampNanos);
         }
     }
@@ -999,6 +1011,7 @@ public final class Connection implements ScoreboardListener {
         }
         work.allSent[w] = true;
         work.undelivered[w] = 0;
+        advanceCursor(w);
         if (work.kind[w] == WorkRequests.READ) {
             pendingReads.remove(readKey(work.stream[w], work.messageSequence[w]));
         }
@@ -1438,6 +1451,11 @@ public final class Connection implements ScoreboardListener {
 
     /** The work request whose next packet goes out now, taking streams (and READ responses) in turn. */
     private int nextWorkToSend(long nowNanos) {
+        // A response abandoned mid-way (its region closed) may still sit in the queue: skip it.
+        while (!responses.isEmpty() && (work.kind[responses.peekInt()] != WorkRequests.READ_RESPONSE
+                || work.allSent[responses.peekInt()])) {
+            responses.pollInt();
+        }
         responsesTurn = !responsesTurn;
         if (responsesTurn && !responses.isEmpty()) {
             return responses.peekInt();
@@ -1446,6 +1464,10 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < n; i++) {
             int s = readyStreams.pollInt();
             int w = streams.sendCursor(s);
+            if (w != StreamTable.NONE && work.allSent[w]) {
+                advanceCursor(w);
+                w = streams.sendCursor(s);
+            }
             if (w == StreamTable.NONE) {
                 streams.scheduled(s, false);
                 continue;

@@ -22,7 +22,7 @@ final class Path {
     final SendScoreboard scoreboard;
     final RttEstimator rtt;
     /** CSNs lost on this path, to be retransmitted on it. */
-    final LongArrayQueue retransmitQueue = new LongArrayQueue(16, -1L);
+    final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
     long reportedEctCount;
     long reportedCeCount;

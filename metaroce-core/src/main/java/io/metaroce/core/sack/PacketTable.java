@@ -23,7 +23,7 @@ public final class PacketTable {
     /** Given up on: the receiver refused its message or the work request was flushed. */
     public static final byte ABANDONED = 3;
 
-    private static final int INITIAL = 64;
+    private static final int INITIAL = 16;
 
     private final int window;
     private int mask;

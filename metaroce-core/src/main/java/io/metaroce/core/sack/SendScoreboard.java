@@ -19,7 +19,7 @@ public final class SendScoreboard {
     private static final byte IN_FLIGHT = 1;
     private static final byte RESOLVED = 2;
 
-    private static final int INITIAL_CAPACITY = 64;
+    private static final int INITIAL_CAPACITY = 16;
 
     private final int maxCapacity;
     private int mask;

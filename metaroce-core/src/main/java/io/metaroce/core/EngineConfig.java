@@ -66,8 +66,8 @@ public record EngineConfig(
         long closeRetryNanos,
         int closeRetries) {
 
-    /** Smallest datagram size the protocol supports: a DATA packet must carry at least 128 bytes. */
-    public static final int MIN_DATAGRAM_BYTES = WireConstants.DATA_OVERHEAD_BYTES + 128;
+    /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
+    public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
     /** Largest datagram size: the UDP payload limit over IPv4. */
     public static final int MAX_DATAGRAM_BYTES = 65_507;
 
@@ -115,7 +115,7 @@ public record EngineConfig(
                 1 << 16, // sequenceWindow
                 1 << 13, // pathWindowPackets
                 64, // maxPaths
-                1 << 20, // maxStreams
+                4096, // maxStreams
                 1 << 14, // maxWorkRequests
                 1 << 14, // maxPostedReceives
                 1 << 16, // completionQueueCapacity

@@ -104,6 +104,8 @@ public final class Connection implements ScoreboardListener {
     private boolean keepAliveDue;
     private long probeSequence;
 
+    /** Time of the input being handled, for callbacks that do not carry it. */
+    private long inputNanos;
     private long createdAtNanos;
     private long lastReceiveNanos;
     private long lastSendNanos;
@@ -365,12 +367,22 @@ public final class Connection implements ScoreboardListener {
             throw new IllegalArgumentException(op + ": region is null; register memory with the endpoint's protection domain first");
         }
         int check = protectionDomain.checkLocal(region, offset, length, access);
-        if (check != AccessCheck.OK) {
-            throw new IllegalArgumentException(op + ": local range [" + offset + ", +" + length + ") of region "
-                    + region.localKey() + " (length " + region.length() + ", access " + Access.describe(region.access())
-                    + ") is not usable: " + AccessCheck.name(check)
-                    + (access == Access.LOCAL_WRITE ? "; the target of a receive or READ needs Access.LOCAL_WRITE" : ""));
+        if (check == AccessCheck.OK) {
+            return;
         }
+        String name = op + ": " + AccessCheck.name(check) + ": region " + region.localKey() + " (length "
+                + region.length() + ", access " + Access.describe(region.access()) + ")";
+        throw new IllegalArgumentException(switch (check) {
+            case AccessCheck.UNKNOWN_KEY -> name + " is not registered in this connection's protection domain;"
+                    + " register the memory with the protection domain of the endpoint that owns the connection";
+            case AccessCheck.REGION_CLOSED -> name + " is closed (deregistered, or its memory was freed);"
+                    + " register the memory again";
+            case AccessCheck.OUT_OF_BOUNDS -> name + ": the range [" + offset + ", +" + length
+                    + ") does not fit in the region; use offset >= 0, length >= 0, offset + length <= " + region.length();
+            case AccessCheck.ACCESS_DENIED -> name + " lacks Access.LOCAL_WRITE, which the target of a receive or"
+                    + " READ needs; register it with Access.LOCAL_WRITE";
+            default -> name + " is not usable: " + AccessCheck.name(check);
+        });
     }
 
     private static String opName(byte kind) {
@@ -459,6 +471,7 @@ public final class Connection implements ScoreboardListener {
 
     private void onChallenge(Packet p, long nowNanos) {
         if (state != ConnectionState.CONNECTING) {
+            stats.unexpectedPackets++;
             return;
         }
         System.arraycopy(p.cookie, 0, cookie, 0, cookie.length);
@@ -468,10 +481,20 @@ public final class Connection implements ScoreboardListener {
 
     private void onAccept(Packet p, long nowNanos) {
         if (state != ConnectionState.CONNECTING) {
+            // A repeated ACCEPT (our CONNECT was resent) is harmless; anything else is noise.
+            stats.unexpectedPackets++;
             return;
         }
         peerId = p.sourceConnectionId;
         adoptPeerLimits(p.maxDatagramBytes, p.sequenceWindow);
+        if (p.pathCount < pathCount) {
+            // The server granted fewer paths than asked: use only those [SPEC-CONN-15].
+            for (int i = p.pathCount; i < pathCount; i++) {
+                paths[i] = null;
+            }
+            pathCount = p.pathCount;
+            nextPathForData = 0;
+        }
         state = ConnectionState.ESTABLISHED;
         lastReceiveNanos = nowNanos;
         endpoint.connectionEstablished(this);
@@ -528,6 +551,12 @@ public final class Connection implements ScoreboardListener {
         path.packetsReceived++;
         path.bytesReceived += p.payloadLength;
         path.receiveTracker.countEcn(ecn);
+        if (p.sequenceFloor > p.connectionSequence || p.sequenceFloor - receiveWindow.base() > config.sequenceWindow()) {
+            // A sender's floor is never above the packet it rides on, nor more than a window ahead
+            // of what this side has finished: the packet is forged or broken [SPEC-ADM-9].
+            stats.beyondWindowPackets++;
+            return;
+        }
         receiveWindow.advanceTo(p.sequenceFloor);
         int admission = receiveWindow.classify(p.connectionSequence);
         if (admission == SequenceReceiveWindow.BEYOND_WINDOW) {
@@ -614,6 +643,11 @@ public final class Connection implements ScoreboardListener {
                 // A new CSN for a message already finished here: only a refused message is resent.
                 stats.accessRefusals++;
                 return p.opcode == DataOpcode.SEND ? NakCode.REMOTE_INVALID_REQUEST : NakCode.REMOTE_ACCESS_ERROR;
+            }
+            if (inbound.size() >= config.maxWorkRequests()) {
+                // The peer has more messages in progress than this side tracks: let it wait.
+                stats.receiverNotReady++;
+                return NakCode.RECEIVER_NOT_READY;
             }
             m = openInboundMessage(p);
             if (m == StreamTable.NONE) {
@@ -794,11 +828,12 @@ public final class Connection implements ScoreboardListener {
         }
         Path path = paths[p.pathId];
         stats.acksReceived++;
+        inputNanos = nowNanos;
         long highestBefore = path.scoreboard.highestAcked();
         int acked = path.scoreboard.onAck(p, config.reorderAllowancePackets(), this);
         if (acked > 0) {
             path.consecutiveTimeouts = 0;
-            if (path.scoreboard.highestAcked() > highestBefore && p.echoTimestampNanos > 0) {
+            if (path.scoreboard.highestAcked() > highestBefore) {
                 path.rtt.update(nowNanos - p.echoTimestampNanos - p.ackDelayNanos);
             }
         }
@@ -815,7 +850,7 @@ public final class Connection implements ScoreboardListener {
 
     @Override
     public void onTransmissionAcked(int pathId, long pathSequence, long csn, int bytes, long sentAtNanos) {
-        congestion.onPacketAcked(pathId, bytes, -1, sentAtNanos);
+        congestion.onPacketAcked(pathId, bytes, -1, inputNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING) {
             delivered(csn);
         }
@@ -826,7 +861,7 @@ public final class Connection implements ScoreboardListener {
         Path path = paths[pathId];
         path.losses++;
         stats.losses++;
-        congestion.onPacketLost(pathId, bytes, 0);
+        congestion.onPacketLost(pathId, bytes, inputNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING && !ownerLive(csn)) {
             packets.finish(csn, PacketTable.ABANDONED);
         } else if (packets.state(csn) == PacketTable.OUTSTANDING && !packets.queued(csn)) {
@@ -921,9 +956,7 @@ public final class Connection implements ScoreboardListener {
             stats.unknownPathPackets++;
             return;
         }
-        if (p.timestampNanos > 0 && p.timestampNanos <= nowNanos) {
-            paths[p.pathId].rtt.update(nowNanos - p.timestampNanos);
-        }
+        paths[p.pathId].rtt.update(nowNanos - p.timestampNanos);
     }
 
     private void queueNak(int code, Packet p) {
@@ -1148,12 +1181,14 @@ public final class Connection implements ScoreboardListener {
             return;
         }
         if (state == ConnectionState.CLOSING && nowNanos >= closeNextNanos && closeRetriesLeft < 0) {
-            finish(closeReason == null ? CloseReason.LOCAL_CLOSE : closeReason, CompletionStatus.CONNECTION_CLOSED);
+            // Nobody answered our CLOSE: the peer is gone, whatever we meant to do.
+            finish(closeReason == null ? CloseReason.PEER_UNREACHABLE : closeReason, CompletionStatus.CONNECTION_CLOSED);
             return;
         }
         if (config.keepAliveNanos() > 0 && nowNanos - lastSendNanos >= config.keepAliveNanos()) {
             keepAliveDue = true;
         }
+        inputNanos = nowNanos;
         for (int i = 0; i < pathCount; i++) {
             Path p = paths[i];
             if (p == null || nowNanos < p.rtoDeadlineNanos(config)) {
@@ -1164,7 +1199,7 @@ public final class Connection implements ScoreboardListener {
             stats.timeouts++;
             p.scoreboard.onTimeout(nowNanos - rto, true, this);
             p.consecutiveTimeouts++;
-            if (p.consecutiveTimeouts > config.maxConsecutiveTimeouts()) {
+            if (p.consecutiveTimeouts >= config.maxConsecutiveTimeouts()) {
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);
                 return;
             }
@@ -1303,6 +1338,7 @@ public final class Connection implements ScoreboardListener {
         p.sourceConnectionId = localId;
         p.maxDatagramBytes = config.maxDatagramBytes();
         p.sequenceWindow = config.sequenceWindow();
+        p.pathCount = pathCount;
         stats.handshakePacketsSent++;
         return emit(out, p, codec, paths[0], 0, null, 0, lastSendNanos);
     }
@@ -1507,8 +1543,15 @@ public final class Connection implements ScoreboardListener {
         int length = packets.payloadLength(csn);
         MemoryRegion source = work.region[w];
         if (kind != WorkRequests.READ && !source.isOpen()) {
-            abandon(w, kind == WorkRequests.READ_RESPONSE ? CompletionStatus.REMOTE_ACCESS_ERROR
-                    : CompletionStatus.LOCAL_PROTECTION_ERROR);
+            // A region was deregistered (or its memory freed) while work still used it. The peer
+            // cannot be told which message will never come, so, like a verbs queue pair going to
+            // the error state, the connection is aborted: the work request completes with
+            // LOCAL_PROTECTION_ERROR, everything else with CONNECTION_CLOSED.
+            stats.localProtectionErrors++;
+            if (kind != WorkRequests.READ_RESPONSE) {
+                abandon(w, CompletionStatus.LOCAL_PROTECTION_ERROR);
+            }
+            abort();
             return false;
         }
         header(p, kind == WorkRequests.READ ? PacketType.READ_REQUEST : PacketType.DATA, path.id);

@@ -29,6 +29,7 @@ public final class ConnectionStats {
     long sequenceWindowStalls;
     long handshakePacketsSent;
     long probesSent;
+    long localProtectionErrors;
 
     /** Datagrams sent, of every type. */
     public long packetsSent() { return packetsSent; }
@@ -76,6 +77,8 @@ public final class ConnectionStats {
     public long sequenceWindowStalls() { return sequenceWindowStalls; }
     /** CONNECT and ACCEPT packets sent. */
     public long handshakePacketsSent() { return handshakePacketsSent; }
+    /** Work that found its local region deregistered; each aborts the connection. */
+    public long localProtectionErrors() { return localProtectionErrors; }
     /** PATH_PROBE packets sent (keep-alives). */
     public long probesSent() { return probesSent; }
 }

@@ -13,7 +13,6 @@ import io.metaroce.core.wire.DecodeError;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
-import io.metaroce.core.wire.WireConstants;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -202,8 +201,13 @@ public final class Endpoint {
             return;
         }
         Connection existing = acceptedByClientId.get(clientId);
-        if (existing != null && existing.matchesPeer(remoteAddress)) {
-            existing.resendAccept();
+        if (existing != null) {
+            if (existing.matchesPeer(remoteAddress)) {
+                existing.resendAccept();
+            } else {
+                // Same client id from another address: not the client we accepted.
+                stats.unexpectedHandshake++;
+            }
             return;
         }
         if (connections.size() >= config.maxConnections()) {
@@ -406,12 +410,6 @@ public final class Endpoint {
         /** Builds the endpoint. */
         public Endpoint build() {
             return new Endpoint(this);
-        }
-    }
-
-    static {
-        if (WireConstants.COOKIE_BYTES != 24) {
-            throw new AssertionError("cookie size changed; update CookieAuthority");
         }
     }
 }

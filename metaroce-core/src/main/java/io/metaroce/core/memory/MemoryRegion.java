@@ -75,7 +75,8 @@ public final class MemoryRegion implements AutoCloseable {
 
     /** Whether this region is still registered. */
     public boolean isOpen() {
-        return open;
+        // Also false when the application freed the memory (closed its arena) without deregistering.
+        return open && segment.scope().isAlive();
     }
 
     /** The protection domain this region was registered in. */

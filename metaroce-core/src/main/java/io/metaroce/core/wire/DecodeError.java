@@ -4,7 +4,7 @@ package io.metaroce.core.wire;
  * Result codes of {@link PacketCodec#decode}. {@link #OK} is zero; every other code names the first
  * rule the datagram broke, in the order the decoder checks them. Codes are dense in
  * {@code [0, COUNT)} so that per-reason counters can be an array indexed by code. Normative in
- * {@code docs/spec.md} section "Packets" ({@code [SPEC-WIRE-40]}).
+ * {@code docs/spec.md} section "Packets" ({@code [SPEC-WIRE-27]}).
  */
 public final class DecodeError {
     /** The datagram is a valid packet. */

@@ -343,6 +343,11 @@ public final class PacketCodec {
         out.sourceConnectionId = getLong(src, o + 32);
         out.maxDatagramBytes = getInt(src, o + 40);
         out.sequenceWindow = getInt(src, o + 44);
+        out.pathCount = u16(src, o + 48);
+        // o + 50: reserved u16
+        if (out.pathCount == 0) {
+            return badField("ACCEPT pathCount == 0");
+        }
         return checkHandshake(out, false);
     }
 
@@ -507,6 +512,8 @@ public final class PacketCodec {
                 putLong(dst, o + 32, p.sourceConnectionId);
                 putInt(dst, o + 40, p.maxDatagramBytes);
                 putInt(dst, o + 44, p.sequenceWindow);
+                putShort(dst, o + 48, p.pathCount);
+                putShort(dst, o + 50, 0);
             }
             case PacketType.CLOSE -> {
                 putShort(dst, o + 32, p.closeCode);

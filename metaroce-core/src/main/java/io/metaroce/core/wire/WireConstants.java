@@ -23,7 +23,7 @@ public final class WireConstants {
     /** Total size of a CHALLENGE packet. */
     public static final int CHALLENGE_BYTES = 60;
     /** Total size of an ACCEPT packet. */
-    public static final int ACCEPT_BYTES = 52;
+    public static final int ACCEPT_BYTES = 56;
     /** Total size of a CLOSE packet. */
     public static final int CLOSE_BYTES = 44;
     /** Total size of a PATH_PROBE or PROBE_ACK packet. */

@@ -157,6 +157,7 @@ class PacketCodecTest {
                 p.sourceConnectionId = 0x1111_2222_3333_4444L;
                 p.maxDatagramBytes = 9000;
                 p.sequenceWindow = 0x8000_0000;
+                p.pathCount = 0xFFFF;
             }
             case PacketType.CLOSE -> {
                 p.closeCode = CloseCode.APPLICATION_ABORT;
@@ -248,7 +249,7 @@ class PacketCodecTest {
         assertThat(PacketCodec.encodedLength(PacketType.NAK, 0)).isEqualTo(76);
         assertThat(PacketCodec.encodedLength(PacketType.CONNECT, 0)).isEqualTo(84);
         assertThat(PacketCodec.encodedLength(PacketType.CHALLENGE, 0)).isEqualTo(60);
-        assertThat(PacketCodec.encodedLength(PacketType.ACCEPT, 0)).isEqualTo(52);
+        assertThat(PacketCodec.encodedLength(PacketType.ACCEPT, 0)).isEqualTo(56);
         assertThat(PacketCodec.encodedLength(PacketType.CLOSE, 0)).isEqualTo(44);
         assertThat(PacketCodec.encodedLength(PacketType.PATH_PROBE, 0)).isEqualTo(52);
         assertThat(PacketCodec.encodedLength(PacketType.PROBE_ACK, 0)).isEqualTo(52);
@@ -384,7 +385,7 @@ class PacketCodecTest {
         assertThat(ch[32]).isEqualTo((byte) 200);
         assertThat(ch[55]).isEqualTo((byte) (200 + 7 * 23));
         byte[] acc = encode(codec, sample(PacketType.ACCEPT), BufferKind.HEAP, 0).bytes();
-        assertThat(Arrays.copyOfRange(acc, 40, 48)).containsExactly(0, 0, 0x23, 0x28, 0x80, 0, 0, 0);
+        assertThat(Arrays.copyOfRange(acc, 40, 52)).containsExactly(0, 0, 0x23, 0x28, 0x80, 0, 0, 0, 0xFF, 0xFF, 0, 0);
         byte[] close = encode(codec, sample(PacketType.CLOSE), BufferKind.HEAP, 0).bytes();
         assertThat(Arrays.copyOfRange(close, 32, 40)).containsExactly(0, 2, 0, 1, 0, 0, 0, 0);
         byte[] probe = encode(codec, sample(PacketType.PROBE_ACK), BufferKind.HEAP, 0).bytes();

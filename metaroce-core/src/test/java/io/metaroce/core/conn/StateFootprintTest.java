@@ -1,0 +1,210 @@
+package io.metaroce.core.conn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.harness.NetworkConditions;
+import io.metaroce.core.harness.Pair;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.core.memory.ProtectionDomain;
+import java.lang.foreign.Arena;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jol.info.ClassLayout;
+import org.openjdk.jol.info.GraphLayout;
+
+/**
+ * Retained heap of an established, idle connection, measured with JOL, on both sides of a
+ * {@link Pair} on {@link EngineConfig#defaults()} with one path.
+ *
+ * <p>What is counted: the {@link Connection} object and every object reachable from its fields,
+ * except the objects it shares with every other connection of its endpoint: the {@link Endpoint},
+ * the {@link EngineConfig}, the {@link ProtectionDomain} and enum constants (state, close reason).
+ * Memory regions are the application's, so they are not counted either (an idle connection
+ * references none; the test fails if one is reachable). The walk starts from the connection's
+ * own field values, skipping those shared objects, so nothing reachable only through the endpoint
+ * (its maps, its completion queue, the other side's objects) is ever visited; the test checks that
+ * no shared object was reached some other way. The harness's peer address object (a cached
+ * {@code Integer}, 16 bytes) is counted, as a real driver's per-peer address would be.
+ *
+ * <p>"Streams used" means one small SEND with its RECV completed on each of streams {@code 0..n-1},
+ * one stream after the other (so no pool grows for concurrency), then the pair idles for 1 ms of
+ * virtual time (delayed ACKs go out; no timer is armed after that). Goals (issue): at most
+ * {@value #STREAM_GOAL_BYTES} bytes per idle stream, at most {@value #CONNECTION_GOAL_BYTES} bytes per
+ * idle connection with one stream.
+ *
+ * <pre>
+ * ./mvnw -B -pl metaroce-core test -Dtest=StateFootprintTest
+ * </pre>
+ */
+class StateFootprintTest {
+    static final int STREAMS = 1000;
+    static final long STREAM_GOAL_BYTES = 64;
+    static final long CONNECTION_GOAL_BYTES = 8 * 1024;
+    static final int MESSAGE_BYTES = 64;
+
+    private int clientDone;
+    private int serverDone;
+
+    /** Retained bytes of one side's connection, with JOL's footprint table of it. */
+    record Footprint(long bytes, String table) { }
+
+    /** Both sides after streams 0..n-1 were each used once. */
+    record Sides(Footprint client, Footprint server) { }
+
+    @Test
+    void idleConnectionAndStreamFootprint() {
+        Sides one = measure(1, false);
+        Sides many = measure(STREAMS, false);
+        Sides manyConcurrent = measure(STREAMS, true);
+
+        double clientPerStream = (many.client().bytes() - one.client().bytes()) / (double) (STREAMS - 1);
+        double serverPerStream = (many.server().bytes() - one.server().bytes()) / (double) (STREAMS - 1);
+        double clientPerStreamConcurrent = (manyConcurrent.client().bytes() - one.client().bytes()) / (double) (STREAMS - 1);
+        double serverPerStreamConcurrent = (manyConcurrent.server().bytes() - one.server().bytes()) / (double) (STREAMS - 1);
+
+        System.out.println("=== StateFootprintTest (EngineConfig.defaults(), 1 path; bytes retained by one idle connection) ===");
+        System.out.printf("client: 1 stream %,d B; %,d streams %,d B; per idle stream %.1f B%n",
+                one.client().bytes(), STREAMS, many.client().bytes(), clientPerStream);
+        System.out.printf("server: 1 stream %,d B; %,d streams %,d B; per idle stream %.1f B%n",
+                one.server().bytes(), STREAMS, many.server().bytes(), serverPerStream);
+        System.out.printf("(informative) %,d streams used at once, all %,d SENDs outstanding together before the idle:"
+                + " client %,d B (%.1f B/stream), server %,d B (%.1f B/stream)%n", STREAMS, STREAMS,
+                manyConcurrent.client().bytes(), clientPerStreamConcurrent,
+                manyConcurrent.server().bytes(), serverPerStreamConcurrent);
+        System.out.printf("goals: <= %d B per idle stream, <= %,d B per idle connection%n",
+                STREAM_GOAL_BYTES, CONNECTION_GOAL_BYTES);
+        System.out.println("--- client connection, 1 stream ---\n" + one.client().table());
+        System.out.println("--- server connection, 1 stream ---\n" + one.server().table());
+        System.out.println("--- client connection, " + STREAMS + " streams ---\n" + many.client().table());
+        System.out.println("--- server connection, " + STREAMS + " streams ---\n" + many.server().table());
+
+        SoftAssertions soft = new SoftAssertions();
+        soft.assertThat(one.client().bytes()).as("client bytes per idle connection (1 stream)")
+                .isLessThanOrEqualTo(CONNECTION_GOAL_BYTES);
+        soft.assertThat(one.server().bytes()).as("server bytes per idle connection (1 stream)")
+                .isLessThanOrEqualTo(CONNECTION_GOAL_BYTES);
+        soft.assertThat(clientPerStream).as("client bytes per idle stream").isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        soft.assertThat(serverPerStream).as("server bytes per idle stream").isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        soft.assertAll();
+    }
+
+    /**
+     * A fresh pair; one SEND+RECV of {@value #MESSAGE_BYTES} bytes completed on each of streams
+     * {@code 0..streams-1} (one stream at a time, or all posted at once); then 1 ms idle.
+     */
+    private Sides measure(int streams, boolean concurrent) {
+        clientDone = 0;
+        serverDone = 0;
+        Pair p = Pair.create(7, 1, NetworkConditions.perfect(), EngineConfig.defaults())
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    clientDone++;
+                })
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    serverDone++;
+                })
+                .connect();
+        Connection client = p.clientConnection();
+        Connection server = p.serverConnection();
+        try (Arena arena = Arena.ofConfined()) {
+            MemoryRegion src = p.client().protectionDomain().register(arena.allocate(MESSAGE_BYTES), Access.NONE);
+            MemoryRegion dst = p.server().protectionDomain().register(arena.allocate(MESSAGE_BYTES), Access.LOCAL_WRITE);
+            for (int s = 0; s < streams; s++) {
+                assertThat(server.postRecv(s, s, dst, 0, MESSAGE_BYTES)).isEqualTo(PostResult.OK);
+                assertThat(client.postSend(s, s, src, 0, MESSAGE_BYTES)).isEqualTo(PostResult.OK);
+                if (!concurrent) {
+                    int want = s + 1;
+                    p.driveUntil(() -> clientDone == want && serverDone == want, 1_000_000_000L, "stream " + s);
+                }
+            }
+            p.driveUntil(() -> clientDone == streams && serverDone == streams, 10_000_000_000L, "all streams");
+            p.advance(1_000_000L);
+            assertThat(client.outstandingWork()).isZero();
+            assertThat(server.outstandingWork()).isZero();
+            assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);
+            assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
+            assertThat(p.inFlight()).isZero();
+            return new Sides(footprint(client, p.client()), footprint(server, p.server()));
+        }
+    }
+
+    /** The connection's retained heap, excluding what it shares with its endpoint (see the class comment). */
+    static Footprint footprint(Connection c, Endpoint e) {
+        List<Object> roots = new ArrayList<>();
+        StringBuilder byField = new StringBuilder();
+        List<long[]> sizes = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Field f : ownFields(c.getClass())) {
+            Object v = read(f, c);
+            if (v == null || v == e || v == e.config() || v == e.protectionDomain() || v instanceof Enum<?>) {
+                continue;
+            }
+            roots.add(v);
+            names.add(f.getName());
+            sizes.add(new long[] {GraphLayout.parseInstance(v).totalSize()});
+            if (v instanceof Path[] paths) {
+                for (Path path : paths) {
+                    if (path == null) {
+                        continue;
+                    }
+                    for (Field pf : ownFields(Path.class)) {
+                        Object pv = read(pf, path);
+                        if (pv != null) {
+                            names.add("  paths[" + path.id + "]." + pf.getName());
+                            sizes.add(new long[] {GraphLayout.parseInstance(pv).totalSize()});
+                        }
+                    }
+                }
+            }
+        }
+        GraphLayout own = GraphLayout.parseInstance(roots.toArray());
+        for (Class<?> k : own.getClasses()) {
+            assertThat(Endpoint.class.isAssignableFrom(k) || EngineConfig.class.isAssignableFrom(k)
+                    || ProtectionDomain.class.isAssignableFrom(k) || MemoryRegion.class.isAssignableFrom(k)
+                    || Enum.class.isAssignableFrom(k) || Connection.class.isAssignableFrom(k))
+                    .as("a shared object (%s) is reachable from the connection's own state", k.getName())
+                    .isFalse();
+        }
+        long self = ClassLayout.parseInstance(c).instanceSize();
+        for (int i = 0; i < names.size(); i++) {
+            byField.append(String.format("%10d  %s%n", sizes.get(i)[0], names.get(i)));
+        }
+        String footprint = own.toFootprint();
+        // JOL's first line lists every root; the table follows it.
+        footprint = footprint.substring(footprint.indexOf('\n') + 1);
+        String table = String.format("%,d B = Connection object %d B + reachable state %,d B in %,d objects%n"
+                + "by class (JOL toFootprint):%n%sby Connection field (retained bytes of each, with Path's fields):%n%s",
+                self + own.totalSize(), self, own.totalSize(), own.totalCount(), footprint, byField);
+        return new Footprint(self + own.totalSize(), table);
+    }
+
+    private static List<Field> ownFields(Class<?> type) {
+        List<Field> fields = new ArrayList<>();
+        for (Class<?> k = type; k != Object.class; k = k.getSuperclass()) {
+            for (Field f : k.getDeclaredFields()) {
+                if (!Modifier.isStatic(f.getModifiers()) && !f.getType().isPrimitive()) {
+                    f.setAccessible(true);
+                    fields.add(f);
+                }
+            }
+        }
+        return fields;
+    }
+
+    private static Object read(Field f, Object o) {
+        try {
+            return f.get(o);
+        } catch (IllegalAccessException ex) {
+            throw new AssertionError(ex);
+        }
+    }
+}

@@ -1299,7 +1299,8 @@ public final class Connection implements ScoreboardListener {
     }
 
     private void header(Packet p, int type, int pathId) {
-        p.clear();
+        // Every writer sets all the fields its type encodes, so the arrays need no reset here.
+        p.clearScalars();
         p.type = type;
         p.pathId = pathId;
         p.destinationConnectionId = peerId;

@@ -118,6 +118,16 @@ public final class Packet {
 
     /** Resets every field to zero so that stale values from an earlier packet cannot leak through. */
     public void clear() {
+        clearScalars();
+        java.util.Arrays.fill(sackBits, 0L);
+        java.util.Arrays.fill(cookie, (byte) 0);
+    }
+
+    /**
+     * Resets every field except the two arrays ({@link #sackBits}, {@link #cookie}), which the
+     * types that carry them always overwrite in full: the cheap reset of the per-packet paths.
+     */
+    public void clearScalars() {
         type = 0;
         pathId = 0;
         flags = 0;
@@ -139,7 +149,6 @@ public final class Packet {
         payloadOffset = 0;
         payloadLength = 0;
         sackBase = 0;
-        java.util.Arrays.fill(sackBits, 0L);
         echoTimestampNanos = 0;
         ackDelayNanos = 0;
         ectCount = 0;
@@ -155,7 +164,6 @@ public final class Packet {
         pathCount = 0;
         sequenceWindow = 0;
         hasCookie = false;
-        java.util.Arrays.fill(cookie, (byte) 0);
         closeCode = 0;
         closeReply = false;
         probeId = 0;

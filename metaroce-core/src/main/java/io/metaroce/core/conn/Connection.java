@@ -548,6 +548,11 @@ public final class Connection implements ScoreboardListener {
         if (path == null) {
             return;
         }
+        if (p.pathSequence > path.receiveTracker.highest() + config.pathWindowPackets()) {
+            // No sender has more than a path window in flight, so this PSN is forged or broken [SPEC-ADM-10].
+            stats.beyondWindowPackets++;
+            return;
+        }
         path.packetsReceived++;
         path.bytesReceived += p.payloadLength;
         path.receiveTracker.countEcn(ecn);
@@ -663,7 +668,7 @@ public final class Connection implements ScoreboardListener {
             return NakCode.REMOTE_INVALID_REQUEST;
         }
         MemoryRegion target = inbound.region[m];
-        if (!target.isOpen()) {
+        if (!target.isUsable()) {
             stats.accessRefusals++;
             failInbound(m, CompletionStatus.REMOTE_ACCESS_ERROR);
             return NakCode.REMOTE_ACCESS_ERROR;
@@ -758,7 +763,7 @@ public final class Connection implements ScoreboardListener {
             return 0;
         }
         MemoryRegion target = work.region[w];
-        if (!target.isOpen()) {
+        if (!target.isUsable()) {
             abandon(w, CompletionStatus.LOCAL_PROTECTION_ERROR);
             return 0;
         }
@@ -1543,7 +1548,7 @@ public final class Connection implements ScoreboardListener {
         long offset = packets.messageOffset(csn);
         int length = packets.payloadLength(csn);
         MemoryRegion source = work.region[w];
-        if (kind != WorkRequests.READ && !source.isOpen()) {
+        if (kind != WorkRequests.READ && !source.isUsable()) {
             // A region was deregistered (or its memory freed) while work still used it. The peer
             // cannot be told which message will never come, so, like a verbs queue pair going to
             // the error state, the connection is aborted: the work request completes with

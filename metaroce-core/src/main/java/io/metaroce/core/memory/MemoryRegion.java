@@ -75,8 +75,15 @@ public final class MemoryRegion implements AutoCloseable {
 
     /** Whether this region is still registered. */
     public boolean isOpen() {
-        // Also false when the application freed the memory (closed its arena) without deregistering.
-        return open && segment.scope().isAlive();
+        return open;
+    }
+
+    /**
+     * Whether the engine may read or write the region now: registered, and its memory not freed
+     * (an application may close the arena under a region without deregistering it).
+     */
+    public boolean isUsable() {
+        return open && memoryAlive();
     }
 
     /** The protection domain this region was registered in. */

@@ -44,8 +44,8 @@ public final class PathReceiveTracker {
      */
     public int record(long psn, long timestampNanos, long nowNanos) {
         if (psn > highest) {
-            long advance = psn - highest;
-            if (advance >= BITS) {
+            // highest + BITS cannot overflow while psn is plausible; compare that way round.
+            if (psn >= highest + BITS || highest < 0) {
                 java.util.Arrays.fill(ring, 0L);
             } else {
                 for (long s = highest + 1; s < psn; s++) {
@@ -53,7 +53,7 @@ public final class PathReceiveTracker {
                 }
             }
             set(psn);
-            boolean gap = psn > highest + 1;
+            boolean gap = psn != highest + 1;
             highest = psn;
             echoTimestampNanos = timestampNanos;
             highestReceivedAtNanos = nowNanos;

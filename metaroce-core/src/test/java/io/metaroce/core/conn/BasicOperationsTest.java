@@ -31,21 +31,12 @@ class BasicOperationsTest {
                 .connect();
     }
 
-    private static MemoryRegion region(Endpoint e, int size, int access, long fillSeed) {
-        MemorySegment seg = Arena.ofAuto().allocate(size);
-        if (fillSeed != 0) {
-            byte[] bytes = new byte[size];
-            new SplittableRandom(fillSeed).nextBytes(bytes);
-            MemorySegment.copy(bytes, 0, seg, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, size);
-        }
-        return e.protectionDomain().register(seg, access);
-    }
 
     @Test
     void sendLandsInThePostedReceive() {
         Pair p = pair(1, 2, NetworkConditions.perfect());
-        MemoryRegion src = region(p.client(), 100_000, 0, 42);
-        MemoryRegion dst = region(p.server(), 100_000, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), 100_000, 0, 42);
+        MemoryRegion dst = TestMemory.region(p.server(), 100_000, Access.LOCAL_WRITE, 0);
         assertThat(p.serverConnection().postRecv(3, 77, dst, 0, 100_000)).isEqualTo(PostResult.OK);
         assertThat(p.clientConnection().postSend(3, 5, src, 0, 100_000)).isEqualTo(PostResult.OK);
         p.driveUntil(() -> clientDone.size() == 1 && serverDone.size() == 1, 1_000_000_000L, "send");
@@ -58,10 +49,10 @@ class BasicOperationsTest {
     @Test
     void writeReadAndWriteWithImmediate() {
         Pair p = pair(2, 4, NetworkConditions.perfect().withDelay(5_000, 2_000, 20_000));
-        MemoryRegion local = region(p.client(), 65_536, Access.LOCAL_WRITE, 7);
-        MemoryRegion readBack = region(p.client(), 65_536, Access.LOCAL_WRITE, 0);
-        MemoryRegion remote = region(p.server(), 65_536, Access.REMOTE_WRITE | Access.REMOTE_READ | Access.LOCAL_WRITE, 0);
-        MemoryRegion recvBuf = region(p.server(), 16, Access.LOCAL_WRITE, 0);
+        MemoryRegion local = TestMemory.region(p.client(), 65_536, Access.LOCAL_WRITE, 7);
+        MemoryRegion readBack = TestMemory.region(p.client(), 65_536, Access.LOCAL_WRITE, 0);
+        MemoryRegion remote = TestMemory.region(p.server(), 65_536, Access.REMOTE_WRITE | Access.REMOTE_READ | Access.LOCAL_WRITE, 0);
+        MemoryRegion recvBuf = TestMemory.region(p.server(), 16, Access.LOCAL_WRITE, 0);
         var c = p.clientConnection();
         p.serverConnection().postRecv(0, 900, recvBuf, 0, 16);
         assertThat(c.postWrite(0, 1, local, 0, 30_000, remote.remoteKey(), 0)).isEqualTo(PostResult.OK);

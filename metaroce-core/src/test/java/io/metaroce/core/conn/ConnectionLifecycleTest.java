@@ -58,15 +58,6 @@ class ConnectionLifecycleTest {
         return c == null ? null : c.state();
     }
 
-    private static MemoryRegion region(Endpoint e, int size, int access, long fillSeed) {
-        MemorySegment seg = Arena.ofAuto().allocate(size);
-        if (fillSeed != 0) {
-            byte[] bytes = new byte[size];
-            new SplittableRandom(fillSeed).nextBytes(bytes);
-            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, size);
-        }
-        return e.protectionDomain().register(seg, access);
-    }
 
     private static boolean closed(Connection c) {
         return c.state() == ConnectionState.CLOSED;
@@ -90,10 +81,10 @@ class ConnectionLifecycleTest {
         String why = "seed " + seed + ", client closes " + clientCloses;
 
         int size = 50_000;
-        MemoryRegion src = region(closerEndpoint, 3 * size, Access.NONE, seed);
-        MemoryRegion dst = region(peerEndpoint, 3 * size, Access.LOCAL_WRITE, 0);
-        MemoryRegion spare = region(peerEndpoint, 1_000, Access.LOCAL_WRITE, 0);
-        MemoryRegion closerSpare = region(closerEndpoint, 1_000, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(closerEndpoint, 3 * size, Access.NONE, seed);
+        MemoryRegion dst = TestMemory.region(peerEndpoint, 3 * size, Access.LOCAL_WRITE, 0);
+        MemoryRegion spare = TestMemory.region(peerEndpoint, 1_000, Access.LOCAL_WRITE, 0);
+        MemoryRegion closerSpare = TestMemory.region(closerEndpoint, 1_000, Access.LOCAL_WRITE, 0);
         for (int i = 0; i < 3; i++) {
             assertThat(peer.postRecv(0, 10 + i, dst, (long) i * size, size)).as(why).isEqualTo(PostResult.OK);
         }
@@ -164,8 +155,8 @@ class ConnectionLifecycleTest {
         Connection c = p.clientConnection();
         Connection s = p.serverConnection();
         int size = 200_000;
-        MemoryRegion src = region(p.client(), 4 * size, Access.NONE, seed);
-        MemoryRegion dst = region(p.server(), 4 * size, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), 4 * size, Access.NONE, seed);
+        MemoryRegion dst = TestMemory.region(p.server(), 4 * size, Access.LOCAL_WRITE, 0);
         for (int i = 0; i < 4; i++) {
             assertThat(s.postRecv(i % 2, 10 + i, dst, (long) i * size, size)).isEqualTo(PostResult.OK);
             assertThat(c.postSend(i % 2, 1 + i, src, (long) i * size, size)).isEqualTo(PostResult.OK);
@@ -237,9 +228,9 @@ class ConnectionLifecycleTest {
         Connection c = p.clientConnection();
         Connection s = p.serverConnection();
         int size = 4 << 20;
-        MemoryRegion src = region(p.client(), size, Access.NONE, seed);
-        MemoryRegion dst = region(p.server(), size, Access.LOCAL_WRITE, 0);
-        MemoryRegion clientRecv = region(p.client(), 100, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), size, Access.NONE, seed);
+        MemoryRegion dst = TestMemory.region(p.server(), size, Access.LOCAL_WRITE, 0);
+        MemoryRegion clientRecv = TestMemory.region(p.client(), 100, Access.LOCAL_WRITE, 0);
         assertThat(s.postRecv(0, 50, dst, 0, size / 2)).isEqualTo(PostResult.OK);
         assertThat(s.postRecv(0, 51, dst, size / 2, size / 2)).isEqualTo(PostResult.OK);
         assertThat(c.postRecv(0, 60, clientRecv, 0, 100)).isEqualTo(PostResult.OK);
@@ -286,7 +277,7 @@ class ConnectionLifecycleTest {
         Pair p = pair(seed, 2, NetworkConditions.perfect(), config);
         Connection c = p.clientConnection();
         Connection s = p.serverConnection();
-        MemoryRegion buf = region(p.server(), 100, Access.LOCAL_WRITE, 0);
+        MemoryRegion buf = TestMemory.region(p.server(), 100, Access.LOCAL_WRITE, 0);
         assertThat(s.postRecv(0, 7, buf, 0, 100)).isEqualTo(PostResult.OK);
 
         p.advance(idle - 1_000_000L);
@@ -324,8 +315,8 @@ class ConnectionLifecycleTest {
         assertThat(serverClosed).as("seed %d", seed).isEmpty();
 
         // Still usable.
-        MemoryRegion src = region(p.client(), 1_000, Access.NONE, seed);
-        MemoryRegion dst = region(p.server(), 1_000, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), 1_000, Access.NONE, seed);
+        MemoryRegion dst = TestMemory.region(p.server(), 1_000, Access.LOCAL_WRITE, 0);
         assertThat(s.postRecv(0, 2, dst, 0, 1_000)).isEqualTo(PostResult.OK);
         assertThat(c.postSend(0, 1, src, 0, 1_000)).isEqualTo(PostResult.OK);
         p.driveUntil(() -> clientDone.size() == 1 && serverDone.size() == 1, 100_000_000L, "send after idling");
@@ -354,9 +345,9 @@ class ConnectionLifecycleTest {
         boolean[] dead = {false};
         p.lossModel((fromClient, pathId, datagram, length, now) -> dead[0] && (!fromClient || serverDeafToo));
 
-        MemoryRegion src = region(p.client(), 300_000, Access.NONE, seed);
-        MemoryRegion dst = region(p.server(), 300_000, Access.LOCAL_WRITE, 0);
-        MemoryRegion clientRecv = region(p.client(), 100, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), 300_000, Access.NONE, seed);
+        MemoryRegion dst = TestMemory.region(p.server(), 300_000, Access.LOCAL_WRITE, 0);
+        MemoryRegion clientRecv = TestMemory.region(p.client(), 100, Access.LOCAL_WRITE, 0);
         for (int i = 0; i < 3; i++) {
             assertThat(s.postRecv(0, 10 + i, dst, i * 100_000L, 100_000)).isEqualTo(PostResult.OK);
         }
@@ -405,7 +396,7 @@ class ConnectionLifecycleTest {
         Pair p = pair(seed, 1, NetworkConditions.perfect(), config);
         Connection c = p.clientConnection();
         p.lossModel((fromClient, pathId, datagram, length, now) -> !fromClient);
-        MemoryRegion src = region(p.client(), 10_000, Access.NONE, seed);
+        MemoryRegion src = TestMemory.region(p.client(), 10_000, Access.NONE, seed);
         long diedAt = p.now();
         assertThat(c.postSend(0, 1, src, 0, 10_000)).isEqualTo(PostResult.OK);
 

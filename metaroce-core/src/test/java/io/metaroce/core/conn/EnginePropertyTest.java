@@ -83,8 +83,8 @@ class EnginePropertyTest {
             serverBytes += length;
         }
 
-        MemoryRegion clientMem = region(pair.client(), clientBytes, rnd.nextLong());
-        MemoryRegion serverMem = region(pair.server(), serverBytes, rnd.nextLong());
+        MemoryRegion clientMem = TestMemory.region(pair.client(), clientBytes, Access.ALL, rnd.nextLong());
+        MemoryRegion serverMem = TestMemory.region(pair.server(), serverBytes, Access.ALL, rnd.nextLong());
         MemorySegment clientBefore = copy(clientMem.segment());
         MemorySegment serverBefore = copy(serverMem.segment());
 
@@ -167,13 +167,6 @@ class EnginePropertyTest {
                 .isBetween(pair.corrupted() - pair.inFlight(), pair.corrupted());
     }
 
-    private static MemoryRegion region(Endpoint endpoint, long size, long fillSeed) {
-        MemorySegment seg = Arena.ofAuto().allocate(Math.max(1, size));
-        byte[] bytes = new byte[(int) Math.max(1, size)];
-        new SplittableRandom(fillSeed).nextBytes(bytes);
-        MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
-        return endpoint.protectionDomain().register(seg, Access.ALL);
-    }
 
     private static MemorySegment copy(MemorySegment seg) {
         MemorySegment c = Arena.ofAuto().allocate(seg.byteSize());

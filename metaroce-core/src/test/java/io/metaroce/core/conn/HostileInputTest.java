@@ -69,10 +69,10 @@ class HostileInputTest {
                 .connect();
         server = p.serverConnection();
         // Both directions, so the client also acknowledges data the server sent.
-        MemoryRegion src = region(p.client(), 300, Access.NONE, SEED);
-        MemoryRegion dst = region(p.server(), 300, Access.LOCAL_WRITE, 0);
-        MemoryRegion back = region(p.server(), 20_000, Access.NONE, SEED + 1);
-        MemoryRegion backDst = region(p.client(), 20_000, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), 300, Access.NONE, SEED);
+        MemoryRegion dst = TestMemory.region(p.server(), 300, Access.LOCAL_WRITE, 0);
+        MemoryRegion back = TestMemory.region(p.server(), 20_000, Access.NONE, SEED + 1);
+        MemoryRegion backDst = TestMemory.region(p.client(), 20_000, Access.LOCAL_WRITE, 0);
         assertThat(server.postRecv(0, 100, dst, 0, 300)).isEqualTo(PostResult.OK);
         assertThat(p.clientConnection().postRecv(0, 200, backDst, 0, 20_000)).isEqualTo(PostResult.OK);
         assertThat(p.clientConnection().postSend(0, 1, src, 0, 300)).isEqualTo(PostResult.OK);
@@ -86,15 +86,6 @@ class HostileInputTest {
         serverDone.clear();
     }
 
-    private static MemoryRegion region(Endpoint e, int size, int access, long fillSeed) {
-        MemorySegment seg = Arena.ofAuto().allocate(size);
-        if (fillSeed != 0) {
-            byte[] bytes = new byte[size];
-            new SplittableRandom(fillSeed).nextBytes(bytes);
-            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, size);
-        }
-        return e.protectionDomain().register(seg, access);
-    }
 
     private void inject(byte[] bytes, int length) {
         inject(ByteBuffer.wrap(bytes), 0, length);
@@ -168,8 +159,8 @@ class HostileInputTest {
     /** Posts a SEND of fresh random bytes and checks they land intact. */
     private void assertConnectionStillCarriesAVerifiedSend(String after) {
         int size = 100_000;
-        MemoryRegion src = region(p.client(), size, Access.NONE, SEED ^ 0xabc);
-        MemoryRegion dst = region(p.server(), size, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.client(), size, Access.NONE, SEED ^ 0xabc);
+        MemoryRegion dst = TestMemory.region(p.server(), size, Access.LOCAL_WRITE, 0);
         assertThat(server.postRecv(1, 300, dst, 0, size)).as(after).isEqualTo(PostResult.OK);
         assertThat(p.clientConnection().postSend(1, 3, src, 0, size)).as(after).isEqualTo(PostResult.OK);
         p.driveUntil(() -> clientDone.size() == 1 && serverDone.size() == 1, 1_000_000_000L,
@@ -502,8 +493,8 @@ class HostileInputTest {
         // legitimately be disturbed; the engine must never throw, neither on input nor on its timers.
         SplittableRandom r = new SplittableRandom(seed);
         int size = 2_000_000;
-        MemoryRegion src = region(p.server(), size, Access.REMOTE_READ, seed);
-        MemoryRegion dst = region(p.client(), size, Access.LOCAL_WRITE, 0);
+        MemoryRegion src = TestMemory.region(p.server(), size, Access.REMOTE_READ, seed);
+        MemoryRegion dst = TestMemory.region(p.client(), size, Access.LOCAL_WRITE, 0);
         assertThat(p.clientConnection().postRecv(2, 7, dst, 0, size)).isEqualTo(PostResult.OK);
         assertThat(server.postSend(2, 8, src, 0, size)).isEqualTo(PostResult.OK);
         p.step();

@@ -41,23 +41,11 @@ class MemoryProtectionTest {
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> clientDone.add(new Done(w, o, st, b)))
                 .onServerCompletion((c, s, w, o, st, b, i, h) -> serverDone.add(new Done(w, o, st, b)))
                 .connect();
-        local = filled(pair.client(), 20_000, Access.LOCAL_WRITE, seed);
-        localBefore = snapshot(local);
+        local = TestMemory.region(pair.client(), 20_000, Access.LOCAL_WRITE, seed);
+        localBefore = TestMemory.snapshot(local);
     }
 
-    private static MemoryRegion filled(Endpoint e, int size, int access, long seed) {
-        MemorySegment seg = Arena.ofAuto().allocate(size);
-        byte[] b = new byte[size];
-        new SplittableRandom(seed).nextBytes(b);
-        MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, size);
-        return e.protectionDomain().register(seg, access);
-    }
 
-    private static MemorySegment snapshot(MemoryRegion r) {
-        MemorySegment s = Arena.ofAuto().allocate(r.length());
-        s.copyFrom(r.segment());
-        return s;
-    }
 
     private void drive(int clientCount) {
         pair.driveUntil(() -> clientDone.size() >= clientCount, 2_000_000_000L, "completions");
@@ -69,8 +57,8 @@ class MemoryProtectionTest {
     void aRefusedWriteLeavesTheRegionUntouchedAndFailsTheWorkRequest(String violation) {
         setUp(violation.hashCode(), NetworkConditions.perfect().withDelay(5_000, 1_000, 10_000));
         int access = violation.equals("no-right") ? Access.REMOTE_READ | Access.LOCAL_WRITE : Access.ALL;
-        MemoryRegion remote = filled(pair.server(), 10_000, access, 99);
-        MemorySegment remoteBefore = snapshot(remote);
+        MemoryRegion remote = TestMemory.region(pair.server(), 10_000, access, 99);
+        MemorySegment remoteBefore = TestMemory.snapshot(remote);
         int key = violation.equals("wrong-key") ? remote.remoteKey() ^ 0x5a5a5a5a : remote.remoteKey();
         long offset = switch (violation) {
             case "beyond-end" -> 10_000 - 4_000;
@@ -83,7 +71,7 @@ class MemoryProtectionTest {
         Connection c = pair.clientConnection();
         c.postWrite(0, 1, local, 0, 8_000, key, offset);
         // The stream carries on: a good WRITE after the refused one succeeds.
-        MemoryRegion good = filled(pair.server(), 8_000, Access.ALL, 7);
+        MemoryRegion good = TestMemory.region(pair.server(), 8_000, Access.ALL, 7);
         c.postWrite(0, 2, local, 0, 8_000, good.remoteKey(), 0);
         drive(2);
 
@@ -103,7 +91,7 @@ class MemoryProtectionTest {
     void aRefusedReadLeavesTheLocalBufferUntouched(String violation) {
         setUp(violation.hashCode() + 1, NetworkConditions.perfect());
         int access = violation.equals("no-right") ? Access.REMOTE_WRITE : Access.ALL;
-        MemoryRegion remote = filled(pair.server(), 10_000, access, 5);
+        MemoryRegion remote = TestMemory.region(pair.server(), 10_000, access, 5);
         int key = violation.equals("wrong-key") ? remote.remoteKey() + 1 : remote.remoteKey();
         long offset = violation.equals("beyond-end") ? 1 : 0;
         pair.clientConnection().postRead(3, 1, local, 0, 10_000, key, offset);
@@ -117,7 +105,7 @@ class MemoryProtectionTest {
     @Test
     void aRefusedWriteWithImmediateConsumesTheReceiveWithTheError() {
         setUp(21, NetworkConditions.perfect());
-        MemoryRegion recv = filled(pair.server(), 64, Access.LOCAL_WRITE, 1);
+        MemoryRegion recv = TestMemory.region(pair.server(), 64, Access.LOCAL_WRITE, 1);
         pair.serverConnection().postRecv(0, 500, recv, 0, 64);
         pair.clientConnection().postWriteWithImmediate(0, 1, local, 0, 100, 12345, 0, 7);
         drive(1);
@@ -130,8 +118,8 @@ class MemoryProtectionTest {
     @Test
     void aSendLongerThanItsReceiveWritesNothingPastTheReceive() {
         setUp(22, NetworkConditions.perfect());
-        MemoryRegion recv = filled(pair.server(), 4_096, Access.LOCAL_WRITE, 3);
-        MemorySegment before = snapshot(recv);
+        MemoryRegion recv = TestMemory.region(pair.server(), 4_096, Access.LOCAL_WRITE, 3);
+        MemorySegment before = TestMemory.snapshot(recv);
         pair.serverConnection().postRecv(0, 600, recv, 1_000, 1_000);
         pair.clientConnection().postSend(0, 1, local, 0, 5_000);
         drive(1);
@@ -156,8 +144,8 @@ class MemoryProtectionTest {
             }
             return false;
         });
-        MemoryRegion remote = filled(pair.server(), 1_000, Access.ALL, 4);
-        MemorySegment remoteBefore = snapshot(remote);
+        MemoryRegion remote = TestMemory.region(pair.server(), 1_000, Access.ALL, 4);
+        MemorySegment remoteBefore = TestMemory.snapshot(remote);
         pair.clientConnection().postWrite(0, 1, local, 0, 20_000, remote.remoteKey(), 0);
         drive(1);
 

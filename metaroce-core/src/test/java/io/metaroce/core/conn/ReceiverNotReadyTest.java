@@ -39,8 +39,8 @@ class ReceiverNotReadyTest {
         int streams = 4;
         int perStream = 5;
         int size = 30_000;
-        MemoryRegion src = region(pair.client(), streams * perStream * size, seed);
-        MemoryRegion dst = region(pair.server(), streams * perStream * size, 0);
+        MemoryRegion src = TestMemory.region(pair.client(), streams * perStream * size, Access.ALL, seed);
+        MemoryRegion dst = TestMemory.region(pair.server(), streams * perStream * size, Access.ALL, 0);
         Connection client = pair.clientConnection();
         for (int s = 0; s < streams; s++) {
             for (int k = 0; k < perStream; k++) {
@@ -75,13 +75,4 @@ class ReceiverNotReadyTest {
         }
     }
 
-    private static MemoryRegion region(Endpoint e, int size, long seed) {
-        MemorySegment seg = Arena.ofAuto().allocate(size);
-        if (seed != 0) {
-            byte[] b = new byte[size];
-            new SplittableRandom(seed).nextBytes(b);
-            MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, size);
-        }
-        return e.protectionDomain().register(seg, Access.ALL);
-    }
 }

@@ -112,6 +112,18 @@ public final class InboundMessages {
         used--;
     }
 
+    /** Forgets every message (the connection is ending); keeps the grown columns. */
+    public void clear() {
+        index.clear();
+        java.util.Arrays.fill(region, null);
+        freeHead = StreamTable.NONE;
+        for (int i = capacity - 1; i >= 0; i--) {
+            next[i] = freeHead;
+            freeHead = i;
+        }
+        used = 0;
+    }
+
     /** Messages held. */
     public int size() {
         return used;

@@ -1,0 +1,114 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.wire.NakCode;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.PacketType;
+
+/**
+ * Answers this side owes the peer, one per packet that asked for it: a NAK for each refused
+ * reliable packet, a PROBE_ACK for each PATH_PROBE. Both are bounded rings of primitive columns;
+ * when a ring is full the answer is dropped (and counted, for NAKs), as the peer recovers from a
+ * lost answer anyway.
+ *
+ * <p>Not thread-safe; owned by its connection.
+ */
+final class ControlQueue {
+    private static final int NAK_QUEUE = 16;
+    private static final int PROBE_QUEUE = 4;
+
+    private final ConnectionStats stats;
+    private final Paths paths;
+    private final PacketEmitter emitter;
+    private final long rnrRetryDelayNanos;
+
+    private final int[] nakCode = new int[NAK_QUEUE];
+    private final int[] nakPath = new int[NAK_QUEUE];
+    private final int[] nakStream = new int[NAK_QUEUE];
+    private final long[] nakPsn = new long[NAK_QUEUE];
+    private final long[] nakCsn = new long[NAK_QUEUE];
+    private final long[] nakMsn = new long[NAK_QUEUE];
+    private int nakHead;
+    private int nakCount;
+
+    private final int[] probeAckPath = new int[PROBE_QUEUE];
+    private final long[] probeAckId = new long[PROBE_QUEUE];
+    private final long[] probeAckTimestamp = new long[PROBE_QUEUE];
+    private int probeAckHead;
+    private int probeAckCount;
+
+    ControlQueue(EngineConfig config, ConnectionStats stats, Paths paths, PacketEmitter emitter) {
+        this.stats = stats;
+        this.paths = paths;
+        this.emitter = emitter;
+        this.rnrRetryDelayNanos = config.rnrRetryDelayNanos();
+    }
+
+    /** Queues a NAK with {@code code} for the refused packet {@code p}. */
+    void queueNak(int code, Packet p) {
+        stats.naksSent++;
+        if (nakCount == NAK_QUEUE) {
+            stats.naksDropped++;
+            return;
+        }
+        int i = (nakHead + nakCount++) % NAK_QUEUE;
+        nakCode[i] = code;
+        nakPath[i] = p.pathId;
+        nakStream[i] = p.streamId;
+        nakPsn[i] = p.pathSequence;
+        nakCsn[i] = p.connectionSequence;
+        nakMsn[i] = p.messageSequence;
+    }
+
+    /** Queues the answer to a PATH_PROBE that came in on the open path {@code pathId}. */
+    void queueProbeAck(int pathId, long probeId, long timestampNanos) {
+        if (probeAckCount == PROBE_QUEUE) {
+            return;
+        }
+        int i = (probeAckHead + probeAckCount++) % PROBE_QUEUE;
+        probeAckPath[i] = pathId;
+        probeAckId[i] = probeId;
+        probeAckTimestamp[i] = timestampNanos;
+    }
+
+    boolean hasNak() {
+        return nakCount > 0;
+    }
+
+    boolean hasProbeAck() {
+        return probeAckCount > 0;
+    }
+
+    /** Writes the oldest queued NAK; false (and the NAK is dropped) if its path is gone. */
+    boolean writeNak(Transmit out, Packet p, PacketCodec codec) {
+        int i = nakHead;
+        nakHead = (nakHead + 1) % NAK_QUEUE;
+        nakCount--;
+        Path path = paths.get(nakPath[i]);
+        if (path == null) {
+            return false;
+        }
+        emitter.header(p, PacketType.NAK, path.id);
+        p.nakCode = nakCode[i];
+        p.streamId = nakStream[i];
+        p.refusedPathSequence = nakPsn[i];
+        p.refusedConnectionSequence = nakCsn[i];
+        p.messageSequence = nakMsn[i];
+        p.retryAfterNanos = nakCode[i] == NakCode.RECEIVER_NOT_READY ? rnrRetryDelayNanos : 0;
+        return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
+    }
+
+    /** Writes the oldest queued PROBE_ACK. */
+    boolean writeProbeAck(Transmit out, Packet p, PacketCodec codec) {
+        int i = probeAckHead;
+        probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
+        probeAckCount--;
+        Path path = paths.get(probeAckPath[i]);
+        emitter.header(p, PacketType.PROBE_ACK, path.id);
+        p.probeId = probeAckId[i];
+        p.timestampNanos = probeAckTimestamp[i];
+        return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
+    }
+}

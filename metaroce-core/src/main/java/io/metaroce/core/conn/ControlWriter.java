@@ -1,0 +1,93 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.PacketType;
+
+/**
+ * Encoders of the control packets a connection decides to send by its own state rather than in
+ * answer to one packet: CONNECT and ACCEPT (the handshake), CLOSE, ACK and the keep-alive
+ * PATH_PROBE. What to send when is the connection's business; this class only fills the packet.
+ *
+ * <p>Not thread-safe; owned by its connection.
+ */
+final class ControlWriter {
+    private final ConnectionStats stats;
+    private final Paths paths;
+    private final PacketEmitter emitter;
+    private final long localId;
+    private final int maxDatagramBytes;
+    private final int sequenceWindow;
+    private long probeSequence;
+
+    ControlWriter(EngineConfig config, long localId, ConnectionStats stats, Paths paths, PacketEmitter emitter) {
+        this.stats = stats;
+        this.paths = paths;
+        this.emitter = emitter;
+        this.localId = localId;
+        this.maxDatagramBytes = config.maxDatagramBytes();
+        this.sequenceWindow = config.sequenceWindow();
+    }
+
+    /** CONNECT on path 0, with the server's cookie once it sent a CHALLENGE. */
+    boolean writeConnect(long nowNanos, byte[] cookie, boolean hasCookie, Transmit out, Packet p, PacketCodec codec) {
+        p.clear();
+        p.type = PacketType.CONNECT;
+        p.sourceConnectionId = localId;
+        p.maxDatagramBytes = maxDatagramBytes;
+        p.pathCount = paths.count();
+        p.sequenceWindow = sequenceWindow;
+        p.hasCookie = hasCookie;
+        if (hasCookie) {
+            System.arraycopy(cookie, 0, p.cookie, 0, cookie.length);
+        }
+        stats.handshakePacketsSent++;
+        return emitter.emit(out, p, codec, paths.get(0), 0, null, 0, nowNanos);
+    }
+
+    boolean writeAccept(Transmit out, Packet p, PacketCodec codec) {
+        emitter.header(p, PacketType.ACCEPT, 0);
+        p.sourceConnectionId = localId;
+        p.maxDatagramBytes = maxDatagramBytes;
+        p.sequenceWindow = sequenceWindow;
+        p.pathCount = paths.count();
+        stats.handshakePacketsSent++;
+        return emitter.emit(out, p, codec, paths.get(0), 0, null, 0, emitter.lastSendNanos());
+    }
+
+    boolean writeClose(int code, boolean reply, long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        Path path = paths.first();
+        if (path == null) {
+            return false;
+        }
+        emitter.header(p, PacketType.CLOSE, path.id);
+        p.closeCode = code;
+        p.closeReply = reply;
+        return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
+    }
+
+    /** The ACK of {@code path}; {@code cumulativeSequence} is the CSN below which everything was admitted. */
+    boolean writeAck(long nowNanos, Path path, long cumulativeSequence, Transmit out, Packet p, PacketCodec codec) {
+        emitter.header(p, PacketType.ACK, path.id);
+        path.receiveTracker.writeAck(p, nowNanos);
+        p.cumulativeSequence = cumulativeSequence;
+        p.rateHintBytesPerSecond = 0;
+        stats.acksSent++;
+        return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
+    }
+
+    /** A keep-alive PATH_PROBE on the first open path. */
+    boolean writeProbe(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        Path path = paths.first();
+        if (path == null) {
+            return false;
+        }
+        emitter.header(p, PacketType.PATH_PROBE, path.id);
+        p.probeId = ++probeSequence;
+        p.timestampNanos = nowNanos;
+        stats.probesSent++;
+        return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
+    }
+}

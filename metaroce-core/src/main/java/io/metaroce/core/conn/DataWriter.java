@@ -1,0 +1,214 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.core.sack.PacketTable;
+import io.metaroce.core.stream.StreamTable;
+import io.metaroce.core.stream.WorkRequests;
+import io.metaroce.core.wire.DataOpcode;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.WireConstants;
+import java.nio.ByteBuffer;
+
+/**
+ * Packetization: turns the send side's work requests into DATA and READ_REQUEST packets. Lost
+ * packets go first, each on the path that lost it; then a new packet of the work request the
+ * {@link SendScheduler} picks, with a new CSN, on the next path (round-robin) that its
+ * scoreboard and the congestion controller let send now. The peer's sequence window bounds the
+ * CSNs in flight.
+ *
+ * <p>Not thread-safe; owned by its connection's {@link Sender}.
+ */
+final class DataWriter {
+    private final ConnectionStats stats;
+    private final Paths paths;
+    private final CongestionController congestion;
+    private final PacketEmitter emitter;
+    private final WorkRequests work;
+    private final PacketTable packets;
+    private final SendScheduler scheduler;
+    private final int payloadBytes;
+    private int peerPayloadBytes;
+    private int peerWindow;
+    /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
+    private int unusableSource = StreamTable.NONE;
+
+    DataWriter(EngineConfig config, ConnectionStats stats, Paths paths, CongestionController congestion,
+            PacketEmitter emitter, WorkRequests work, PacketTable packets, SendScheduler scheduler) {
+        this.stats = stats;
+        this.paths = paths;
+        this.congestion = congestion;
+        this.emitter = emitter;
+        this.work = work;
+        this.packets = packets;
+        this.scheduler = scheduler;
+        this.payloadBytes = EngineConfig.payloadBytesFor(config.maxDatagramBytes());
+        this.peerPayloadBytes = payloadBytes;
+        this.peerWindow = config.sequenceWindow();
+    }
+
+    /** Takes the peer's payload size and sequence window, already bounded by this side's own. */
+    void adoptPeerLimits(int peerPayloadBytes, int peerWindow) {
+        this.peerPayloadBytes = peerPayloadBytes;
+        this.peerWindow = peerWindow;
+    }
+
+    int payloadBytesPerPacket() {
+        return Math.min(payloadBytes, peerPayloadBytes);
+    }
+
+    /** Whether the work request that packet {@code csn} belongs to still waits for it. */
+    boolean ownerLive(long csn) {
+        int w = packets.owner(csn);
+        return work.generation[w] == packets.ownerGeneration(csn) && !work.done[w];
+    }
+
+    /** The work request whose source region was found unusable by the last {@link #write}, or NONE; clears it. */
+    int takeUnusableSource() {
+        int w = unusableSource;
+        unusableSource = StreamTable.NONE;
+        return w;
+    }
+
+    /** Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now. */
+    boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        // Retransmissions first, each on the path that lost it (R-SACK-2).
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path == null) {
+                continue;
+            }
+            while (!path.retransmitQueue.isEmpty()) {
+                long csn = path.retransmitQueue.peekLong();
+                if (packets.state(csn) != PacketTable.OUTSTANDING) {
+                    path.retransmitQueue.pollLong();
+                    continue;
+                }
+                if (!ownerLive(csn)) {
+                    path.retransmitQueue.pollLong();
+                    packets.finish(csn, PacketTable.ABANDONED);
+                    continue;
+                }
+                if (!canSendOn(path, nowNanos)) {
+                    break;
+                }
+                path.retransmitQueue.pollLong();
+                packets.queued(csn, false);
+                path.retransmissions++;
+                stats.retransmissions++;
+                return writeReliable(nowNanos, path, csn, true, out, p, codec);
+            }
+        }
+        if (!packets.canIssue(peerWindow)) {
+            stats.sequenceWindowStalls++;
+            return false;
+        }
+        Path path = pickPathForNewData(nowNanos);
+        if (path == null) {
+            return false;
+        }
+        int w = scheduler.nextWorkToSend(nowNanos);
+        if (w == StreamTable.NONE) {
+            return false;
+        }
+        long offset = work.kind[w] == WorkRequests.READ ? 0 : work.sendOffset[w];
+        int length = work.kind[w] == WorkRequests.READ ? 0
+                : (int) Math.min(payloadBytesPerPacket(), work.length[w] - offset);
+        long csn = packets.issue(w, work.generation[w], offset, length);
+        work.sendOffset[w] = offset + length;
+        work.undelivered[w]++;
+        if (work.kind[w] == WorkRequests.READ || work.sendOffset[w] >= work.length[w]) {
+            work.allSent[w] = true;
+            scheduler.advanceCursor(w);
+        }
+        return writeReliable(nowNanos, path, csn, false, out, p, codec);
+    }
+
+    private boolean canSendOn(Path path, long nowNanos) {
+        return path.scoreboard.hasRoom()
+                && congestion.sendAllowanceBytes(path.id, nowNanos) > 0
+                && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos;
+    }
+
+    private Path pickPathForNewData(long nowNanos) {
+        int count = paths.count();
+        for (int i = 0; i < count; i++) {
+            int id = (paths.nextForData() + i) % count;
+            Path path = paths.get(id);
+            if (path != null && canSendOn(path, nowNanos)) {
+                paths.nextForData((id + 1) % count);
+                return path;
+            }
+        }
+        return null;
+    }
+
+    private boolean writeReliable(long nowNanos, Path path, long csn, boolean retransmission, Transmit out, Packet p,
+            PacketCodec codec) {
+        int w = packets.owner(csn);
+        byte kind = work.kind[w];
+        long offset = packets.messageOffset(csn);
+        int length = packets.payloadLength(csn);
+        MemoryRegion source = work.region[w];
+        if (kind != WorkRequests.READ && !source.isUsable()) {
+            // A region was deregistered (or its memory freed) while work still used it. The peer
+            // cannot be told which message will never come, so, like a verbs queue pair going to
+            // the error state, the connection is aborted: the work request completes with
+            // LOCAL_PROTECTION_ERROR, everything else with CONNECTION_CLOSED. The send side and the
+            // connection do that, told by takeUnusableSource.
+            stats.localProtectionErrors++;
+            unusableSource = w;
+            return false;
+        }
+        emitter.header(p, kind == WorkRequests.READ ? PacketType.READ_REQUEST : PacketType.DATA, path.id);
+        p.connectionSequence = csn;
+        p.sequenceFloor = packets.floor();
+        p.timestampNanos = nowNanos;
+        p.streamId = work.stream[w];
+        p.messageSequence = work.messageSequence[w];
+        p.messageLength = work.length[w];
+        if (retransmission) {
+            p.flags |= WireConstants.FLAG_RETRANSMISSION | WireConstants.FLAG_ACK_NOW;
+        }
+        ByteBuffer payload = null;
+        int payloadIndex = 0;
+        if (kind == WorkRequests.READ) {
+            p.remoteKey = work.remoteKey[w];
+            p.remoteOffset = work.remoteOffset[w];
+        } else {
+            p.opcode = switch (kind) {
+                case WorkRequests.SEND -> DataOpcode.SEND;
+                case WorkRequests.WRITE -> DataOpcode.WRITE;
+                case WorkRequests.WRITE_WITH_IMM -> DataOpcode.WRITE_WITH_IMM;
+                default -> DataOpcode.READ_RESPONSE;
+            };
+            p.receiveSequence = work.receiveSequence[w];
+            p.remoteKey = work.remoteKey[w];
+            p.remoteOffset = work.remoteOffset[w];
+            if (work.hasImmediate[w]) {
+                p.dataFlags = WireConstants.DATA_FLAG_HAS_IMMEDIATE;
+                p.immediate = work.immediate[w];
+            }
+            p.payloadMessageOffset = offset;
+            p.payloadLength = length;
+            if (offset + length >= work.length[w]) {
+                p.flags |= WireConstants.FLAG_ACK_NOW;
+            }
+            payload = source.buffer();
+            payloadIndex = (int) (work.localOffset[w] + offset);
+        }
+        long psn = path.scoreboard.nextPathSequence();
+        p.pathSequence = psn;
+        emitter.emit(out, p, codec, path, 2, payload, payloadIndex, nowNanos);
+        path.scoreboard.onSent(csn, out.length, nowNanos);
+        congestion.onPacketSent(path.id, out.length, nowNanos);
+        path.packetsSent++;
+        path.bytesSent += out.length;
+        stats.dataPacketsSent++;
+        return true;
+    }
+}

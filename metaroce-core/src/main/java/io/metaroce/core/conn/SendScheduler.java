@@ -1,0 +1,121 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.stream.StreamTable;
+import io.metaroce.core.stream.WorkRequests;
+import org.agrona.collections.IntArrayQueue;
+
+/**
+ * Which work request sends its next packet: streams with unsent work take turns (round-robin),
+ * and the READ responses this side serves alternate with them, so neither starves the other.
+ * A stream refused as receiver-not-ready is paused until its retry time.
+ *
+ * <p>Each stream's send cursor (in {@link StreamTable}) points at its first work request with
+ * unsent bytes; this class moves it. Not thread-safe; owned by its connection's {@link Sender}.
+ */
+final class SendScheduler {
+    private final StreamTable streams;
+    private final WorkRequests work;
+    /** Streams with unsent work, in round-robin order. */
+    private final IntArrayQueue readyStreams = new IntArrayQueue(8, -1);
+    /** Streams paused by a receiver-not-ready NAK. */
+    private final IntArrayQueue pausedStreams = new IntArrayQueue(8, -1);
+    /** READ responses this side is serving, in arrival order. */
+    private final IntArrayQueue responses = new IntArrayQueue(8, -1);
+    private boolean responsesTurn;
+
+    SendScheduler(StreamTable streams, WorkRequests work) {
+        this.streams = streams;
+        this.work = work;
+    }
+
+    /** Puts stream {@code streamId} in the round-robin, unless it is there already. */
+    void schedule(int streamId) {
+        if (!streams.scheduled(streamId)) {
+            streams.scheduled(streamId, true);
+            readyStreams.addInt(streamId);
+        }
+    }
+
+    /** Queues the READ response in work request {@code w}, to be sent in arrival order. */
+    void queueResponse(int w) {
+        responses.addInt(w);
+    }
+
+    /** The work request whose next packet goes out now, taking streams (and READ responses) in turn. */
+    int nextWorkToSend(long nowNanos) {
+        // A response abandoned mid-way (its region closed) may still sit in the queue: skip it.
+        while (!responses.isEmpty() && (work.kind[responses.peekInt()] != WorkRequests.READ_RESPONSE
+                || work.allSent[responses.peekInt()])) {
+            responses.pollInt();
+        }
+        responsesTurn = !responsesTurn;
+        if (responsesTurn && !responses.isEmpty()) {
+            return responses.peekInt();
+        }
+        int n = readyStreams.size();
+        for (int i = 0; i < n; i++) {
+            int s = readyStreams.pollInt();
+            int w = streams.sendCursor(s);
+            if (w != StreamTable.NONE && work.allSent[w]) {
+                advanceCursor(w);
+                w = streams.sendCursor(s);
+            }
+            if (w == StreamTable.NONE) {
+                streams.scheduled(s, false);
+                continue;
+            }
+            if (streams.pausedUntilNanos(s) > nowNanos) {
+                pausedStreams.addInt(s);
+                continue;
+            }
+            readyStreams.addInt(s);
+            return w;
+        }
+        return responses.isEmpty() ? StreamTable.NONE : responses.peekInt();
+    }
+
+    /** Moves past work request {@code w}, whose every packet has been sent. */
+    void advanceCursor(int w) {
+        if (work.kind[w] == WorkRequests.READ_RESPONSE) {
+            if (!responses.isEmpty() && responses.peekInt() == w) {
+                responses.pollInt();
+            }
+            return;
+        }
+        int s = work.stream[w];
+        if (streams.sendCursor(s) == w) {
+            int next = work.next[w];
+            while (next != StreamTable.NONE && work.allSent[next]) {
+                next = work.next[next];
+            }
+            streams.sendCursor(s, next);
+        }
+    }
+
+    /** Puts back in the round-robin the paused streams whose retry time has come. */
+    void resumePaused(long nowNanos) {
+        while (!pausedStreams.isEmpty() && streams.pausedUntilNanos(pausedStreams.peekInt()) <= nowNanos) {
+            int s = pausedStreams.pollInt();
+            streams.scheduled(s, false);
+            if (streams.sendCursor(s) != StreamTable.NONE) {
+                schedule(s);
+            }
+        }
+    }
+
+    /** When the first paused stream may resume, or {@link Long#MAX_VALUE}. */
+    long nextResumeNanos() {
+        return pausedStreams.isEmpty() ? Long.MAX_VALUE : streams.pausedUntilNanos(pausedStreams.peekInt());
+    }
+
+    /** Drops every queued READ response, freeing those not yet done (the connection is closing). */
+    void dropResponses() {
+        while (!responses.isEmpty()) {
+            int w = responses.pollInt();
+            if (work.kind[w] == WorkRequests.READ_RESPONSE && !work.done[w]) {
+                work.done[w] = true;
+                work.free(w);
+            }
+        }
+    }
+}

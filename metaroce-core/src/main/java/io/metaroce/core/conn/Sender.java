@@ -1,0 +1,462 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.api.WorkOpcode;
+import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.core.sack.PacketTable;
+import io.metaroce.core.sack.ScoreboardListener;
+import io.metaroce.core.stream.StreamTable;
+import io.metaroce.core.stream.WorkRequests;
+import io.metaroce.core.wire.NakCode;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import java.nio.ByteBuffer;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.LongArrayQueue;
+
+/**
+ * The send side of a connection: the work requests posted on it (SEND, WRITE, WRITE_WITH_IMM,
+ * READ) and the READ responses it serves, cut into packets, each packet numbered with a CSN in the
+ * {@link PacketTable} until the peer acknowledges it; losses retransmitted on the path that lost
+ * them; NAKs acted on; send-side completions delivered in posting order per stream.
+ *
+ * <p>The endpoint is passed to each method that may complete work rather than held, so that a
+ * connection's own state reaches no object it shares with the endpoint (which is how
+ * {@code StateFootprintTest} measures it). For the same reason the connection, not this class,
+ * is the {@link ScoreboardListener}: it forwards the callbacks here with the endpoint. After any
+ * call that may complete work the connection checks whether a pending close can proceed.
+ *
+ * <p>Not thread-safe; owned by its connection.
+ */
+final class Sender {
+    private static final long READ_KEY_SHIFT = 32;
+
+    private final long localId;
+    private final ConnectionStats stats;
+    private final Paths paths;
+    private final StreamTable streams;
+    private final CongestionController congestion;
+    private final int reorderAllowancePackets;
+    private final long rnrRetryDelayNanos;
+    private final long maxRtoNanos;
+
+    private final WorkRequests work;
+    private final PacketTable packets;
+    private final SendScheduler scheduler;
+    private final DataWriter writer;
+    /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
+    private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
+    /** CSNs refused as receiver-not-ready, with the time each may be retried. */
+    private final LongArrayQueue deferredSequences = new LongArrayQueue(8, -1L);
+    private final LongArrayQueue deferredUntil = new LongArrayQueue(8, -1L);
+
+    /** Posted work requests (not READ responses) not yet completed. */
+    private int outstanding;
+    /** Set when a packet's source region was found deregistered: the connection must abort. */
+    private boolean localProtectionFault;
+
+    Sender(EngineConfig config, long localId, ConnectionStats stats, Paths paths, StreamTable streams,
+            CongestionController congestion, PacketEmitter emitter) {
+        this.localId = localId;
+        this.stats = stats;
+        this.paths = paths;
+        this.streams = streams;
+        this.congestion = congestion;
+        this.reorderAllowancePackets = config.reorderAllowancePackets();
+        this.rnrRetryDelayNanos = config.rnrRetryDelayNanos();
+        this.maxRtoNanos = config.maxRtoNanos();
+        this.work = new WorkRequests(config.maxWorkRequests());
+        this.packets = new PacketTable(config.sequenceWindow());
+        this.scheduler = new SendScheduler(streams, work);
+        this.writer = new DataWriter(config, stats, paths, congestion, emitter, work, packets, scheduler);
+    }
+
+    /** Takes the peer's payload size and sequence window, already bounded by this side's own. */
+    void adoptPeerLimits(int peerPayloadBytes, int peerWindow) {
+        writer.adoptPeerLimits(peerPayloadBytes, peerWindow);
+    }
+
+    int payloadBytesPerPacket() {
+        return writer.payloadBytesPerPacket();
+    }
+
+    int outstanding() {
+        return outstanding;
+    }
+
+    /** Whether no work request, posted or served, is in progress. */
+    boolean idle() {
+        return work.used() == 0;
+    }
+
+    /** Whether the packet refused as unsafe should make the connection abort; clears the flag. */
+    boolean takeLocalProtectionFault() {
+        boolean fault = localProtectionFault;
+        localProtectionFault = false;
+        return fault;
+    }
+
+    // ---- posting ----
+
+    /** Queues a validated work request; {@link PostResult} OK or QUEUE_FULL. */
+    int post(byte kind, int streamId, long workRequestId, MemoryRegion region, long offset, long length,
+            int remoteKey, long remoteOffset, int immediate, boolean hasImmediate) {
+        if (!work.hasRoom()) {
+            return PostResult.QUEUE_FULL;
+        }
+        streams.ensure(streamId);
+        int w = work.take();
+        work.kind[w] = kind;
+        work.stream[w] = streamId;
+        work.workRequestId[w] = workRequestId;
+        work.region[w] = region;
+        work.localOffset[w] = offset;
+        work.length[w] = length;
+        work.remoteKey[w] = remoteKey;
+        work.remoteOffset[w] = remoteOffset;
+        work.immediate[w] = immediate;
+        work.hasImmediate[w] = hasImmediate;
+        work.messageSequence[w] = streams.takeSendMessageSequence(streamId);
+        if (kind == WorkRequests.SEND || kind == WorkRequests.WRITE_WITH_IMM) {
+            work.receiveSequence[w] = streams.takeSendReceiveSequence(streamId);
+        }
+        if (kind == WorkRequests.READ) {
+            pendingReads.put(readKey(streamId, work.messageSequence[w]), w);
+        }
+        int tail = streams.workTail(streamId);
+        if (tail == StreamTable.NONE) {
+            streams.workHead(streamId, w);
+        } else {
+            work.next[tail] = w;
+        }
+        streams.workTail(streamId, w);
+        if (streams.sendCursor(streamId) == StreamTable.NONE) {
+            streams.sendCursor(streamId, w);
+        }
+        scheduler.schedule(streamId);
+        outstanding++;
+        return PostResult.OK;
+    }
+
+    /** Whether a work request slot is free, to serve a READ of the peer's with. */
+    boolean hasWorkRoom() {
+        return work.hasRoom();
+    }
+
+    /**
+     * Takes a work request slot (there must be room) to serve the peer's READ of {@code length}
+     * bytes of {@code region}. It is sent once {@link #queueResponse} queues it.
+     */
+    int takeReadResponse(int streamId, long messageSequence, MemoryRegion region, long offset, long length) {
+        int w = work.take();
+        work.kind[w] = WorkRequests.READ_RESPONSE;
+        work.stream[w] = streamId;
+        work.messageSequence[w] = messageSequence;
+        work.region[w] = region;
+        work.localOffset[w] = offset;
+        work.length[w] = length;
+        return w;
+    }
+
+    void queueResponse(int w) {
+        scheduler.queueResponse(w);
+    }
+
+    private static long readKey(int streamId, long msn) {
+        return ((long) streamId << READ_KEY_SHIFT) | (msn & 0xffff_ffffL);
+    }
+
+    // ---- input: ACK, NAK, READ response ----
+
+    /**
+     * Handles an ACK; {@code listener} (the connection) hears of each packet acknowledged or lost.
+     *
+     * @return false if the ACK names no open path (and was ignored)
+     */
+    boolean onAck(long nowNanos, Packet p, ScoreboardListener listener) {
+        Path path = paths.get(p.pathId);
+        if (path == null) {
+            stats.unknownPathPackets++;
+            return false;
+        }
+        stats.acksReceived++;
+        long highestBefore = path.scoreboard.highestAcked();
+        int acked = path.scoreboard.onAck(p, reorderAllowancePackets, listener);
+        if (acked > 0) {
+            path.consecutiveTimeouts = 0;
+            if (path.scoreboard.highestAcked() > highestBefore) {
+                path.rtt.update(nowNanos - p.echoTimestampNanos - p.ackDelayNanos);
+            }
+        }
+        long newEct = p.ectCount - path.reportedEctCount;
+        long newCe = p.ceCount - path.reportedCeCount;
+        if (newEct > 0 || newCe > 0) {
+            path.reportedEctCount = p.ectCount;
+            path.reportedCeCount = p.ceCount;
+            congestion.onEcnFeedback(path.id, Math.max(0, newEct), Math.max(0, newCe), nowNanos);
+        }
+        congestion.onRateHint(p.rateHintBytesPerSecond, nowNanos);
+        return true;
+    }
+
+    /** {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}. */
+    void onTransmissionAcked(int pathId, long csn, int bytes, long nowNanos, Endpoint endpoint) {
+        congestion.onPacketAcked(pathId, bytes, -1, nowNanos);
+        if (packets.state(csn) == PacketTable.OUTSTANDING) {
+            delivered(csn, endpoint);
+        }
+    }
+
+    /** {@link ScoreboardListener#onTransmissionLost}, at {@code nowNanos}: retransmit on the same path. */
+    void onTransmissionLost(int pathId, long csn, int bytes, long nowNanos) {
+        Path path = paths.get(pathId);
+        path.losses++;
+        stats.losses++;
+        congestion.onPacketLost(pathId, bytes, nowNanos);
+        if (packets.state(csn) == PacketTable.OUTSTANDING && !writer.ownerLive(csn)) {
+            packets.finish(csn, PacketTable.ABANDONED);
+        } else if (packets.state(csn) == PacketTable.OUTSTANDING && !packets.queued(csn)) {
+            packets.queued(csn, true);
+            path.retransmitQueue.addLong(csn);
+        }
+    }
+
+    private void delivered(long csn, Endpoint endpoint) {
+        int w = packets.owner(csn);
+        boolean live = work.generation[w] == packets.ownerGeneration(csn) && !work.done[w];
+        packets.finish(csn, PacketTable.DELIVERED);
+        if (!live) {
+            return;
+        }
+        work.undelivered[w]--;
+        if (work.undelivered[w] == 0 && work.allSent[w] && work.kind[w] != WorkRequests.READ) {
+            markDone(w, CompletionStatus.SUCCESS, endpoint);
+        }
+    }
+
+    void onNak(long nowNanos, Packet p, Endpoint endpoint) {
+        stats.naksReceived++;
+        Path path = paths.get(p.pathId);
+        if (path == null) {
+            stats.unknownPathPackets++;
+        }
+        long csn = p.refusedConnectionSequence;
+        if (path != null) {
+            int bytes = path.scoreboard.cancel(p.refusedPathSequence, csn);
+            if (bytes >= 0) {
+                congestion.onPacketDiscarded(path.id, bytes, nowNanos);
+            }
+        }
+        if (packets.state(csn) != PacketTable.OUTSTANDING) {
+            return;
+        }
+        int w = packets.owner(csn);
+        if (work.generation[w] != packets.ownerGeneration(csn) || work.done[w]) {
+            return;
+        }
+        switch (p.nakCode) {
+            case NakCode.RECEIVER_NOT_READY -> {
+                stats.receiverNotReadyNaks++;
+                long delay = p.retryAfterNanos > 0 ? Math.min(p.retryAfterNanos, maxRtoNanos) : rnrRetryDelayNanos;
+                if (!packets.queued(csn)) {
+                    packets.queued(csn, true);
+                    deferredSequences.addLong(csn);
+                    deferredUntil.addLong(nowNanos + delay);
+                }
+                int s = work.stream[w];
+                if (work.kind[w] != WorkRequests.READ_RESPONSE && streams.pausedUntilNanos(s) < nowNanos + delay) {
+                    streams.pausedUntilNanos(s, nowNanos + delay);
+                }
+            }
+            case NakCode.REMOTE_ACCESS_ERROR -> abandon(w, CompletionStatus.REMOTE_ACCESS_ERROR, endpoint);
+            default -> abandon(w, CompletionStatus.REMOTE_INVALID_REQUEST, endpoint);
+        }
+    }
+
+    /**
+     * Places a READ_RESPONSE packet into the region of the READ this side posted. Always accepted
+     * (0): a response to a READ that already finished, or a malformed one, is dropped, not resent.
+     */
+    int onReadResponse(Packet p, ByteBuffer datagram, Endpoint endpoint) {
+        long v = pendingReads.get(readKey(p.streamId, p.messageSequence));
+        if (v == -1L) {
+            // The READ already finished or was flushed; nothing to place. Accept so it is not resent.
+            stats.staleResponses++;
+            return 0;
+        }
+        int w = (int) v;
+        if (p.payloadMessageOffset + p.payloadLength > work.length[w] || p.messageLength != work.length[w]) {
+            stats.invalidRequests++;
+            return 0;
+        }
+        MemoryRegion target = work.region[w];
+        if (!target.isUsable()) {
+            abandon(w, CompletionStatus.LOCAL_PROTECTION_ERROR, endpoint);
+            return 0;
+        }
+        if (p.payloadLength > 0) {
+            target.place(work.localOffset[w] + p.payloadMessageOffset, datagram, p.payloadOffset, p.payloadLength);
+        }
+        work.readReceived[w] += p.payloadLength;
+        if (work.readReceived[w] >= work.length[w]) {
+            pendingReads.remove(readKey(p.streamId, p.messageSequence));
+            markDone(w, CompletionStatus.SUCCESS, endpoint);
+        }
+        return 0;
+    }
+
+    // ---- completions ----
+
+    private void markDone(int w, int status, Endpoint endpoint) {
+        work.done[w] = true;
+        work.status[w] = status;
+        if (work.kind[w] == WorkRequests.READ_RESPONSE) {
+            work.free(w);
+            return;
+        }
+        completeInOrder(work.stream[w], endpoint);
+    }
+
+    /** Delivers the send-side completions of stream {@code s} that are next in posting order. */
+    private void completeInOrder(int s, Endpoint endpoint) {
+        int w = streams.workHead(s);
+        while (w != StreamTable.NONE && work.done[w]) {
+            int next = work.next[w];
+            endpoint.complete(localId, s, work.workRequestId[w], completionOpcode(work.kind[w]), work.status[w],
+                    work.length[w], work.immediate[w], work.hasImmediate[w]);
+            if (streams.sendCursor(s) == w) {
+                streams.sendCursor(s, next);
+            }
+            work.free(w);
+            outstanding--;
+            endpoint.workFinished();
+            w = next;
+        }
+        streams.workHead(s, w);
+        if (w == StreamTable.NONE) {
+            streams.workTail(s, StreamTable.NONE);
+        }
+    }
+
+    private static int completionOpcode(byte kind) {
+        return switch (kind) {
+            case WorkRequests.SEND -> WorkOpcode.SEND;
+            case WorkRequests.WRITE -> WorkOpcode.WRITE;
+            case WorkRequests.WRITE_WITH_IMM -> WorkOpcode.WRITE_WITH_IMM;
+            default -> WorkOpcode.READ;
+        };
+    }
+
+    /** Gives up on work request {@code w}: its packets are abandoned and it completes with {@code status}. */
+    private void abandon(int w, int status, Endpoint endpoint) {
+        abandonPackets(w);
+        work.allSent[w] = true;
+        work.undelivered[w] = 0;
+        scheduler.advanceCursor(w);
+        if (work.kind[w] == WorkRequests.READ) {
+            pendingReads.remove(readKey(work.stream[w], work.messageSequence[w]));
+        }
+        markDone(w, status, endpoint);
+    }
+
+    private void abandonPackets(int w) {
+        int generation = work.generation[w];
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (packets.state(c) == PacketTable.OUTSTANDING && packets.owner(c) == w
+                    && packets.ownerGeneration(c) == generation) {
+                packets.finish(c, PacketTable.ABANDONED);
+            }
+        }
+    }
+
+    /** Completes every work request of stream {@code s} with {@code status} (the connection is ending). */
+    void flushStream(int s, int status, Endpoint endpoint) {
+        for (int w = streams.workHead(s); w != StreamTable.NONE; w = work.next[w]) {
+            if (!work.done[w]) {
+                abandonPackets(w);
+                work.done[w] = true;
+                work.allSent[w] = true;
+                work.status[w] = status;
+            }
+        }
+        completeInOrder(s, endpoint);
+        streams.sendCursor(s, StreamTable.NONE);
+    }
+
+    /** After {@link #flushStream} of every stream: drops the READ responses and every packet left. */
+    void flushResponses() {
+        scheduler.dropResponses();
+        // Responses already fully sent but not yet acknowledged.
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (packets.state(c) == PacketTable.OUTSTANDING) {
+                int w = packets.owner(c);
+                packets.finish(c, PacketTable.ABANDONED);
+                if (work.generation[w] == packets.ownerGeneration(c) && !work.done[w]
+                        && work.kind[w] == WorkRequests.READ_RESPONSE) {
+                    work.done[w] = true;
+                    work.free(w);
+                }
+            }
+        }
+        pendingReads.clear();
+    }
+
+    // ---- timers ----
+
+    /** When a deferred packet or a paused stream may be retried, or {@link Long#MAX_VALUE}. */
+    long nextRetryNanos() {
+        long t = deferredUntil.isEmpty() ? Long.MAX_VALUE : deferredUntil.peekLong();
+        return Math.min(t, scheduler.nextResumeNanos());
+    }
+
+    /** Queues again the packets and resumes the streams whose receiver-not-ready delay is over. */
+    void releaseDeferred(long nowNanos) {
+        while (!deferredUntil.isEmpty() && deferredUntil.peekLong() <= nowNanos) {
+            deferredUntil.pollLong();
+            long csn = deferredSequences.pollLong();
+            if (packets.state(csn) == PacketTable.OUTSTANDING) {
+                packets.queued(csn, false);
+                retransmitSoon(csn);
+            }
+        }
+        scheduler.resumePaused(nowNanos);
+    }
+
+    private void retransmitSoon(long csn) {
+        // Deferred packets go out on the first path that has room, which is the path they were
+        // refused on when the connection has one path.
+        int count = paths.count();
+        Path path = null;
+        for (int i = 0; i < count && path == null; i++) {
+            path = paths.get((paths.nextForData() + i) % count);
+        }
+        if (path != null) {
+            packets.queued(csn, true);
+            path.retransmitQueue.addLong(csn);
+        }
+    }
+
+    // ---- output ----
+
+    /**
+     * Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now,
+     * or if the packet's source region was found deregistered (see {@link #takeLocalProtectionFault}).
+     */
+    boolean writeData(long nowNanos, Transmit out, Packet p, PacketCodec codec, Endpoint endpoint) {
+        if (writer.write(nowNanos, out, p, codec)) {
+            return true;
+        }
+        int w = writer.takeUnusableSource();
+        if (w != StreamTable.NONE) {
+            if (work.kind[w] != WorkRequests.READ_RESPONSE) {
+                abandon(w, CompletionStatus.LOCAL_PROTECTION_ERROR, endpoint);
+            }
+            localProtectionFault = true;
+        }
+        return false;
+    }
+}

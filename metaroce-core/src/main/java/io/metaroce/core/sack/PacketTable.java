@@ -112,8 +112,14 @@ public final class PacketTable {
     public boolean queued(long csn) { return queued[(int) (csn & mask)]; }
     public void queued(long csn, boolean v) { queued[(int) (csn & mask)] = v; }
 
-    /** Marks {@code csn} delivered or abandoned and moves the floor over finished CSNs. */
+    /**
+     * Marks {@code csn} delivered or abandoned and moves the floor over finished CSNs. A CSN that
+     * is not outstanding (already finished, below the floor, or never issued) is left alone.
+     */
     public void finish(long csn, byte finalState) {
+        if (state(csn) != OUTSTANDING) {
+            return;
+        }
         state[(int) (csn & mask)] = finalState;
         while (floor < next && state[(int) (floor & mask)] != OUTSTANDING) {
             state[(int) (floor & mask)] = FREE;

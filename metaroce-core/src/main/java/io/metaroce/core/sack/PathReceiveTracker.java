@@ -101,7 +101,10 @@ public final class PathReceiveTracker {
         return unacknowledged > 0 && (ackNow || nowNanos >= ackDeadlineNanos);
     }
 
-    /** The time an ACK becomes due by delay, or {@link Long#MAX_VALUE}. */
+    /**
+     * The time an ACK becomes due: {@link Long#MIN_VALUE} when one is due at once, the delayed-ACK
+     * deadline when one is held back, {@link Long#MAX_VALUE} when nothing awaits acknowledgement.
+     */
     public long ackDeadlineNanos() {
         return unacknowledged > 0 ? (ackNow ? Long.MIN_VALUE : ackDeadlineNanos) : Long.MAX_VALUE;
     }

@@ -169,6 +169,35 @@ public final class Connection implements ScoreboardListener {
         return p == null ? -1 : p.losses;
     }
 
+    /**
+     * Copies path {@code pathId}'s counters and telemetry into {@code out}.
+     *
+     * @return false (and {@code out} untouched) if the path is not open
+     */
+    public boolean readPathStats(int pathId, io.metaroce.core.api.PathStats out) {
+        Path p = pathId >= 0 ? paths.get(pathId) : null;
+        if (p == null) {
+            return false;
+        }
+        out.pathId = p.id;
+        out.localSocket = p.localSocket;
+        out.remoteAddress = p.remoteAddress;
+        out.packetsSent = p.packetsSent;
+        out.bytesSent = p.bytesSent;
+        out.packetsReceived = p.packetsReceived;
+        out.bytesReceived = p.bytesReceived;
+        out.retransmissions = p.retransmissions;
+        out.losses = p.losses;
+        out.timeouts = p.timeouts;
+        out.smoothedRttNanos = p.rtt.smoothedNanos();
+        out.rttVarianceNanos = p.rtt.varianceNanos();
+        out.minRttNanos = p.rtt.minNanos();
+        out.bytesInFlight = p.scoreboard.bytesInFlight();
+        out.ectReported = p.reportedEctCount;
+        out.ceReported = p.reportedCeCount;
+        return true;
+    }
+
     /** Work requests posted on this connection and not yet completed (sends and receives). */
     public int outstandingWork() {
         return sender.outstanding() + receiver.outstanding();

@@ -12,6 +12,8 @@ package io.metaroce.core.harness;
  * @param pathSkewNanos path {@code i} adds a fixed random delay in {@code [0, pathSkewNanos]}, so
  *     paths reorder against each other
  * @param ceMarkProbability chance a datagram sent ECN-capable arrives CE-marked
+ * @param inPathReorderNanos extra random delay per datagram that may reorder datagrams of the
+ *     same path (as adaptive routing does); 0 keeps every path in order
  */
 public record NetworkConditions(
         double lossProbability,
@@ -20,7 +22,8 @@ public record NetworkConditions(
         long delayNanos,
         long jitterNanos,
         long pathSkewNanos,
-        double ceMarkProbability) {
+        double ceMarkProbability,
+        long inPathReorderNanos) {
 
     /** Validates the probabilities and delays. */
     public NetworkConditions {
@@ -28,9 +31,16 @@ public record NetworkConditions(
         probability("duplicateProbability", duplicateProbability);
         probability("corruptProbability", corruptProbability);
         probability("ceMarkProbability", ceMarkProbability);
-        if (delayNanos < 0 || jitterNanos < 0 || pathSkewNanos < 0) {
+        if (delayNanos < 0 || jitterNanos < 0 || pathSkewNanos < 0 || inPathReorderNanos < 0) {
             throw new IllegalArgumentException("delays must be >= 0");
         }
+    }
+
+    /** Conditions under which every path keeps its order. */
+    public NetworkConditions(double lossProbability, double duplicateProbability, double corruptProbability,
+            long delayNanos, long jitterNanos, long pathSkewNanos, double ceMarkProbability) {
+        this(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos,
+                ceMarkProbability, 0);
     }
 
     /** A perfect network with a 5 us one-way delay. */
@@ -39,23 +49,28 @@ public record NetworkConditions(
     }
 
     public NetworkConditions withLoss(double p) {
-        return new NetworkConditions(p, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability);
+        return new NetworkConditions(p, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos);
     }
 
     public NetworkConditions withDuplication(double p) {
-        return new NetworkConditions(lossProbability, p, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability);
+        return new NetworkConditions(lossProbability, p, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos);
     }
 
     public NetworkConditions withCorruption(double p) {
-        return new NetworkConditions(lossProbability, duplicateProbability, p, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability);
+        return new NetworkConditions(lossProbability, duplicateProbability, p, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos);
     }
 
     public NetworkConditions withDelay(long delay, long jitter, long pathSkew) {
-        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delay, jitter, pathSkew, ceMarkProbability);
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delay, jitter, pathSkew, ceMarkProbability, inPathReorderNanos);
     }
 
     public NetworkConditions withCeMarking(double p) {
-        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, p);
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, p, inPathReorderNanos);
+    }
+
+    /** Lets datagrams of one path overtake each other by up to {@code nanos}. */
+    public NetworkConditions withInPathReordering(long nanos) {
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, nanos);
     }
 
     private static void probability(String name, double p) {

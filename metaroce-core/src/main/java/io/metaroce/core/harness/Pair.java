@@ -271,8 +271,14 @@ public final class Pair {
                 ceMarked++;
             }
             long jitter = conditions.jitterNanos() == 0 ? 0 : random.nextLong(conditions.jitterNanos() + 1);
-            long arrival = Math.max(now + conditions.delayNanos() + pathSkewNanos[pathId] + jitter, last[pathId]);
-            last[pathId] = arrival;
+            long arrival = now + conditions.delayNanos() + pathSkewNanos[pathId] + jitter;
+            if (conditions.inPathReorderNanos() == 0) {
+                // A path keeps order: nothing overtakes what was sent before it on the same path.
+                arrival = Math.max(arrival, last[pathId]);
+                last[pathId] = arrival;
+            } else {
+                arrival += random.nextLong(conditions.inPathReorderNanos() + 1);
+            }
             inFlight.push(s, transmit.length, destination, source, ecn, arrival);
         }
     }

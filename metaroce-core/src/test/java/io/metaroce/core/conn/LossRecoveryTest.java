@@ -189,6 +189,31 @@ class LossRecoveryTest {
         assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
     }
 
+    /** R-SACK-2: fabrics that reorder within a path are tolerated through the per-path reordering allowance. */
+    @Test
+    void theReorderingAllowanceAbsorbsReorderingWithinAPath() {
+        // Packets of one path overtake each other by up to 3 us. A 32 KiB window keeps at most 8
+        // packets in flight, so none can land more than 8 places early.
+        NetworkConditions net = NetworkConditions.perfect().withDelay(10_000, 0, 0).withInPathReordering(3_000);
+        long strict = spuriousRetransmissions(net, 0);
+        long tolerant = spuriousRetransmissions(net, 16);
+        assertThat(strict).as("with no allowance, reordering within a path looks like loss").isPositive();
+        assertThat(tolerant).as("an allowance of 16 packets absorbs it").isZero();
+    }
+
+    private long spuriousRetransmissions(NetworkConditions net, int allowance) {
+        EngineConfig config = EngineConfig.builder().reorderAllowancePackets(allowance)
+                .congestionWindowBytes(32 * 1024).build();
+        int[] done = {0};
+        Pair p = Pair.create(16, 2, net, config).onClientCompletion((c, s, w, o, st, b, i, h) -> done[0]++).connect();
+        MemoryRegion src = region(p.client(), 2_000_000);
+        MemoryRegion dst = region(p.server(), 2_000_000);
+        p.clientConnection().postWrite(0, 1, src, 0, 2_000_000, dst.remoteKey(), 0);
+        p.driveUntil(() -> done[0] == 1, 2_000_000_000L, "write with allowance " + allowance);
+        assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+        return p.serverConnection().stats().spuriousRetransmissionsReceived();
+    }
+
     @Test
     void anAckRevealingAHoleTriggersRetransmissionUnderRandomLossWithoutTimers() {
         // 2% loss on data only, ACKs intact: holes are found by SACK, so timers rarely fire.

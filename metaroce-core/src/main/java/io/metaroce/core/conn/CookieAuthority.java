@@ -60,6 +60,11 @@ final class CookieAuthority {
         return MessageDigest.isEqual(java.util.Arrays.copyOf(tag, MAC_BYTES), expected);
     }
 
+    /** The time a cookie says it was issued (meaningful only for a cookie that {@link #verify} accepts). */
+    static long issuedAt(byte[] cookie) {
+        return getLong(cookie, 0);
+    }
+
     private byte[] tag(long clientId, Object address, long issuedAt) {
         putLong(scratch, 0, issuedAt);
         putLong(scratch, 8, clientId);

@@ -55,6 +55,14 @@ public final class Endpoint {
 
     private final Long2ObjectHashMap<Connection> connections = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Connection> acceptedByClientId = new Long2ObjectHashMap<>();
+    /**
+     * Client ids of accepted connections that ended within the last cookie lifetime, with the time
+     * they ended: a cookie issued before that time cannot open the connection again.
+     */
+    private final org.agrona.collections.Long2LongHashMap recentlyClosedClients =
+            new org.agrona.collections.Long2LongHashMap(8, 0.65f, Long.MIN_VALUE);
+    /** Time of the latest input, for bookkeeping done outside an input's own call. */
+    private long latestNanos;
     private final ArrayList<Connection> connectionList = new ArrayList<>();
     private final ArrayDeque<Object[]> events = new ArrayDeque<>();
     private int transmitCursor;
@@ -169,6 +177,7 @@ public final class Endpoint {
     public void handleDatagram(long nowNanos, ByteBuffer datagram, int offset, int length, int localSocket,
             Object remoteAddress, int ecn) {
         stats.datagramsReceived++;
+        latestNanos = nowNanos;
         int error = codec.decode(datagram, offset, length, rx);
         if (error != DecodeError.OK) {
             stats.decodeErrors[error]++;
@@ -198,6 +207,12 @@ public final class Endpoint {
                 stats.invalidCookies++;
             }
             queueChallenge(nowNanos, localSocket, remoteAddress, clientId);
+            return;
+        }
+        long closedAt = recentlyClosedClients.get(clientId);
+        if (closedAt != Long.MIN_VALUE && CookieAuthority.issuedAt(rx.cookie) <= closedAt) {
+            // A replay of the CONNECT that opened a connection which has ended since [SPEC-CONN-16].
+            stats.replayedConnects++;
             return;
         }
         Connection existing = acceptedByClientId.get(clientId);
@@ -238,6 +253,7 @@ public final class Endpoint {
 
     /** Runs every timer due at {@code nowNanos}; a call with nothing due does nothing. */
     public void handleTimeout(long nowNanos) {
+        latestNanos = nowNanos;
         for (int i = 0; i < connectionList.size(); i++) {
             connectionList.get(i).handleTimeout(nowNanos);
         }
@@ -367,10 +383,23 @@ public final class Endpoint {
                 connections.remove(c.localId());
                 if (!c.isClient() && acceptedByClientId.get(c.peerId()) == c) {
                     acceptedByClientId.remove(c.peerId());
+                    rememberClosedClient(c.peerId());
                 }
             }
         }
         transmitCursor = 0;
+    }
+
+    private void rememberClosedClient(long clientId) {
+        // Entries older than a cookie's lifetime can go: any cookie they could stop has expired.
+        long horizon = latestNanos - config.cookieLifetimeNanos();
+        var entries = recentlyClosedClients.entrySet().iterator();
+        while (entries.hasNext()) {
+            if (entries.next().getValue() < horizon) {
+                entries.remove();
+            }
+        }
+        recentlyClosedClients.put(clientId, latestNanos);
     }
 
     /** Builder for {@link Endpoint}. Not thread-safe. */

@@ -17,6 +17,7 @@ public final class EndpointStats {
     long connectionsAccepted;
     long connectionsRefused;
     long unexpectedHandshake;
+    long replayedConnects;
 
     /** Datagrams handed to the endpoint. */
     public long datagramsReceived() { return datagramsReceived; }
@@ -44,6 +45,8 @@ public final class EndpointStats {
     public long connectionsAccepted() { return connectionsAccepted; }
     /** Valid CONNECTs refused because the endpoint is at its connection limit or not listening. */
     public long connectionsRefused() { return connectionsRefused; }
+    /** CONNECTs carrying a cookie issued before the connection it opened had ended (replays). */
+    public long replayedConnects() { return replayedConnects; }
     /** Handshake packets that fit no connection attempt. */
     public long unexpectedHandshake() { return unexpectedHandshake; }
 }

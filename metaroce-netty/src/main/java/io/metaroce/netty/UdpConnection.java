@@ -1,0 +1,245 @@
+package io.metaroce.netty;
+
+import io.metaroce.core.api.CloseReason;
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.conn.Connection;
+import io.metaroce.core.conn.ConnectionState;
+import io.metaroce.core.memory.MemoryRegion;
+import java.util.concurrent.CompletableFuture;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * A thread-safe handle on one engine {@link Connection} of a {@link UdpEndpoint}.
+ *
+ * <p>Thread safety: every public method may be called from any thread. Posting methods queue a
+ * task on the endpoint's event loop and return at once; the returned future completes (on the
+ * event loop) when the work request's completion arrives, or exceptionally with
+ * {@link PostRejectedException} when the engine refuses it, or with the engine's
+ * {@link IllegalArgumentException} on misuse. Dependent stages attached with the non-async
+ * {@code CompletableFuture} methods run on the event loop and must not block.
+ *
+ * <p>Work request ids: the id passed by the application is returned in the {@link Completion}
+ * unchanged; internally the datapath posts each request under its own per-connection counter, so
+ * application ids may repeat or collide freely.
+ */
+public final class UdpConnection {
+    private final UdpEndpoint owner;
+    private final boolean client;
+    private final long localId;
+    private final CompletableFuture<CloseReason> closeFuture = new CompletableFuture<>();
+
+    // ---- event-loop state ----
+    private final Connection core;
+    /** Socket-table indices this connection owns (its path sockets); empty on the accepting side. */
+    private final int[] ownedSockets;
+    private final Long2ObjectHashMap<Pending> pending = new Long2ObjectHashMap<>();
+    private long nextWorkRequestId = 1;
+    private CompletableFuture<UdpConnection> connectFuture;
+    private boolean ended;
+
+    private record Pending(long userId, CompletableFuture<Completion> future) {
+    }
+
+    /** How a queued post reaches the engine: {@code workRequestId} is the internal id. */
+    @FunctionalInterface
+    private interface Post {
+        int apply(Connection connection, long workRequestId);
+    }
+
+    UdpConnection(UdpEndpoint owner, Connection core, int[] ownedSockets, CompletableFuture<UdpConnection> connectFuture) {
+        this.owner = owner;
+        this.core = core;
+        this.client = core.isClient();
+        this.localId = core.localId();
+        this.ownedSockets = ownedSockets;
+        this.connectFuture = connectFuture;
+    }
+
+    // ---- getters (thread-safe: immutable) ----
+
+    /** This side's connection id. */
+    public long localId() {
+        return localId;
+    }
+
+    /** Whether this side opened the connection. */
+    public boolean isClient() {
+        return client;
+    }
+
+    /** The endpoint this connection belongs to. */
+    public UdpEndpoint endpoint() {
+        return owner;
+    }
+
+    /**
+     * Completes with the reason once the connection has ended and every work request on it has
+     * completed. Completes on the event loop.
+     */
+    public CompletableFuture<CloseReason> closeFuture() {
+        return closeFuture;
+    }
+
+    /** A snapshot of the counters, taken on the event loop (blocks the caller until then). */
+    public UdpConnectionStats stats() {
+        return owner.callOnLoop(() -> owner.snapshot(this));
+    }
+
+    // ---- posting ----
+
+    /** Posts a SEND; see {@link Connection#postSend}. */
+    public CompletableFuture<Completion> postSend(int streamId, long workRequestId, MemoryRegion region, long offset,
+            long length) {
+        return post(workRequestId, streamId, (c, id) -> c.postSend(streamId, id, region, offset, length));
+    }
+
+    /** Posts a SEND with immediate data; see {@link Connection#postSendWithImmediate}. */
+    public CompletableFuture<Completion> postSendWithImmediate(int streamId, long workRequestId, MemoryRegion region,
+            long offset, long length, int immediate) {
+        return post(workRequestId, streamId,
+                (c, id) -> c.postSendWithImmediate(streamId, id, region, offset, length, immediate));
+    }
+
+    /** Posts a receive buffer; see {@link Connection#postRecv}. */
+    public CompletableFuture<Completion> postRecv(int streamId, long workRequestId, MemoryRegion region, long offset,
+            long length) {
+        return post(workRequestId, streamId, (c, id) -> c.postRecv(streamId, id, region, offset, length));
+    }
+
+    /** Posts a WRITE; see {@link Connection#postWrite}. */
+    public CompletableFuture<Completion> postWrite(int streamId, long workRequestId, MemoryRegion region, long offset,
+            long length, int remoteKey, long remoteOffset) {
+        return post(workRequestId, streamId,
+                (c, id) -> c.postWrite(streamId, id, region, offset, length, remoteKey, remoteOffset));
+    }
+
+    /** Posts a WRITE_WITH_IMM; see {@link Connection#postWriteWithImmediate}. */
+    public CompletableFuture<Completion> postWriteWithImmediate(int streamId, long workRequestId, MemoryRegion region,
+            long offset, long length, int remoteKey, long remoteOffset, int immediate) {
+        return post(workRequestId, streamId, (c, id) -> c.postWriteWithImmediate(streamId, id, region, offset, length,
+                remoteKey, remoteOffset, immediate));
+    }
+
+    /** Posts a READ; see {@link Connection#postRead}. */
+    public CompletableFuture<Completion> postRead(int streamId, long workRequestId, MemoryRegion region, long offset,
+            long length, int remoteKey, long remoteOffset) {
+        return post(workRequestId, streamId,
+                (c, id) -> c.postRead(streamId, id, region, offset, length, remoteKey, remoteOffset));
+    }
+
+    /**
+     * Closes gracefully: posted work finishes, then CLOSE is exchanged; returns {@link #closeFuture()}.
+     * Thread-safe; never blocks.
+     */
+    public CompletableFuture<CloseReason> close() {
+        owner.submit(() -> {
+            if (!ended) {
+                core.close();
+            }
+        });
+        return closeFuture;
+    }
+
+    /** Aborts at once: outstanding work completes with CONNECTION_CLOSED; returns {@link #closeFuture()}. */
+    public CompletableFuture<CloseReason> abort() {
+        owner.submit(() -> {
+            if (!ended) {
+                core.abort();
+            }
+        });
+        return closeFuture;
+    }
+
+    private CompletableFuture<Completion> post(long userId, int streamId, Post op) {
+        CompletableFuture<Completion> f = new CompletableFuture<>();
+        boolean queued = owner.submit(() -> {
+            if (ended) {
+                f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
+                return;
+            }
+            long id = nextWorkRequestId++;
+            int result;
+            try {
+                result = op.apply(core, id);
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+                return;
+            }
+            if (result != PostResult.OK) {
+                f.completeExceptionally(new PostRejectedException(result));
+                return;
+            }
+            pending.put(id, new Pending(userId, f));
+        });
+        if (!queued) {
+            f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
+        }
+        return f;
+    }
+
+    // ---- event-loop callbacks from UdpEndpoint ----
+
+    Connection core() {
+        return core;
+    }
+
+    int[] ownedSockets() {
+        return ownedSockets;
+    }
+
+    void onCompletion(int streamId, long workRequestId, int opcode, int status, long bytes, int immediate,
+            boolean hasImmediate) {
+        Pending p = pending.remove(workRequestId);
+        if (p != null) {
+            p.future.complete(new Completion(p.userId, streamId, opcode, status, bytes, immediate, hasImmediate));
+        }
+    }
+
+    void onConnected() {
+        CompletableFuture<UdpConnection> f = connectFuture;
+        connectFuture = null;
+        if (f != null) {
+            f.complete(this);
+        }
+    }
+
+    /** The connection ended (or the endpoint shut down): fail what is left, complete the close future. */
+    void onEnded(CloseReason reason, Throwable cause) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        CompletableFuture<UdpConnection> f = connectFuture;
+        connectFuture = null;
+        if (f != null) {
+            f.completeExceptionally(cause != null ? cause
+                    : new java.net.ConnectException("connection closed before it was established: " + reason));
+        }
+        if (!pending.isEmpty()) {
+            for (Pending p : pending.values()) {
+                if (cause != null) {
+                    p.future.completeExceptionally(cause);
+                } else {
+                    // The engine completes every request before reporting the close; this is a safety net.
+                    p.future.complete(new Completion(p.userId, -1, 0, CompletionStatus.CONNECTION_CLOSED, 0, 0, false));
+                }
+            }
+            pending.clear();
+        }
+        closeFuture.complete(reason);
+    }
+
+    boolean isEnded() {
+        return ended;
+    }
+
+    ConnectionState coreState() {
+        return core.state();
+    }
+
+    @Override
+    public String toString() {
+        return "UdpConnection[" + Long.toHexString(localId) + (client ? ", client" : ", server") + "]";
+    }
+}

@@ -1,0 +1,734 @@
+package io.metaroce.netty;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CloseReason;
+import io.metaroce.core.api.CompletionHandler;
+import io.metaroce.core.api.ConnectionListener;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.conn.Connection;
+import io.metaroce.core.conn.Endpoint;
+import io.metaroce.core.conn.EndpointStats;
+import io.metaroce.core.memory.MemoryRegion;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A MetaRoCE endpoint on real UDP sockets: one engine {@link Endpoint}, one Netty event loop, and
+ * a table of {@link NioDatagramChannel}s indexed by the engine's {@code localSocket} ids. Socket 0
+ * is the listen socket (bound to {@code bindAddress:listenPort}); each outgoing connection gets
+ * one extra socket per path, bound to an ephemeral port of {@code bindAddress}, so each path has
+ * its own UDP source port (its ECMP entropy). An accepted connection answers every path from the
+ * listen socket, to the source port that path arrived from.
+ *
+ * <p>Datapath: received datagrams go to {@link Endpoint#handleDatagram} (the engine only borrows
+ * the buffer; the inbound handler releases every {@link DatagramPacket} in {@code finally}); once
+ * per read batch, after each timer and after each batch of application tasks, the endpoint drains
+ * {@link Endpoint#pollTransmit} into pooled buffers from the channel's allocator, writes them and
+ * flushes each touched channel once, then polls completions and events and keeps one scheduled
+ * timer, moved only when the engine's deadline moves earlier.
+ *
+ * <p>ECN: this NIO path cannot read the IP TOS byte of received datagrams nor set it per datagram,
+ * so every datagram is handed to the engine with ECN 0 (Not-ECT / unknown) and sent Not-ECT; the
+ * Linux fast path is where ECN will be read and written.
+ *
+ * <p>Thread safety: every public method may be called from any thread except where noted. The
+ * engine and all datapath state are confined to the endpoint's single event loop; public methods
+ * hand work over with {@code execute}. Methods that return a value from the engine
+ * ({@link #register}, {@link #deregister}, {@link #stats}, {@link UdpConnection#stats}) block the
+ * caller until the event loop has run them, and run inline when called on the event loop.
+ * {@link Builder#build()} and {@link #close()} block and must not be called on the event loop.
+ */
+public final class UdpEndpoint implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(UdpEndpoint.class);
+    /** Requested SO_SNDBUF / SO_RCVBUF; the kernel may cap it (net.core.[rw]mem_max). */
+    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+    /** The engine's clock starts here, so its time is positive and far from the sentinels. */
+    private static final long CLOCK_START_NANOS = 1_000_000_000L;
+    /** Bound on blocking calls into the event loop and on close. */
+    private static final long BLOCKING_TIMEOUT_SECONDS = 30;
+    private static final int COOKIE_SECRET_BYTES = 32;
+
+    private final EngineConfig config;
+    private final EventLoopGroup ownedGroup;
+    private final EventLoop loop;
+    private final InetAddress bindAddress;
+    private final Endpoint endpoint;
+    private final AcceptListener acceptListener;
+    private final double dropProbability;
+    private final long clockOrigin;
+    private final InetSocketAddress localAddress;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    // ---- event-loop state ----
+    private final Transmit transmit;
+    private final SplittableRandom dropRandom;
+    private DatagramChannel[] sockets = new DatagramChannel[16];
+    private long[] socketDatagramsReceived = new long[16];
+    private boolean[] dirty = new boolean[16];
+    private int[] dirtyList = new int[16];
+    private int dirtyCount;
+    private int socketHighWater = 1;
+    private int[] freeSockets = new int[16];
+    private int freeSocketCount;
+    private final Long2ObjectHashMap<UdpConnection> connections = new Long2ObjectHashMap<>();
+    private ScheduledFuture<?> timer;
+    private long timerDeadline = Long.MAX_VALUE;
+    private boolean drivePending;
+    private boolean shutDown;
+    private long datagramsReceived;
+    private long datagramsSent;
+    private long datagramsDropped;
+    private long sendErrors;
+
+    private final Runnable driveTask = () -> {
+        drivePending = false;
+        drive();
+    };
+    private final Runnable timerTask = this::onTimer;
+    private final CompletionHandler completionHandler = this::onCompletion;
+    private final ConnectionListener connectionListener = new ConnectionListener() {
+        @Override
+        public void onConnected(Connection c) {
+            UdpConnection conn = connections.get(c.localId());
+            if (conn != null) {
+                conn.onConnected();
+            }
+        }
+
+        @Override
+        public void onAccepted(Connection c) {
+            UdpConnection conn = new UdpConnection(UdpEndpoint.this, c, new int[0], null);
+            connections.put(c.localId(), conn);
+            if (acceptListener != null) {
+                try {
+                    acceptListener.onAccepted(conn);
+                } catch (RuntimeException e) {
+                    LOG.warn("accept listener threw", e);
+                }
+            }
+        }
+
+        @Override
+        public void onClosed(Connection c, CloseReason reason) {
+            UdpConnection conn = connections.remove(c.localId());
+            if (conn != null) {
+                releaseSockets(conn.ownedSockets());
+                conn.onEnded(reason, null);
+            }
+        }
+    };
+
+    private UdpEndpoint(Builder b) {
+        this.config = b.config;
+        this.bindAddress = b.bindAddress;
+        this.acceptListener = b.acceptListener;
+        this.dropProbability = b.dropProbability;
+        this.dropRandom = new SplittableRandom(b.dropSeed);
+        this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
+        byte[] secret = new byte[COOKIE_SECRET_BYTES];
+        b.secureRandom.nextBytes(secret);
+        this.endpoint = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
+                .config(config).listening(b.listening).build();
+        this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
+        this.ownedGroup = b.eventLoopGroup == null
+                ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : null;
+        this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
+        try {
+            DatagramChannel listen = (DatagramChannel) bootstrap(0)
+                    .bind(new InetSocketAddress(bindAddress, b.listenPort)).syncUninterruptibly().channel();
+            this.localAddress = listen.localAddress();
+            // Published to the event loop by the execute below (happens-before).
+            loop.submit(() -> installSocket(0, listen)).syncUninterruptibly();
+        } catch (RuntimeException e) {
+            if (ownedGroup != null) {
+                ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+            throw e;
+        }
+    }
+
+    /** A builder with the defaults. Not thread-safe. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // =====================================================================================
+    // Public API (any thread)
+    // =====================================================================================
+
+    /** The listen socket's bound address (socket 0): what clients connect to. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** The configuration. */
+    public EngineConfig config() {
+        return config;
+    }
+
+    /** The event loop that owns this endpoint. */
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    /**
+     * Opens a connection to {@code server} with {@code paths} paths, each on its own new socket.
+     * The future completes (on the event loop) once the handshake finishes, or exceptionally if it
+     * fails, times out, or the arguments are invalid.
+     */
+    public CompletableFuture<UdpConnection> connect(InetSocketAddress server, int paths) {
+        Objects.requireNonNull(server, "server");
+        CompletableFuture<UdpConnection> f = new CompletableFuture<>();
+        if (server.isUnresolved()) {
+            f.completeExceptionally(new IllegalArgumentException("unresolved server address " + server));
+            return f;
+        }
+        if (paths < 1 || paths > config.maxPaths()) {
+            f.completeExceptionally(new IllegalArgumentException(
+                    "paths is " + paths + " but must be in [1, " + config.maxPaths() + "] (EngineConfig.maxPaths)"));
+            return f;
+        }
+        if (!submit(() -> startConnect(server, paths, f))) {
+            f.completeExceptionally(new IllegalStateException("endpoint is closed"));
+        }
+        return f;
+    }
+
+    /**
+     * Registers memory in the engine's protection domain (on the event loop; blocks the caller
+     * until done). See {@link io.metaroce.core.memory.ProtectionDomain#register(MemorySegment, int)}.
+     */
+    public MemoryRegion register(MemorySegment segment, int access) {
+        return callOnLoop(() -> endpoint.protectionDomain().register(segment, access));
+    }
+
+    /** Deregisters a region (on the event loop; blocks the caller until done). */
+    public void deregister(MemoryRegion region) {
+        callOnLoop(() -> {
+            endpoint.protectionDomain().deregister(region);
+            return null;
+        });
+    }
+
+    /** A snapshot of the datapath counters (blocks the caller until the event loop takes it). */
+    public UdpEndpointStats stats() {
+        return callOnLoop(() -> {
+            EndpointStats s = endpoint.stats();
+            int open = 0;
+            for (int i = 0; i < socketHighWater; i++) {
+                if (sockets[i] != null) {
+                    open++;
+                }
+            }
+            return new UdpEndpointStats(datagramsReceived, datagramsSent, datagramsDropped, sendErrors,
+                    s.malformedDatagrams(), endpoint.connectionCount(), open);
+        });
+    }
+
+    /**
+     * Shuts the endpoint down: aborts every open connection (telling peers once), fails whatever is
+     * outstanding, closes every socket, and shuts down the event loop group if the endpoint created
+     * it. For a graceful end, {@link UdpConnection#close()} each connection and wait for its
+     * {@link UdpConnection#closeFuture()} first. Blocks; must not be called on the event loop.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            List<ChannelFuture> closing = callOnLoop(this::shutDownOnLoop);
+            for (ChannelFuture cf : closing) {
+                cf.awaitUninterruptibly(BLOCKING_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("error while closing the endpoint", e);
+        } finally {
+            if (ownedGroup != null) {
+                ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS)
+                        .awaitUninterruptibly(BLOCKING_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    // =====================================================================================
+    // Hand-over to the event loop
+    // =====================================================================================
+
+    /**
+     * Runs {@code task} on the event loop, then drives the engine (once per batch of tasks).
+     * Returns false if the endpoint is shut down or the loop refused the task.
+     */
+    boolean submit(Runnable task) {
+        try {
+            loop.execute(() -> {
+                if (shutDown) {
+                    return;
+                }
+                task.run();
+                requestDrive();
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** Runs {@code call} on the event loop and waits for its result; inline if already there. */
+    <T> T callOnLoop(Supplier<T> call) {
+        if (loop.inEventLoop()) {
+            return call.get();
+        }
+        Future<T> f;
+        try {
+            f = loop.submit(call::get);
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("endpoint is closed", e);
+        }
+        try {
+            return f.get(BLOCKING_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the event loop", e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("event loop did not answer in " + BLOCKING_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
+    private void requestDrive() {
+        if (!drivePending) {
+            drivePending = true;
+            loop.execute(driveTask);
+        }
+    }
+
+    // =====================================================================================
+    // Event loop: the driver
+    // =====================================================================================
+
+    private long now() {
+        return System.nanoTime() - clockOrigin;
+    }
+
+    /** Outputs, in the engine's order: transmits, timeout, completions, events; then the timer. */
+    private void drive() {
+        if (shutDown) {
+            return;
+        }
+        long now = now();
+        while (endpoint.pollTransmit(now, transmit)) {
+            send();
+        }
+        flushDirty();
+        long deadline = endpoint.pollTimeoutNanos();
+        endpoint.pollCompletions(completionHandler, Integer.MAX_VALUE);
+        endpoint.pollEvents(connectionListener);
+        armTimer(deadline);
+    }
+
+    private void onTimer() {
+        timer = null;
+        timerDeadline = Long.MAX_VALUE;
+        if (shutDown) {
+            return;
+        }
+        endpoint.handleTimeout(now());
+        drive();
+    }
+
+    private void armTimer(long deadline) {
+        if (deadline == Long.MAX_VALUE || (timer != null && deadline >= timerDeadline)) {
+            return;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        long delay = deadline == Long.MIN_VALUE ? 0 : Math.max(0, deadline - now());
+        timerDeadline = deadline;
+        timer = loop.schedule(timerTask, delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void send() {
+        int s = transmit.localSocket;
+        DatagramChannel ch = s >= 0 && s < socketHighWater ? sockets[s] : null;
+        if (ch == null || !ch.isActive()) {
+            sendErrors++;
+            return;
+        }
+        if (dropProbability > 0 && dropRandom.nextDouble() < dropProbability) {
+            datagramsDropped++;
+            return;
+        }
+        int length = transmit.length;
+        ByteBuf buf = ch.alloc().ioBuffer(length);
+        try {
+            buf.writeBytes(transmit.buffer.array(), transmit.buffer.arrayOffset(), length);
+            ch.write(new DatagramPacket(buf, (InetSocketAddress) transmit.remoteAddress), ch.voidPromise());
+        } catch (RuntimeException e) {
+            // write() owns the buffer once called; anything before that is ours to release.
+            if (buf.refCnt() > 0) {
+                buf.release();
+            }
+            sendErrors++;
+            LOG.debug("could not write a datagram", e);
+            return;
+        }
+        datagramsSent++;
+        if (!dirty[s]) {
+            dirty[s] = true;
+            dirtyList[dirtyCount++] = s;
+        }
+    }
+
+    private void flushDirty() {
+        for (int i = 0; i < dirtyCount; i++) {
+            int s = dirtyList[i];
+            dirty[s] = false;
+            DatagramChannel ch = sockets[s];
+            if (ch != null) {
+                ch.flush();
+            }
+        }
+        dirtyCount = 0;
+    }
+
+    private void onDatagram(int socket, DatagramPacket packet) {
+        if (shutDown) {
+            return;
+        }
+        ByteBuf content = packet.content();
+        int length = content.readableBytes();
+        if (length == 0) {
+            return;
+        }
+        int index = content.readerIndex();
+        ByteBuffer nio = content.nioBufferCount() == 1
+                ? content.internalNioBuffer(index, length) : content.nioBuffer(index, length);
+        datagramsReceived++;
+        if (socket < socketDatagramsReceived.length) {
+            socketDatagramsReceived[socket]++;
+        }
+        // ECN is unknown on the NIO path: 0.
+        endpoint.handleDatagram(now(), nio, nio.position(), length, socket, packet.sender(), 0);
+    }
+
+    private void onCompletion(long connectionId, int streamId, long workRequestId, int opcode, int status,
+            long byteLength, int immediate, boolean hasImmediate) {
+        UdpConnection c = connections.get(connectionId);
+        if (c != null) {
+            c.onCompletion(streamId, workRequestId, opcode, status, byteLength, immediate, hasImmediate);
+        }
+    }
+
+    // =====================================================================================
+    // Event loop: sockets and connections
+    // =====================================================================================
+
+    private Bootstrap bootstrap(int socketIndex) {
+        return new Bootstrap()
+                .group(loop)
+                .channel(NioDatagramChannel.class)
+                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(config.maxDatagramBytes()))
+                .handler(new SocketHandler(socketIndex));
+    }
+
+    private void startConnect(InetSocketAddress server, int paths, CompletableFuture<UdpConnection> f) {
+        int[] indices = new int[paths];
+        ChannelFuture[] binds = new ChannelFuture[paths];
+        for (int i = 0; i < paths; i++) {
+            indices[i] = allocateSocketIndex();
+            binds[i] = bootstrap(indices[i]).bind(new InetSocketAddress(bindAddress, 0));
+        }
+        int[] remaining = {paths};
+        for (ChannelFuture bind : binds) {
+            bind.addListener(done -> {
+                if (--remaining[0] == 0) {
+                    finishConnect(server, indices, binds, f);
+                }
+            });
+        }
+    }
+
+    private void finishConnect(InetSocketAddress server, int[] indices, ChannelFuture[] binds,
+            CompletableFuture<UdpConnection> f) {
+        Throwable failure = shutDown ? new IllegalStateException("endpoint is closed") : null;
+        for (ChannelFuture bind : binds) {
+            if (failure == null && !bind.isSuccess()) {
+                failure = bind.cause();
+            }
+        }
+        if (failure == null) {
+            try {
+                for (int i = 0; i < indices.length; i++) {
+                    installSocket(indices[i], (DatagramChannel) binds[i].channel());
+                }
+                Connection c = endpoint.connect(now(), server, indices);
+                connections.put(c.localId(), new UdpConnection(this, c, indices, f));
+                drive();
+                return;
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+        for (int i = 0; i < indices.length; i++) {
+            binds[i].channel().close();
+            if (sockets[indices[i]] == binds[i].channel()) {
+                sockets[indices[i]] = null;
+            }
+            freeSocketIndex(indices[i]);
+        }
+        f.completeExceptionally(failure);
+    }
+
+    private int allocateSocketIndex() {
+        if (freeSocketCount > 0) {
+            return freeSockets[--freeSocketCount];
+        }
+        int i = socketHighWater++;
+        if (i >= sockets.length) {
+            int n = sockets.length * 2;
+            sockets = Arrays.copyOf(sockets, n);
+            socketDatagramsReceived = Arrays.copyOf(socketDatagramsReceived, n);
+            dirty = Arrays.copyOf(dirty, n);
+            dirtyList = Arrays.copyOf(dirtyList, n);
+        }
+        return i;
+    }
+
+    private void freeSocketIndex(int index) {
+        if (freeSocketCount == freeSockets.length) {
+            freeSockets = Arrays.copyOf(freeSockets, freeSockets.length * 2);
+        }
+        freeSockets[freeSocketCount++] = index;
+    }
+
+    private void installSocket(int index, DatagramChannel channel) {
+        sockets[index] = channel;
+        socketDatagramsReceived[index] = 0;
+    }
+
+    private void releaseSockets(int[] indices) {
+        for (int index : indices) {
+            DatagramChannel ch = sockets[index];
+            sockets[index] = null;
+            if (ch != null) {
+                ch.close();
+            }
+            freeSocketIndex(index);
+        }
+    }
+
+    UdpConnectionStats snapshot(UdpConnection c) {
+        Connection core = c.core();
+        int n = core.pathCount();
+        long[] sent = new long[n];
+        long[] retx = new long[n];
+        for (int i = 0; i < n; i++) {
+            sent[i] = core.pathPacketsSent(i);
+            retx[i] = core.pathRetransmissions(i);
+        }
+        int[] owned = c.ownedSockets().length > 0 ? c.ownedSockets() : new int[] {0};
+        int[] ports = new int[owned.length];
+        long[] received = new long[owned.length];
+        for (int i = 0; i < owned.length; i++) {
+            DatagramChannel ch = sockets[owned[i]];
+            ports[i] = ch == null || ch.localAddress() == null ? -1 : ch.localAddress().getPort();
+            received[i] = socketDatagramsReceived[owned[i]];
+        }
+        var s = core.stats();
+        return new UdpConnectionStats(core.state(), n, s.packetsSent(), s.retransmissions(), s.losses(), s.timeouts(),
+                sent, retx, ports, received);
+    }
+
+    private List<ChannelFuture> shutDownOnLoop() {
+        // Tell peers once, then stop.
+        for (UdpConnection c : new ArrayList<>(connections.values())) {
+            c.core().abort();
+        }
+        drive();
+        shutDown = true;
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        IllegalStateException cause = new IllegalStateException("endpoint closed");
+        for (UdpConnection c : new ArrayList<>(connections.values())) {
+            c.onEnded(CloseReason.LOCAL_ABORT, cause);
+        }
+        connections.clear();
+        List<ChannelFuture> closing = new ArrayList<>();
+        for (int i = 0; i < socketHighWater; i++) {
+            if (sockets[i] != null) {
+                closing.add(sockets[i].close());
+                sockets[i] = null;
+            }
+        }
+        return closing;
+    }
+
+    /** Reads datagrams of one socket into the engine; releases every packet. */
+    private final class SocketHandler extends ChannelInboundHandlerAdapter {
+        private final int socket;
+
+        SocketHandler(int socket) {
+            this.socket = socket;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try {
+                if (msg instanceof DatagramPacket packet) {
+                    onDatagram(socket, packet);
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            // One drive (and one flush per channel) for everything read in this event-loop turn.
+            requestDrive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // UDP: a failed write or an ICMP error is a lost datagram; reliability is the engine's job.
+            sendErrors++;
+            LOG.debug("socket {} error", socket, cause);
+        }
+    }
+
+    /** Builder for {@link UdpEndpoint}. Not thread-safe. */
+    public static final class Builder {
+        private InetAddress bindAddress = InetAddress.getLoopbackAddress();
+        private int listenPort;
+        private boolean listening;
+        private EngineConfig config = EngineConfig.defaults();
+        private EventLoopGroup eventLoopGroup;
+        private double dropProbability;
+        private long dropSeed = 1;
+        private SecureRandom secureRandom;
+        private AcceptListener acceptListener;
+
+        private Builder() {
+        }
+
+        /** Local address every socket binds to (default 127.0.0.1). */
+        public Builder bindAddress(InetAddress value) {
+            this.bindAddress = Objects.requireNonNull(value, "bindAddress");
+            return this;
+        }
+
+        /** Port of the listen socket, socket 0 (default 0: an ephemeral port, see {@link UdpEndpoint#localAddress()}). */
+        public Builder listenPort(int value) {
+            if (value < 0 || value > 65_535) {
+                throw new IllegalArgumentException("listenPort is " + value + " but must be in [0, 65535]");
+            }
+            this.listenPort = value;
+            return this;
+        }
+
+        /** Whether to accept incoming connections on the listen socket (default false). */
+        public Builder listening(boolean value) {
+            this.listening = value;
+            return this;
+        }
+
+        /** The engine configuration (default {@link EngineConfig#defaults()}). */
+        public Builder config(EngineConfig value) {
+            this.config = Objects.requireNonNull(value, "config");
+            return this;
+        }
+
+        /**
+         * A NIO event loop group to run on (one of its loops is picked); the endpoint then does not
+         * shut it down. Default: the endpoint creates a one-thread group and shuts it down on close.
+         */
+        public Builder eventLoopGroup(EventLoopGroup value) {
+            this.eventLoopGroup = Objects.requireNonNull(value, "eventLoopGroup");
+            return this;
+        }
+
+        /** Fraction of its own outgoing datagrams the datapath drops on purpose (default 0), for tests. */
+        public Builder dropProbability(double value) {
+            if (!(value >= 0 && value < 1)) {
+                throw new IllegalArgumentException("dropProbability is " + value + " but must be in [0, 1)");
+            }
+            this.dropProbability = value;
+            return this;
+        }
+
+        /** Seed of the drop decisions (default 1). */
+        public Builder dropSeed(long value) {
+            this.dropSeed = value;
+            return this;
+        }
+
+        /** Source of connection ids, memory keys and the cookie secret (default a new {@link SecureRandom}). */
+        public Builder secureRandom(SecureRandom value) {
+            this.secureRandom = Objects.requireNonNull(value, "secureRandom");
+            return this;
+        }
+
+        /** Told about accepted connections, on the event loop (default none). */
+        public Builder acceptListener(AcceptListener value) {
+            this.acceptListener = Objects.requireNonNull(value, "acceptListener");
+            return this;
+        }
+
+        /** Builds the endpoint and binds its listen socket; blocks until bound. Not on an event loop. */
+        public UdpEndpoint build() {
+            if (secureRandom == null) {
+                secureRandom = new SecureRandom();
+            }
+            return new UdpEndpoint(this);
+        }
+    }
+}

@@ -4,6 +4,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CloseReason;
 import io.metaroce.core.api.CompletionHandler;
 import io.metaroce.core.api.ConnectionListener;
+import io.metaroce.core.api.PathStats;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.conn.Connection;
 import io.metaroce.core.conn.Endpoint;
@@ -257,6 +258,27 @@ public final class UdpEndpoint implements AutoCloseable {
             }
             return new UdpEndpointStats(datagramsReceived, datagramsSent, datagramsDropped, sendErrors,
                     s.malformedDatagrams(), endpoint.connectionCount(), open);
+        });
+    }
+
+    /**
+     * Per-path counters and telemetry of {@code connection} (one of this endpoint's), read with
+     * {@link Connection#readPathStats} on the event loop; blocks the caller until then. Element
+     * {@code i} is path {@code i}, or null if that path is not open.
+     */
+    public PathStats[] pathStats(UdpConnection connection) {
+        Objects.requireNonNull(connection, "connection");
+        if (connection.endpoint() != this) {
+            throw new IllegalArgumentException(connection + " belongs to another endpoint");
+        }
+        return callOnLoop(() -> {
+            Connection core = connection.core();
+            PathStats[] out = new PathStats[core.pathCount()];
+            for (int i = 0; i < out.length; i++) {
+                PathStats p = new PathStats();
+                out[i] = core.readPathStats(i, p) ? p : null;
+            }
+            return out;
         });
     }
 

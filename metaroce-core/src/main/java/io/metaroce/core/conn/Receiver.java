@@ -242,16 +242,8 @@ final class Receiver {
     private int openInboundMessage(Packet p, ProtectionDomain domain, Endpoint endpoint) {
         int s = p.streamId;
         if (p.opcode == DataOpcode.WRITE) {
-            int check = domain.checkRemote(p.remoteKey, p.remoteOffset, p.messageLength, Access.REMOTE_WRITE);
-            int m = inbound.create(s, p.messageSequence, WorkRequests.WRITE, p.messageLength);
-            if (check != AccessCheck.OK) {
-                stats.accessRefusals++;
-                failInbound(m, CompletionStatus.REMOTE_ACCESS_ERROR, endpoint);
-                return m;
-            }
-            inbound.region[m] = domain.lookupRemote(p.remoteKey);
-            inbound.targetOffset[m] = p.remoteOffset;
-            return m;
+            return bindRemoteTarget(inbound.create(s, p.messageSequence, WorkRequests.WRITE, p.messageLength), p,
+                    domain, endpoint);
         }
         // SEND and WRITE_WITH_IMM consume the posted receive named by the receive sequence number.
         int r = findReceive(s, p.receiveSequence);
@@ -272,6 +264,14 @@ final class Receiver {
             inbound.targetOffset[m] = receives.offset[r];
             return m;
         }
+        return bindRemoteTarget(m, p, domain, endpoint);
+    }
+
+    /**
+     * Points message {@code m} (a WRITE or WRITE_WITH_IMM) at the region its remote key names, after
+     * checking the whole message's range and the REMOTE_WRITE right; a violation fails the message.
+     */
+    private int bindRemoteTarget(int m, Packet p, ProtectionDomain domain, Endpoint endpoint) {
         int check = domain.checkRemote(p.remoteKey, p.remoteOffset, p.messageLength, Access.REMOTE_WRITE);
         if (check != AccessCheck.OK) {
             stats.accessRefusals++;

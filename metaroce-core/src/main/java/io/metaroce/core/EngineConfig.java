@@ -38,6 +38,12 @@ import io.metaroce.core.wire.WireConstants;
  * @param keepAliveNanos a connection that has sent nothing for this long sends a PATH_PROBE (0: off)
  * @param closeRetryNanos interval between CLOSE retransmissions
  * @param closeRetries CLOSE retransmissions before a closing connection gives up
+ * @param aimdInitialWindowBytes each path's first congestion window under the AIMD controller
+ *     ({@code io.metaroce.core.cc.AimdController}; not used by the default fixed window)
+ * @param aimdMinWindowBytes floor of a path's AIMD congestion window
+ * @param aimdMaxWindowBytes ceiling of a path's AIMD congestion window
+ * @param aimdEcnGainShift the AIMD controller's ECN gain is {@code 1 / 2^aimdEcnGainShift}: the
+ *     weight of each ECN feedback in the moving average {@code alpha} of the marked fraction
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -64,12 +70,18 @@ public record EngineConfig(
         long idleTimeoutNanos,
         long keepAliveNanos,
         long closeRetryNanos,
-        int closeRetries) {
+        int closeRetries,
+        long aimdInitialWindowBytes,
+        long aimdMinWindowBytes,
+        long aimdMaxWindowBytes,
+        int aimdEcnGainShift) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
     /** Largest datagram size: the UDP payload limit over IPv4. */
     public static final int MAX_DATAGRAM_BYTES = 65_507;
+    /** Largest {@code aimdMaxWindowBytes}: 2^40 bytes (keeps the controller's fixed-point arithmetic exact). */
+    public static final long MAX_AIMD_WINDOW_BYTES = 1L << 40;
 
     /** Validates every field; throws {@link IllegalArgumentException} naming the field and the rule. */
     public EngineConfig {
@@ -106,6 +118,17 @@ public record EngineConfig(
         }
         positive("closeRetryNanos", closeRetryNanos);
         range("closeRetries", closeRetries, 0, 100);
+        positive("aimdMinWindowBytes", aimdMinWindowBytes);
+        if (aimdInitialWindowBytes < aimdMinWindowBytes) {
+            throw new IllegalArgumentException("aimdInitialWindowBytes (" + aimdInitialWindowBytes
+                    + ") must be >= aimdMinWindowBytes (" + aimdMinWindowBytes + ")");
+        }
+        if (aimdMaxWindowBytes < aimdInitialWindowBytes || aimdMaxWindowBytes > MAX_AIMD_WINDOW_BYTES) {
+            throw new IllegalArgumentException("aimdMaxWindowBytes (" + aimdMaxWindowBytes
+                    + ") must be >= aimdInitialWindowBytes (" + aimdInitialWindowBytes + ") and <= "
+                    + MAX_AIMD_WINDOW_BYTES);
+        }
+        range("aimdEcnGainShift", aimdEcnGainShift, 1, 16);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -135,7 +158,11 @@ public record EngineConfig(
                 15_000_000_000L, // idleTimeoutNanos: 15 s
                 5_000_000_000L, // keepAliveNanos: 5 s
                 5_000_000L, // closeRetryNanos: 5 ms
-                5); // closeRetries
+                5, // closeRetries
+                64L << 10, // aimdInitialWindowBytes: 64 KiB
+                8L << 10, // aimdMinWindowBytes: 8 KiB (two default datagrams)
+                16L << 20, // aimdMaxWindowBytes: 16 MiB (the fixed window's default)
+                4); // aimdEcnGainShift: g = 1/16
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -199,6 +226,10 @@ public record EngineConfig(
         private long keepAliveNanos;
         private long closeRetryNanos;
         private int closeRetries;
+        private long aimdInitialWindowBytes;
+        private long aimdMinWindowBytes;
+        private long aimdMaxWindowBytes;
+        private int aimdEcnGainShift;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -226,6 +257,10 @@ public record EngineConfig(
             keepAliveNanos = c.keepAliveNanos;
             closeRetryNanos = c.closeRetryNanos;
             closeRetries = c.closeRetries;
+            aimdInitialWindowBytes = c.aimdInitialWindowBytes;
+            aimdMinWindowBytes = c.aimdMinWindowBytes;
+            aimdMaxWindowBytes = c.aimdMaxWindowBytes;
+            aimdEcnGainShift = c.aimdEcnGainShift;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -253,6 +288,10 @@ public record EngineConfig(
         public Builder keepAliveNanos(long v) { keepAliveNanos = v; return this; }
         public Builder closeRetryNanos(long v) { closeRetryNanos = v; return this; }
         public Builder closeRetries(int v) { closeRetries = v; return this; }
+        public Builder aimdInitialWindowBytes(long v) { aimdInitialWindowBytes = v; return this; }
+        public Builder aimdMinWindowBytes(long v) { aimdMinWindowBytes = v; return this; }
+        public Builder aimdMaxWindowBytes(long v) { aimdMaxWindowBytes = v; return this; }
+        public Builder aimdEcnGainShift(int v) { aimdEcnGainShift = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -261,7 +300,7 @@ public record EngineConfig(
                     maxAckDelayNanos, reorderAllowancePackets, initialRttNanos, minRtoNanos, maxRtoNanos,
                     maxConsecutiveTimeouts, rnrRetryDelayNanos, congestionWindowBytes, handshakeRetryNanos,
                     handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
-                    closeRetries);
+                    closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift);
         }
     }
 }

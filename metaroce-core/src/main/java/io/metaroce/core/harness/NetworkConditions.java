@@ -14,6 +14,8 @@ package io.metaroce.core.harness;
  * @param ceMarkProbability chance a datagram sent ECN-capable arrives CE-marked
  * @param inPathReorderNanos extra random delay per datagram that may reorder datagrams of the
  *     same path (as adaptive routing does); 0 keeps every path in order
+ * @param ceMarkedPathsMask the paths {@code ceMarkProbability} applies to: bit {@code i} for path
+ *     {@code i}; {@link #ALL_PATHS} (-1, the default) marks every path, paths 64 and above included
  */
 public record NetworkConditions(
         double lossProbability,
@@ -23,7 +25,11 @@ public record NetworkConditions(
         long jitterNanos,
         long pathSkewNanos,
         double ceMarkProbability,
-        long inPathReorderNanos) {
+        long inPathReorderNanos,
+        long ceMarkedPathsMask) {
+
+    /** {@code ceMarkedPathsMask} that marks every path. */
+    public static final long ALL_PATHS = -1L;
 
     /** Validates the probabilities and delays. */
     public NetworkConditions {
@@ -34,6 +40,13 @@ public record NetworkConditions(
         if (delayNanos < 0 || jitterNanos < 0 || pathSkewNanos < 0 || inPathReorderNanos < 0) {
             throw new IllegalArgumentException("delays must be >= 0");
         }
+    }
+
+    /** Conditions whose CE marking applies to every path. */
+    public NetworkConditions(double lossProbability, double duplicateProbability, double corruptProbability,
+            long delayNanos, long jitterNanos, long pathSkewNanos, double ceMarkProbability, long inPathReorderNanos) {
+        this(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos,
+                ceMarkProbability, inPathReorderNanos, ALL_PATHS);
     }
 
     /** Conditions under which every path keeps its order. */
@@ -49,28 +62,41 @@ public record NetworkConditions(
     }
 
     public NetworkConditions withLoss(double p) {
-        return new NetworkConditions(p, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos);
+        return new NetworkConditions(p, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos, ceMarkedPathsMask);
     }
 
     public NetworkConditions withDuplication(double p) {
-        return new NetworkConditions(lossProbability, p, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos);
+        return new NetworkConditions(lossProbability, p, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos, ceMarkedPathsMask);
     }
 
     public NetworkConditions withCorruption(double p) {
-        return new NetworkConditions(lossProbability, duplicateProbability, p, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos);
+        return new NetworkConditions(lossProbability, duplicateProbability, p, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, inPathReorderNanos, ceMarkedPathsMask);
     }
 
     public NetworkConditions withDelay(long delay, long jitter, long pathSkew) {
-        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delay, jitter, pathSkew, ceMarkProbability, inPathReorderNanos);
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delay, jitter, pathSkew, ceMarkProbability, inPathReorderNanos, ceMarkedPathsMask);
     }
 
     public NetworkConditions withCeMarking(double p) {
-        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, p, inPathReorderNanos);
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, p, inPathReorderNanos, ceMarkedPathsMask);
+    }
+
+    /**
+     * CE-marks ECN-capable datagrams with probability {@code p} on the paths of {@code pathMask}
+     * only (bit {@code i}: path {@code i}), in both directions; other paths are never marked.
+     */
+    public NetworkConditions withCeMarkingOnPaths(double p, long pathMask) {
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, p, inPathReorderNanos, pathMask);
+    }
+
+    /** Whether {@code ceMarkProbability} applies to path {@code pathId}. */
+    public boolean ceMarksPath(int pathId) {
+        return ceMarkedPathsMask == ALL_PATHS || (pathId >= 0 && pathId < 64 && (ceMarkedPathsMask >>> pathId & 1) != 0);
     }
 
     /** Lets datagrams of one path overtake each other by up to {@code nanos}. */
     public NetworkConditions withInPathReordering(long nanos) {
-        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, nanos);
+        return new NetworkConditions(lossProbability, duplicateProbability, corruptProbability, delayNanos, jitterNanos, pathSkewNanos, ceMarkProbability, nanos, ceMarkedPathsMask);
     }
 
     private static void probability(String name, double p) {

@@ -5,12 +5,14 @@ import io.metaroce.core.api.CompletionHandler;
 import io.metaroce.core.api.ConnectionListener;
 import io.metaroce.core.api.PeerAddressCodec;
 import io.metaroce.core.api.Transmit;
+import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.conn.Connection;
 import io.metaroce.core.conn.ConnectionState;
 import io.metaroce.core.conn.Endpoint;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * Two endpoints, a client and a server, joined by an in-memory network with a manual clock:
@@ -64,19 +66,29 @@ public final class Pair {
     private long delivered;
     private long ceMarked;
 
-    private Pair(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig, EngineConfig serverConfig) {
+    private Pair(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig, EngineConfig serverConfig,
+            Function<EngineConfig, CongestionController> clientCongestion,
+            Function<EngineConfig, CongestionController> serverCongestion) {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.conditions = conditions;
         this.paths = paths;
         byte[] secret = new byte[32];
         random.nextBytes(secret);
-        this.client = Endpoint.builder(new SplittableRandom(random.nextLong()), secret, INTEGER_ADDRESSES)
-                .config(clientConfig).build();
+        Endpoint.Builder clientBuilder = Endpoint.builder(new SplittableRandom(random.nextLong()), secret,
+                INTEGER_ADDRESSES).config(clientConfig);
+        if (clientCongestion != null) {
+            clientBuilder.congestionController(clientCongestion);
+        }
+        this.client = clientBuilder.build();
         byte[] serverSecret = new byte[32];
         random.nextBytes(serverSecret);
-        this.server = Endpoint.builder(new SplittableRandom(random.nextLong()), serverSecret, INTEGER_ADDRESSES)
-                .config(serverConfig).listening(true).build();
+        Endpoint.Builder serverBuilder = Endpoint.builder(new SplittableRandom(random.nextLong()), serverSecret,
+                INTEGER_ADDRESSES).config(serverConfig).listening(true);
+        if (serverCongestion != null) {
+            serverBuilder.congestionController(serverCongestion);
+        }
+        this.server = serverBuilder.build();
         this.pathSkewNanos = new long[Math.max(paths, 1)];
         for (int i = 0; i < pathSkewNanos.length; i++) {
             pathSkewNanos[i] = conditions.pathSkewNanos() == 0 ? 0 : random.nextLong(conditions.pathSkewNanos() + 1);
@@ -90,13 +102,23 @@ public final class Pair {
 
     /** A pair with {@code paths} paths and the given network, both sides on {@code config}. */
     public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig config) {
-        return new Pair(seed, paths, conditions, config, config);
+        return new Pair(seed, paths, conditions, config, config, null, null);
     }
 
     /** A pair whose client and server use different configurations. */
     public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig,
             EngineConfig serverConfig) {
-        return new Pair(seed, paths, conditions, clientConfig, serverConfig);
+        return new Pair(seed, paths, conditions, clientConfig, serverConfig, null, null);
+    }
+
+    /**
+     * A pair whose client and server make their connections' congestion controllers with the
+     * given factories ({@code null}: the endpoint's default, a fixed window).
+     */
+    public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig config,
+            Function<EngineConfig, CongestionController> clientCongestion,
+            Function<EngineConfig, CongestionController> serverCongestion) {
+        return new Pair(seed, paths, conditions, config, config, clientCongestion, serverCongestion);
     }
 
     // ---- wiring ----
@@ -266,7 +288,7 @@ public final class Pair {
                 corrupted++;
             }
             int ecn = transmit.ecn;
-            if (ecn != 0 && chance(conditions.ceMarkProbability())) {
+            if (ecn != 0 && conditions.ceMarksPath(transmit.pathId) && chance(conditions.ceMarkProbability())) {
                 ecn = 3;
                 ceMarked++;
             }

@@ -1,0 +1,232 @@
+package io.metaroce.core.cc;
+
+import io.metaroce.core.EngineConfig;
+import java.util.Arrays;
+
+/**
+ * Sender-driven AIMD on ECN marks with a congestion window per path (R-CC-1, spec [SPEC-CC-5] to
+ * [SPEC-CC-9]): one controller per connection keeps a window for each of the connection's paths,
+ * and the connection's window is their sum. A CE mark trims only the path that saw it, so the
+ * round-robin path choice ({@code DataWriter}) steers the next packets toward the paths that still
+ * have room: the clear ones.
+ *
+ * <p>Per path:
+ * <ul>
+ *   <li>the window starts at {@link EngineConfig#aimdInitialWindowBytes()} and stays within
+ *       [{@link EngineConfig#aimdMinWindowBytes()}, {@link EngineConfig#aimdMaxWindowBytes()}];
+ *   <li>additive increase: one {@link EngineConfig#maxDatagramBytes()} per window's worth of
+ *       acknowledged bytes;
+ *   <li>{@code alpha}, a moving average of the fraction of packets the peer reports CE-marked, is
+ *       updated on every ECN feedback: {@code alpha += g * (newlyCe / newlyEct - alpha)} with
+ *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at 1 (conservative, as in DCTCP, RFC 8257);
+ *   <li>ECN decrease, DCTCP-style: feedback reporting new CE marks cuts the window to
+ *       {@code window * (1 - alpha / 2)}, at most once per round trip;
+ *   <li>loss decrease: a lost packet halves the window, at most once per round trip;
+ *   <li>a round trip is measured in bytes: after a cut, the next cut of the same kind waits until
+ *       the path has acknowledged as many bytes as it had in flight at the cut, or as the new
+ *       window if that is larger (the first cut of each kind is allowed at once);
+ *   <li>{@code sendAllowanceBytes(path) = window(path) - bytesInFlight(path)}.
+ * </ul>
+ *
+ * <p>Not yet: pacing ({@link #nextSendTimeNanos} returns now, R-CC-3) and the receiver's fair
+ * share ({@link #onRateHint} is ignored, R-CC-2) are the next steps; RTT samples are not used.
+ *
+ * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
+ * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
+ * once every path has been seen. Called on the connection's thread only; not thread-safe.
+ */
+public final class AimdController implements CongestionController {
+    /** Fixed-point scale of {@code alpha}: {@code ALPHA_ONE} is 1.0. */
+    private static final int ALPHA_BITS = 20;
+    private static final long ALPHA_ONE = 1L << ALPHA_BITS;
+
+    private final int maxPaths;
+    private final long datagramBytes;
+    private final long initialWindow;
+    private final long minWindow;
+    private final long maxWindow;
+    private final int gainShift;
+
+    private long[] window = new long[0];
+    private long[] inFlight = new long[0];
+    private long[] alpha = new long[0];
+    /** Bytes acknowledged since the last additive increase. */
+    private long[] ackedSinceIncrease = new long[0];
+    /** Bytes still to be acknowledged before the next ECN cut may happen (the round-trip proxy). */
+    private long[] ecnCutCredit = new long[0];
+    /** Bytes still to be acknowledged before the next loss cut may happen. */
+    private long[] lossCutCredit = new long[0];
+    private long totalInFlight;
+    /** One more than the highest path id seen. */
+    private int pathsSeen;
+
+    /** A controller with the AIMD settings of {@code config}; usable as {@code AimdController::new}. */
+    public AimdController(EngineConfig config) {
+        this.maxPaths = config.maxPaths();
+        this.datagramBytes = config.maxDatagramBytes();
+        this.initialWindow = config.aimdInitialWindowBytes();
+        this.minWindow = config.aimdMinWindowBytes();
+        this.maxWindow = config.aimdMaxWindowBytes();
+        this.gainShift = config.aimdEcnGainShift();
+    }
+
+    // ---- CongestionController ----
+
+    @Override
+    public long sendAllowanceBytes(int pathId, long nowNanos) {
+        ensure(pathId);
+        return window[pathId] - inFlight[pathId];
+    }
+
+    @Override
+    public long nextSendTimeNanos(int pathId, long nowNanos) {
+        return nowNanos; // no pacing yet (R-CC-3)
+    }
+
+    @Override
+    public void onPacketSent(int pathId, int bytes, long nowNanos) {
+        ensure(pathId);
+        inFlight[pathId] += bytes;
+        totalInFlight += bytes;
+    }
+
+    @Override
+    public void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos) {
+        ensure(pathId);
+        leaveFlight(pathId, bytes);
+        ecnCutCredit[pathId] -= bytes;
+        lossCutCredit[pathId] -= bytes;
+        long acked = ackedSinceIncrease[pathId] + bytes;
+        long w = window[pathId];
+        while (acked >= w) {
+            acked -= w;
+            w = Math.min(maxWindow, w + datagramBytes);
+        }
+        window[pathId] = w;
+        ackedSinceIncrease[pathId] = acked;
+    }
+
+    @Override
+    public void onPacketLost(int pathId, int bytes, long nowNanos) {
+        ensure(pathId);
+        leaveFlight(pathId, bytes);
+        if (lossCutCredit[pathId] <= 0) {
+            window[pathId] = Math.max(minWindow, window[pathId] >> 1);
+            lossCutCredit[pathId] = roundTripBytes(pathId);
+            ackedSinceIncrease[pathId] = 0;
+        }
+    }
+
+    @Override
+    public void onPacketDiscarded(int pathId, int bytes, long nowNanos) {
+        ensure(pathId);
+        leaveFlight(pathId, bytes);
+    }
+
+    @Override
+    public void onEcnFeedback(int pathId, long newlyEct, long newlyCe, long nowNanos) {
+        ensure(pathId);
+        long ce = Math.max(0, newlyCe);
+        long ect = Math.max(Math.max(0, newlyEct), ce);
+        if (ect == 0) {
+            return;
+        }
+        long fraction = (ce << ALPHA_BITS) / ect;
+        long a = alpha[pathId];
+        // Round the step away from zero so alpha reaches 0 and 1 exactly rather than stalling below.
+        long step = fraction - a;
+        step = step >= 0 ? (step + (1L << gainShift) - 1) >> gainShift : -((-step + (1L << gainShift) - 1) >> gainShift);
+        alpha[pathId] = Math.clamp(a + step, 0, ALPHA_ONE);
+        if (ce > 0 && ecnCutCredit[pathId] <= 0) {
+            long w = window[pathId];
+            window[pathId] = Math.max(minWindow, w - ((w * alpha[pathId]) >> (ALPHA_BITS + 1)));
+            ecnCutCredit[pathId] = roundTripBytes(pathId);
+            ackedSinceIncrease[pathId] = 0;
+        }
+    }
+
+    @Override
+    public void onRateHint(long bytesPerSecond, long nowNanos) {
+        // Receiver fair share (R-CC-2) is the next step; hints are ignored for now.
+    }
+
+    // ---- read-only view for tests and telemetry ----
+
+    /** Path {@code pathId}'s congestion window, bytes (the initial window for a path not seen yet). */
+    public long windowBytes(int pathId) {
+        checkPath(pathId);
+        return pathId < window.length ? window[pathId] : initialWindow;
+    }
+
+    /** Path {@code pathId}'s moving average of the CE-marked fraction, 0 to 1 (1 before any feedback). */
+    public double alpha(int pathId) {
+        checkPath(pathId);
+        return pathId < alpha.length ? (double) alpha[pathId] / ALPHA_ONE : 1.0;
+    }
+
+    /** Bytes in flight on path {@code pathId}. */
+    public long bytesInFlight(int pathId) {
+        checkPath(pathId);
+        return pathId < inFlight.length ? inFlight[pathId] : 0;
+    }
+
+    /** The connection's window: the sum of the windows of paths 0 to the highest path id seen. */
+    public long windowBytes() {
+        long sum = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            sum += window[i];
+        }
+        return sum;
+    }
+
+    /** Bytes in flight across all paths. */
+    public long bytesInFlight() {
+        return totalInFlight;
+    }
+
+    // ---- internals ----
+
+    /**
+     * Bytes to acknowledge on the path before the next cut of the same kind: what was in flight
+     * when the cut was made (packets sent before the reaction), or the new window if larger.
+     */
+    private long roundTripBytes(int pathId) {
+        return Math.max(window[pathId], inFlight[pathId]);
+    }
+
+    private void leaveFlight(int pathId, int bytes) {
+        long left = Math.min(bytes, inFlight[pathId]);
+        inFlight[pathId] -= left;
+        totalInFlight -= left;
+    }
+
+    private void checkPath(int pathId) {
+        if (pathId < 0 || pathId >= maxPaths) {
+            throw new IllegalArgumentException("pathId " + pathId + " must be in [0, maxPaths " + maxPaths + ")");
+        }
+    }
+
+    private void ensure(int pathId) {
+        if (pathId < pathsSeen) {
+            return;
+        }
+        if (pathId < window.length) {
+            pathsSeen = pathId + 1;
+            return;
+        }
+        checkPath(pathId);
+        int old = window.length;
+        int size = Math.min(maxPaths, Math.max(pathId + 1, old * 2));
+        window = Arrays.copyOf(window, size);
+        inFlight = Arrays.copyOf(inFlight, size);
+        alpha = Arrays.copyOf(alpha, size);
+        ackedSinceIncrease = Arrays.copyOf(ackedSinceIncrease, size);
+        ecnCutCredit = Arrays.copyOf(ecnCutCredit, size);
+        lossCutCredit = Arrays.copyOf(lossCutCredit, size);
+        for (int i = old; i < size; i++) {
+            window[i] = initialWindow;
+            alpha[i] = ALPHA_ONE; // credits stay 0: the first cut of each kind may happen at once
+        }
+        pathsSeen = pathId + 1;
+    }
+}

@@ -1,0 +1,238 @@
+package io.metaroce.core.cc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.metaroce.core.EngineConfig;
+import java.lang.management.ManagementFactory;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The AIMD controller's rules ([SPEC-CC-5] to [SPEC-CC-9]) one event at a time, with the default
+ * settings: 4096-byte datagrams, a 64 KiB initial window, an 8 KiB floor and g = 1/16.
+ */
+class AimdControllerTest {
+    private static final EngineConfig CONFIG = EngineConfig.defaults();
+    private static final int D = CONFIG.maxDatagramBytes();
+    private static final long INITIAL = CONFIG.aimdInitialWindowBytes();
+    private static final long MIN = CONFIG.aimdMinWindowBytes();
+
+    private static void sendAndAck(AimdController cc, int path, long bytes) {
+        for (long b = 0; b < bytes; b += D) {
+            cc.onPacketSent(path, D, 0);
+            cc.onPacketAcked(path, D, -1, 0);
+        }
+    }
+
+    @Test
+    void theDefaultsAreAsDocumented() {
+        assertThat(INITIAL).isEqualTo(64 * 1024);
+        assertThat(MIN).isEqualTo(8 * 1024);
+        assertThat(CONFIG.aimdMaxWindowBytes()).isEqualTo(CONFIG.congestionWindowBytes());
+        assertThat(CONFIG.aimdEcnGainShift()).isEqualTo(4);
+        AimdController cc = new AimdController(CONFIG);
+        assertThat(cc.windowBytes(0)).isEqualTo(INITIAL);
+        assertThat(cc.alpha(0)).as("alpha starts at 1, as in DCTCP").isEqualTo(1.0);
+        assertThat(cc.nextSendTimeNanos(0, 123)).as("no pacing").isEqualTo(123);
+    }
+
+    @Test
+    void additiveIncreaseIsOneDatagramPerWindowAcknowledged() {
+        AimdController cc = new AimdController(CONFIG);
+        sendAndAck(cc, 0, INITIAL - D);
+        assertThat(cc.windowBytes(0)).as("a window less one datagram acknowledged: no increase").isEqualTo(INITIAL);
+        sendAndAck(cc, 0, D);
+        assertThat(cc.windowBytes(0)).as("one window acknowledged").isEqualTo(INITIAL + D);
+        sendAndAck(cc, 0, INITIAL + D);
+        assertThat(cc.windowBytes(0)).as("the next, larger window acknowledged").isEqualTo(INITIAL + 2 * D);
+        assertThat(cc.windowBytes(1)).as("other paths untouched").isEqualTo(INITIAL);
+        assertThat(cc.bytesInFlight(0)).isZero();
+    }
+
+    @Test
+    void theWindowNeverExceedsTheMaximum() {
+        EngineConfig config = CONFIG.toBuilder().aimdMaxWindowBytes(INITIAL + D).build();
+        AimdController cc = new AimdController(config);
+        sendAndAck(cc, 0, 20 * INITIAL);
+        assertThat(cc.windowBytes(0)).isEqualTo(INITIAL + D);
+    }
+
+    @Test
+    void ecnFeedbackCutsByHalfAlphaAtMostOncePerRoundTrip() {
+        AimdController cc = new AimdController(CONFIG);
+        for (int i = 0; i < 16; i++) {
+            cc.onPacketSent(0, D, 0); // a full window in flight
+        }
+        cc.onEcnFeedback(0, 10, 5, 0);
+        // alpha = 1 + (0.5 - 1) / 16 = 0.96875; window = 64 KiB * (1 - 0.96875 / 2)
+        assertThat(cc.alpha(0)).isEqualTo(0.96875);
+        long afterFirst = INITIAL - (long) (INITIAL * 0.96875 / 2);
+        assertThat(cc.windowBytes(0)).isEqualTo(afterFirst);
+
+        cc.onEcnFeedback(0, 10, 5, 0);
+        assertThat(cc.windowBytes(0)).as("a second mark in the same round trip does not cut").isEqualTo(afterFirst);
+        double alpha = cc.alpha(0);
+        assertThat(alpha).as("but alpha still moves").isLessThan(0.96875);
+
+        // Acknowledge the window in flight at the cut, all but one datagram: still the same round trip.
+        for (int i = 0; i < 15; i++) {
+            cc.onPacketAcked(0, D, -1, 0);
+        }
+        assertThat(cc.windowBytes(0)).as("additive increase goes on after a cut").isEqualTo(afterFirst + D);
+        cc.onEcnFeedback(0, 4, 0, 0);
+        assertThat(cc.windowBytes(0)).as("feedback without marks never cuts").isEqualTo(afterFirst + D);
+        cc.onEcnFeedback(0, 4, 4, 0);
+        assertThat(cc.windowBytes(0)).as("one datagram short of the round trip: no cut").isEqualTo(afterFirst + D);
+        alpha = cc.alpha(0);
+        cc.onPacketAcked(0, D, -1, 0);
+        long window = cc.windowBytes(0);
+        cc.onEcnFeedback(0, 4, 4, 0);
+        double newAlpha = alpha + (1.0 - alpha) / 16;
+        assertThat(cc.alpha(0)).isCloseTo(newAlpha, within(1e-5));
+        assertThat(cc.windowBytes(0)).as("a round trip later the next mark cuts")
+                .isCloseTo((long) (window * (1 - cc.alpha(0) / 2)), within(2L));
+        assertThat(cc.windowBytes(1)).as("marks on path 0 leave path 1 alone").isEqualTo(INITIAL);
+    }
+
+    @Test
+    void alphaConvergesToTheMarkedFraction() {
+        AimdController cc = new AimdController(CONFIG);
+        for (int i = 0; i < 400; i++) {
+            cc.onEcnFeedback(0, 4, 1, 0);
+        }
+        assertThat(cc.alpha(0)).as("constant quarter marked").isCloseTo(0.25, within(1e-4));
+        for (int i = 0; i < 400; i++) {
+            cc.onEcnFeedback(0, 4, 0, 0);
+        }
+        assertThat(cc.alpha(0)).as("no more marks").isEqualTo(0.0);
+
+        long seed = 42;
+        SplittableRandom r = new SplittableRandom(seed);
+        double p = 0.3;
+        double sum = 0;
+        int samples = 0;
+        for (int i = 0; i < 20_000; i++) {
+            int ce = 0;
+            for (int k = 0; k < 4; k++) {
+                ce += r.nextDouble() < p ? 1 : 0;
+            }
+            cc.onEcnFeedback(1, 4, ce, 0);
+            if (i >= 1_000) {
+                sum += cc.alpha(1);
+                samples++;
+            }
+        }
+        assertThat(sum / samples).as("mean alpha under random 30%% marking (seed %d)", seed).isCloseTo(p, within(0.01));
+        assertThat(cc.alpha(1)).as("alpha stays near the fraction (seed %d)", seed).isCloseTo(p, within(0.2));
+    }
+
+    @Test
+    void lossHalvesTheWindowAtMostOncePerRoundTrip() {
+        AimdController cc = new AimdController(CONFIG);
+        for (int i = 0; i < 16; i++) {
+            cc.onPacketSent(2, D, 0);
+        }
+        cc.onPacketLost(2, D, 0);
+        assertThat(cc.windowBytes(2)).isEqualTo(INITIAL / 2);
+        cc.onPacketLost(2, D, 0);
+        assertThat(cc.windowBytes(2)).as("a second loss in the same round trip").isEqualTo(INITIAL / 2);
+        assertThat(cc.bytesInFlight(2)).as("losses leave the flight").isEqualTo(14L * D);
+        // The cut was made with 15 datagrams in flight: the round trip ends when as many are acknowledged.
+        for (int i = 0; i < 14; i++) {
+            cc.onPacketAcked(2, D, -1, 0);
+        }
+        long grown = cc.windowBytes(2);
+        assertThat(grown).as("additive increase goes on after a cut").isEqualTo(INITIAL / 2 + D);
+        cc.onPacketSent(2, D, 0);
+        cc.onPacketLost(2, D, 0);
+        assertThat(cc.windowBytes(2)).as("still the same round trip").isEqualTo(grown);
+        cc.onPacketSent(2, D, 0);
+        cc.onPacketAcked(2, D, -1, 0);
+        long window = cc.windowBytes(2);
+        cc.onPacketSent(2, D, 0);
+        cc.onPacketLost(2, D, 0);
+        assertThat(cc.windowBytes(2)).as("the next round trip").isEqualTo(window / 2);
+        assertThat(cc.bytesInFlight(2)).isZero();
+    }
+
+    @Test
+    void cutsStopAtTheMinimumWindow() {
+        AimdController cc = new AimdController(CONFIG);
+        for (int round = 0; round < 20; round++) {
+            cc.onPacketSent(0, D, 0);
+            cc.onPacketLost(0, D, 0);
+            cc.onEcnFeedback(1, 4, 4, 0);
+            sendAndAck(cc, 0, cc.windowBytes(0));
+            sendAndAck(cc, 1, cc.windowBytes(1));
+            assertThat(cc.windowBytes(0)).isGreaterThanOrEqualTo(MIN);
+            assertThat(cc.windowBytes(1)).isGreaterThanOrEqualTo(MIN);
+        }
+        cc.onPacketLost(0, 0, 0);
+        cc.onEcnFeedback(1, 4, 4, 0);
+        assertThat(cc.windowBytes(0)).as("loss floor").isEqualTo(MIN);
+        assertThat(cc.windowBytes(1)).as("ECN floor").isEqualTo(MIN);
+    }
+
+    @Test
+    void theAllowanceIsPerPathAndTheConnectionWindowIsTheSum() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onPacketSent(1, D, 0);
+        cc.onPacketSent(1, D, 0);
+        cc.onPacketSent(3, 1000, 0);
+        assertThat(cc.sendAllowanceBytes(0, 0)).isEqualTo(INITIAL);
+        assertThat(cc.sendAllowanceBytes(1, 0)).isEqualTo(INITIAL - 2 * D);
+        assertThat(cc.sendAllowanceBytes(3, 0)).isEqualTo(INITIAL - 1000);
+        assertThat(cc.bytesInFlight(1)).isEqualTo(2L * D);
+        assertThat(cc.bytesInFlight()).isEqualTo(2L * D + 1000);
+        assertThat(cc.windowBytes()).as("paths 0 to 3").isEqualTo(4 * INITIAL);
+        cc.onPacketDiscarded(1, D, 0);
+        assertThat(cc.sendAllowanceBytes(1, 0)).as("a discard leaves the flight, window unchanged").isEqualTo(INITIAL - D);
+        while (cc.sendAllowanceBytes(0, 0) > 0) {
+            cc.onPacketSent(0, D, 0);
+        }
+        assertThat(cc.sendAllowanceBytes(0, 0)).isZero();
+        assertThat(cc.sendAllowanceBytes(1, 0)).as("a full path 0 does not block path 1").isPositive();
+        cc.onRateHint(1, 0);
+        assertThat(cc.sendAllowanceBytes(1, 0)).as("rate hints are ignored").isEqualTo(INITIAL - D);
+        assertThatThrownBy(() -> cc.sendAllowanceBytes(CONFIG.maxPaths(), 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxPaths");
+    }
+
+    @Test
+    void invalidSettingsAreRefusedNamingTheField() {
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdMinWindowBytes(0).build()).hasMessageContaining("aimdMinWindowBytes");
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdInitialWindowBytes(MIN - 1).build())
+                .hasMessageContaining("aimdInitialWindowBytes");
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdMaxWindowBytes(INITIAL - 1).build())
+                .hasMessageContaining("aimdMaxWindowBytes");
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdEcnGainShift(0).build()).hasMessageContaining("aimdEcnGainShift");
+    }
+
+    @Test
+    void eventsDoNotAllocateOnceEveryPathIsSeen() {
+        AimdController cc = new AimdController(CONFIG);
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sink = 0;
+        for (int warm = 0; warm < 3; warm++) {
+            long before = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 100_000; i++) {
+                int path = i & 7;
+                cc.onPacketSent(path, D, i);
+                sink += cc.sendAllowanceBytes(path, i) + cc.nextSendTimeNanos(path, i);
+                if ((i & 15) == 0) {
+                    cc.onPacketLost(path, D, i);
+                } else {
+                    cc.onPacketAcked(path, D, -1, i);
+                }
+                cc.onEcnFeedback(path, 4, i & 1, i);
+                cc.onRateHint(0, i);
+            }
+            long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+            if (warm == 2) {
+                assertThat(allocated).as("bytes allocated by 100 000 rounds of events (sink %d)", sink).isLessThan(1024);
+            }
+        }
+    }
+}

@@ -401,7 +401,12 @@ public final class Connection implements ScoreboardListener {
             case PacketType.CHALLENGE -> onChallenge(p, nowNanos);
             case PacketType.ACCEPT -> onAccept(p, nowNanos);
             case PacketType.CLOSE -> onClose(nowNanos, p);
-            case PacketType.PATH_PROBE -> queueProbeAck(p.pathId, p.probeId, p.timestampNanos, localSocket, remoteAddress);
+            case PacketType.PATH_PROBE -> {
+                // Before ACCEPT the paths granted are not known yet: nothing to answer on [SPEC-STATE-9].
+                if (state != ConnectionState.CONNECTING) {
+                    queueProbeAck(p.pathId, p.probeId, p.timestampNanos, localSocket, remoteAddress);
+                }
+            }
             case PacketType.PROBE_ACK -> onProbeAck(nowNanos, p);
             default -> stats.unexpectedPackets++;
         }
@@ -656,9 +661,9 @@ public final class Connection implements ScoreboardListener {
         if (sender.takeLocalProtectionFault()) {
             // A region was deregistered under work still using it: that work request has completed
             // with LOCAL_PROTECTION_ERROR; like a verbs queue pair going to the error state, the
-            // connection aborts.
-            maybeFinishClosePending();
+            // connection aborts, also when a graceful close was pending [SPEC-MSG-16].
             abort();
+            return pollTransmit(nowNanos, out, p, codec); // the CLOSE goes out now
         }
         if (keepAliveDue) {
             keepAliveDue = false;

@@ -106,6 +106,9 @@ final class ControlQueue {
         probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
         probeAckCount--;
         Path path = paths.get(probeAckPath[i]);
+        if (path == null) {
+            return false;
+        }
         emitter.header(p, PacketType.PROBE_ACK, path.id);
         p.probeId = probeAckId[i];
         p.timestampNanos = probeAckTimestamp[i];

@@ -41,7 +41,6 @@ final class Receiver {
     private final Sender sender;
     private final ControlQueue control;
     private final int sequenceWindow;
-    private final int pathWindowPackets;
     private final int ackEveryPackets;
     private final long maxAckDelayNanos;
     private final int maxWorkRequests;
@@ -60,7 +59,6 @@ final class Receiver {
         this.sender = sender;
         this.control = control;
         this.sequenceWindow = config.sequenceWindow();
-        this.pathWindowPackets = config.pathWindowPackets();
         this.ackEveryPackets = config.ackEveryPackets();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.maxWorkRequests = config.maxWorkRequests();
@@ -103,11 +101,10 @@ final class Receiver {
     /** Admits (or refuses) a DATA or READ_REQUEST packet that came in on {@code path}. */
     void onReliable(long nowNanos, Packet p, ByteBuffer datagram, Path path, int ecn, ProtectionDomain domain,
             Endpoint endpoint) {
-        if (p.pathSequence > path.receiveTracker.highest() + pathWindowPackets) {
-            // No sender has more than a path window in flight, so this PSN is forged or broken [SPEC-ADM-10].
-            stats.beyondWindowPackets++;
-            return;
-        }
+        // No bound on how far a PSN may run ahead of the highest recorded one: refused packets and
+        // lost transmissions are never recorded, so a sender's PSNs legitimately run ahead by any
+        // amount after a long refusal or an outage [SPEC-ADM-10]. The tracker's arithmetic is
+        // overflow-safe up to 2^63 - 1 instead.
         path.packetsReceived++;
         path.bytesReceived += p.payloadLength;
         path.receiveTracker.countEcn(ecn);

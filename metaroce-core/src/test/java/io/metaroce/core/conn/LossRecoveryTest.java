@@ -233,4 +233,34 @@ class LossRecoveryTest {
         assertThat(p.serverConnection().stats().spuriousRetransmissionsReceived()).isZero();
         assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
     }
+
+    /** An outage that loses more than a path window is repaired: retransmissions run ahead of anything recorded. */
+    @Test
+    void anOutageLongerThanThePathWindowIsRepaired() {
+        int[] ok = {0};
+        int[] bad = {0};
+        long[] outage = {Long.MAX_VALUE, 0};
+        EngineConfig config = EngineConfig.builder().pathWindowPackets(64).build();
+        Pair p = Pair.create(17, 1, NetworkConditions.perfect(), config)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    if (st == CompletionStatus.SUCCESS) {
+                        ok[0]++;
+                    } else {
+                        bad[0]++;
+                    }
+                })
+                .lossModel((fromClient, pathId, d, len, now) -> now >= outage[0] && now < outage[1])
+                .connect();
+        MemoryRegion local = region(p.client(), 1 << 16);
+        MemoryRegion remote = region(p.server(), 1 << 16);
+        outage[0] = p.now();
+        outage[1] = p.now() + 4_000_000; // 4 ms of silence both ways
+        for (int k = 0; k < 200; k++) {
+            p.clientConnection().postWrite(0, k, local, k * 8L, 8, remote.remoteKey(), k * 8L);
+        }
+        p.driveUntil(() -> ok[0] + bad[0] == 200, 60_000_000_000L, "writes across the outage");
+        assertThat(bad[0]).isZero();
+        assertThat(p.clientConnection().stats().timeouts()).isPositive();
+        assertThat(remote.segment().asSlice(0, 1600).mismatch(local.segment().asSlice(0, 1600))).isEqualTo(-1);
+    }
 }

@@ -75,4 +75,22 @@ class ReceiverNotReadyTest {
         }
     }
 
+
+    /** Refused packets are never recorded, so a wait of thousands of retries must not push the path past any limit. */
+    @org.junit.jupiter.api.Test
+    void aReceivePostedSecondsLaterStillGetsItsSend() {
+        int[] status = {-1};
+        Pair pair = Pair.create(2, 1, NetworkConditions.perfect(), EngineConfig.defaults())
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> status[0] = st)
+                .connect();
+        MemoryRegion local = TestMemory.region(pair.client(), 64, Access.ALL, 9);
+        MemoryRegion target = TestMemory.region(pair.server(), 64, Access.ALL, 0);
+        pair.clientConnection().postSend(0, 1, local, 0, 8);
+        pair.advance(2_500_000_000L); // more than 8,192 refusals at one per 200 us
+        assertThat(pair.clientConnection().stats().receiverNotReadyNaks()).isGreaterThan(8_192);
+        pair.serverConnection().postRecv(0, 9, target, 0, 64);
+        pair.driveUntil(() -> status[0] >= 0, 30_000_000_000L, "send after a long wait");
+        assertThat(status[0]).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(target.segment().asSlice(0, 8).mismatch(local.segment().asSlice(0, 8))).isEqualTo(-1);
+    }
 }

@@ -137,7 +137,7 @@ public final class UdpConnection {
             if (!ended) {
                 core.close();
             }
-        });
+        }, () -> closeFuture.complete(CloseReason.LOCAL_ABORT)); // the endpoint is gone already
         return closeFuture;
     }
 
@@ -147,13 +147,13 @@ public final class UdpConnection {
             if (!ended) {
                 core.abort();
             }
-        });
+        }, () -> closeFuture.complete(CloseReason.LOCAL_ABORT)); // the endpoint is gone already
         return closeFuture;
     }
 
     private CompletableFuture<Completion> post(long userId, int streamId, Post op) {
         CompletableFuture<Completion> f = new CompletableFuture<>();
-        boolean queued = owner.submit(() -> {
+        owner.submit(() -> {
             if (ended) {
                 f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
                 return;
@@ -171,10 +171,7 @@ public final class UdpConnection {
                 return;
             }
             pending.put(id, new Pending(userId, f));
-        });
-        if (!queued) {
-            f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
-        }
+        }, () -> f.completeExceptionally(new PostRejectedException(PostResult.CLOSED)));
         return f;
     }
 

@@ -224,9 +224,8 @@ public final class UdpEndpoint implements AutoCloseable {
                     "paths is " + paths + " but must be in [1, " + config.maxPaths() + "] (EngineConfig.maxPaths)"));
             return f;
         }
-        if (!submit(() -> startConnect(server, paths, f))) {
-            f.completeExceptionally(new IllegalStateException("endpoint is closed"));
-        }
+        submit(() -> startConnect(server, paths, f),
+                () -> f.completeExceptionally(new IllegalStateException("endpoint is closed")));
         return f;
     }
 
@@ -314,21 +313,27 @@ public final class UdpEndpoint implements AutoCloseable {
     // =====================================================================================
 
     /**
-     * Runs {@code task} on the event loop, then drives the engine (once per batch of tasks).
-     * Returns false if the endpoint is shut down or the loop refused the task.
+     * Runs {@code task} on the event loop, then drives the engine (once per batch of tasks). If
+     * the endpoint is shut down by the time the task would run, or the loop refuses it,
+     * {@code rejected} runs instead (on the loop, or on the caller's thread), so a caller waiting
+     * on a future is always answered.
      */
-    boolean submit(Runnable task) {
+    void submit(Runnable task, Runnable rejected) {
+        if (shutDown) {
+            rejected.run();
+            return;
+        }
         try {
             loop.execute(() -> {
                 if (shutDown) {
+                    rejected.run();
                     return;
                 }
                 task.run();
                 requestDrive();
             });
-            return true;
         } catch (RejectedExecutionException e) {
-            return false;
+            rejected.run();
         }
     }
 
@@ -429,12 +434,17 @@ public final class UdpEndpoint implements AutoCloseable {
         ByteBuf buf = ch.alloc().ioBuffer(length);
         try {
             buf.writeBytes(transmit.buffer.array(), transmit.buffer.arrayOffset(), length);
+        } catch (RuntimeException e) {
+            // Not handed to Netty yet: the buffer is still ours to release.
+            buf.release();
+            sendErrors++;
+            LOG.debug("could not copy a datagram", e);
+            return;
+        }
+        try {
+            // From here Netty owns the buffer and releases it, whether the write succeeds or not.
             ch.write(new DatagramPacket(buf, (InetSocketAddress) transmit.remoteAddress), ch.voidPromise());
         } catch (RuntimeException e) {
-            // write() owns the buffer once called; anything before that is ours to release.
-            if (buf.refCnt() > 0) {
-                buf.release();
-            }
             sendErrors++;
             LOG.debug("could not write a datagram", e);
             return;

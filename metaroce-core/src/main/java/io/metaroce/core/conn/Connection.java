@@ -73,6 +73,8 @@ public final class Connection implements ScoreboardListener {
     private boolean closeReplyDue;
     private long closeNextNanos = Long.MAX_VALUE;
     private int closeRetriesLeft;
+    /** Interval before the next CLOSE retransmission; doubles after each, like a retransmission timeout. */
+    private long closeIntervalNanos;
     private long drainUntilNanos = Long.MAX_VALUE;
 
     Connection(Endpoint endpoint, long localId, boolean client, int pathCount, long nowNanos) {
@@ -319,6 +321,7 @@ public final class Connection implements ScoreboardListener {
         closeCodeToSend = code;
         closeRetriesLeft = config.closeRetries();
         closeNextNanos = Long.MIN_VALUE;
+        closeIntervalNanos = config.closeRetryNanos();
     }
 
     // =====================================================================================
@@ -470,7 +473,7 @@ public final class Connection implements ScoreboardListener {
         closeReason = p.closeCode == CloseCode.NO_ERROR ? CloseReason.PEER_CLOSE
                 : p.closeCode == CloseCode.APPLICATION_ABORT ? CloseReason.PEER_ABORT : CloseReason.PROTOCOL_VIOLATION;
         state = ConnectionState.DRAINING;
-        drainUntilNanos = nowNanos + 3 * config.closeRetryNanos() * Math.max(1, config.closeRetries());
+        drainUntilNanos = nowNanos + drainPeriodNanos(config);
     }
 
     private void onProbeAck(long nowNanos, Packet p) {
@@ -637,7 +640,10 @@ public final class Connection implements ScoreboardListener {
         }
         if (state == ConnectionState.CLOSING && nowNanos >= closeNextNanos && closeRetriesLeft >= 0) {
             closeRetriesLeft--;
-            closeNextNanos = nowNanos + config.closeRetryNanos();
+            closeNextNanos = nowNanos + closeIntervalNanos;
+            // Back off, so a peer whose thread stalls for a while (a pause, a busy machine) still
+            // gets to answer before the closer gives up [SPEC-STATE-5].
+            closeIntervalNanos = Math.min(closeIntervalNanos * 2, config.maxRtoNanos());
             return controlWriter.writeClose(closeCodeToSend, false, nowNanos, out, p, codec);
         }
         if (control.hasNak() && control.writeNak(out, p, codec)) {
@@ -670,5 +676,19 @@ public final class Connection implements ScoreboardListener {
             return controlWriter.writeProbe(nowNanos, out, p, codec);
         }
         return false;
+    }
+
+    /**
+     * How long a connection answers its peer's CLOSEs after the first: longer than the peer spends
+     * retransmitting them (its intervals double from {@code closeRetryNanos}) [SPEC-STATE-7].
+     */
+    static long drainPeriodNanos(EngineConfig config) {
+        long total = 0;
+        long interval = config.closeRetryNanos();
+        for (int i = 0; i <= config.closeRetries(); i++) {
+            total += interval;
+            interval = Math.min(interval * 2, config.maxRtoNanos());
+        }
+        return 2 * total;
     }
 }

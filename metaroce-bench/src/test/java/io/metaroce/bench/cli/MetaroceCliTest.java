@@ -2,31 +2,15 @@ package io.metaroce.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** Runs the {@code metaroce} command tree in-process with captured output. */
 class MetaroceCliTest {
 
-    /** Output of one in-process run. */
-    private record Run(int exitCode, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = MetaroceCli.newCommandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int exitCode = cli.execute(args);
-        return new Run(exitCode, out.toString(), err.toString());
-    }
-
     @Test
     void helpListsTheSubcommandsAndExitsZero() {
-        Run run = run("--help");
+        CliRun run = CliRun.of("--help");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out())
@@ -40,7 +24,7 @@ class MetaroceCliTest {
 
     @Test
     void helpSubcommandShowsUsageOfAnotherCommand() {
-        Run run = run("help", "version");
+        CliRun run = CliRun.of("help", "version");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("Usage: metaroce version");
@@ -48,7 +32,7 @@ class MetaroceCliTest {
 
     @Test
     void versionSubcommandPrintsVersionJavaAndOs() {
-        Run run = run("version");
+        CliRun run = CliRun.of("version");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out())
@@ -60,10 +44,10 @@ class MetaroceCliTest {
 
     @Test
     void versionOptionPrintsTheSameAsTheVersionSubcommand() {
-        Run option = run("--version");
+        CliRun option = CliRun.of("--version");
 
         assertThat(option.exitCode()).isZero();
-        assertThat(option.out()).isEqualTo(run("version").out());
+        assertThat(option.out()).isEqualTo(CliRun.of("version").out());
     }
 
     @Test
@@ -74,7 +58,7 @@ class MetaroceCliTest {
 
     @Test
     void unknownOptionIsAUsageErrorWithExitCodeTwo() {
-        Run run = run("--no-such-option");
+        CliRun run = CliRun.of("--no-such-option");
 
         assertThat(run.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE).isEqualTo(2);
         assertThat(run.err()).contains("Unknown option: '--no-such-option'").contains("Usage: metaroce");
@@ -83,7 +67,7 @@ class MetaroceCliTest {
 
     @Test
     void noSubcommandIsAUsageError() {
-        Run run = run();
+        CliRun run = CliRun.of();
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("Missing required subcommand").contains("Usage: metaroce");

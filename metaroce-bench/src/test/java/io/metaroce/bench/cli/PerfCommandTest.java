@@ -2,8 +2,6 @@ package io.metaroce.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -12,30 +10,15 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code metaroce perf loopback} moves verified data over real UDP on 127.0.0.1 and reports it. */
 class PerfCommandTest {
-
-    /** Output of one in-process run. */
-    private record Run(int exitCode, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = MetaroceCli.newCommandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int exitCode = cli.execute(args);
-        return new Run(exitCode, out.toString(), err.toString());
-    }
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aShortSendRunVerifiesEveryByteAndWritesTheJson(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("perf.json");
-        Run run = run("perf", "loopback", "--duration", "1", "--size", "8192", "--paths", "2", "--json", json.toString());
+        CliRun run = CliRun.of("perf", "loopback", "--duration", "1", "--size", "8192", "--paths", "2", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
         assertThat(run.out()).contains("goodput").contains("messages/s").contains("retransmits")
@@ -56,7 +39,7 @@ class PerfCommandTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void droppedDatagramsAreRetransmittedAndStillVerified(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("perf.json");
-        Run run = run("perf", "loopback", "--duration", "1", "--paths", "2", "--drop", "0.05", "--json", json.toString());
+        CliRun run = CliRun.of("perf", "loopback", "--duration", "1", "--paths", "2", "--drop", "0.05", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
         String text = Files.readString(json);
@@ -66,11 +49,11 @@ class PerfCommandTest {
 
     @Test
     void nonsenseOptionsAreAUsageError() {
-        Run run = run("perf", "loopback", "--op", "atomic");
+        CliRun run = CliRun.of("perf", "loopback", "--op", "atomic");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--op");
-        assertThat(run("perf", "loopback", "--paths", "0").exitCode()).isEqualTo(2);
-        Run bare = run("perf");
+        assertThat(CliRun.of("perf", "loopback", "--paths", "0").exitCode()).isEqualTo(2);
+        CliRun bare = CliRun.of("perf");
         assertThat(bare.exitCode()).isEqualTo(2);
         assertThat(bare.err()).contains("loopback");
     }

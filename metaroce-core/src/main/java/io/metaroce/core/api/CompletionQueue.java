@@ -75,6 +75,11 @@ public final class CompletionQueue {
         return (int) (tail - head);
     }
 
+    /** Entries the queue holds at most. */
+    public int capacity() {
+        return mask + 1;
+    }
+
     /** Free entries. */
     public int remaining() {
         return mask + 1 - size();

@@ -64,7 +64,13 @@ public final class Endpoint {
     /** Time of the latest input, for bookkeeping done outside an input's own call. */
     private long latestNanos;
     private final ArrayList<Connection> connectionList = new ArrayList<>();
-    private final ArrayDeque<Object[]> events = new ArrayDeque<>();
+    /** A connection life-cycle event waiting for {@link #pollEvents}. */
+    private record Event(Connection connection, EventKind kind) {
+    }
+
+    private enum EventKind { CONNECTED, ACCEPTED, CLOSED }
+
+    private final ArrayDeque<Event> events = new ArrayDeque<>();
     private int transmitCursor;
     private boolean sweepNeeded;
     private int outstandingWork;
@@ -236,7 +242,7 @@ public final class Endpoint {
         register(c);
         acceptedByClientId.put(clientId, c);
         stats.connectionsAccepted++;
-        events.add(new Object[] {c, Boolean.FALSE});
+        events.add(new Event(c, EventKind.ACCEPTED));
     }
 
     private void queueChallenge(long nowNanos, int localSocket, Object remoteAddress, long clientId) {
@@ -323,16 +329,13 @@ public final class Endpoint {
     /** Delivers every pending connection event; returns how many. */
     public int pollEvents(ConnectionListener listener) {
         int n = 0;
-        Object[] e;
+        Event e;
         while ((e = events.poll()) != null) {
-            Connection c = (Connection) e[0];
             n++;
-            if (e[1] == Boolean.TRUE) {
-                listener.onConnected(c);
-            } else if (e[1] == Boolean.FALSE) {
-                listener.onAccepted(c);
-            } else {
-                listener.onClosed(c, c.closeReason());
+            switch (e.kind()) {
+                case CONNECTED -> listener.onConnected(e.connection());
+                case ACCEPTED -> listener.onAccepted(e.connection());
+                case CLOSED -> listener.onClosed(e.connection(), e.connection().closeReason());
             }
         }
         return n;
@@ -346,16 +349,17 @@ public final class Endpoint {
     // ---- callbacks from connections ----
 
     void connectionEstablished(Connection c) {
-        events.add(new Object[] {c, Boolean.TRUE});
+        events.add(new Event(c, EventKind.CONNECTED));
     }
 
     void connectionClosed(Connection c) {
-        events.add(new Object[] {c, null});
+        events.add(new Event(c, EventKind.CLOSED));
         sweepNeeded = true;
     }
 
     boolean hasCompletionRoom() {
-        return outstandingWork + completions.size() < completions.remaining() + completions.size();
+        // Room for a completion for every work request already outstanding, and for this one.
+        return outstandingWork + completions.size() < completions.capacity();
     }
 
     void workPosted() {

@@ -160,7 +160,7 @@ public final class Pair {
     /** Datagrams in flight in the network. */
     public int inFlight() { return inFlight.size(); }
 
-    /** The path id the client's local socket {@code socket} carries. */
+    /** The address the client's path {@code pathId} sends from (its own source port). */
     public static Integer clientAddress(int pathId) {
         return CLIENT_BASE + pathId;
     }

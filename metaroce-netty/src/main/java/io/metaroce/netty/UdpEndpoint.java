@@ -10,21 +10,8 @@ import io.metaroce.core.conn.Connection;
 import io.metaroce.core.conn.Endpoint;
 import io.metaroce.core.conn.EndpointStats;
 import io.metaroce.core.memory.MemoryRegion;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.DatagramPacket;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.foreign.MemorySegment;
@@ -50,22 +37,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A MetaRoCE endpoint on real UDP sockets: one engine {@link Endpoint}, one Netty event loop, and
- * a table of {@link NioDatagramChannel}s indexed by the engine's {@code localSocket} ids. Socket 0
- * is the listen socket (bound to {@code bindAddress:listenPort}); each outgoing connection gets
- * one extra socket per path, bound to an ephemeral port of {@code bindAddress}, so each path has
- * its own UDP source port (its ECMP entropy). An accepted connection answers every path from the
- * listen socket, to the source port that path arrived from.
+ * a table of UDP sockets indexed by the engine's {@code localSocket} ids. Socket 0 is the listen
+ * socket (bound to {@code bindAddress:listenPort}); each outgoing connection gets one extra socket
+ * per path, bound to a port of {@code bindAddress} (ephemeral, or the next free one of the
+ * {@linkplain Builder#sourcePortRange source-port range}), so each path has its own UDP source port
+ * (its ECMP entropy). An accepted connection answers every path from the listen socket, to the
+ * source port that path arrived from.
+ *
+ * <p>Sockets come from a socket layer (the {@link Datapath}): the endpoint above it is the same
+ * whatever the layer. The portable layer is Netty's NIO datagram channel.
  *
  * <p>Datapath: received datagrams go to {@link Endpoint#handleDatagram} (the engine only borrows
- * the buffer; the inbound handler releases every {@link DatagramPacket} in {@code finally}); once
- * per read batch, after each timer and after each batch of application tasks, the endpoint drains
- * {@link Endpoint#pollTransmit} into pooled buffers from the channel's allocator, writes them and
- * flushes each touched channel once, then polls completions and events and keeps one scheduled
- * timer, moved only when the engine's deadline moves earlier.
+ * the buffer); once per read batch, after each timer and after each batch of application tasks,
+ * the endpoint drains {@link Endpoint#pollTransmit} into its sockets, flushes each touched socket
+ * once, then polls completions and events and keeps one scheduled timer, moved only when the
+ * engine's deadline moves earlier.
  *
- * <p>ECN: this NIO path cannot read the IP TOS byte of received datagrams nor set it per datagram,
- * so every datagram is handed to the engine with ECN 0 (Not-ECT / unknown) and sent Not-ECT; the
- * Linux fast path is where ECN will be read and written.
+ * <p>ECN: where the socket layer cannot read the IP TOS byte of received datagrams (NIO), every
+ * datagram reaches the engine as Not-ECT, {@link UdpEndpointStats#ecnCapable()} is false, one log
+ * line says so, and congestion control has loss and delay to go on.
  *
  * <p>Thread safety: every public method may be called from any thread except where noted. The
  * engine and all datapath state are confined to the endpoint's single event loop; public methods
@@ -76,8 +66,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class UdpEndpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UdpEndpoint.class);
-    /** Requested SO_SNDBUF / SO_RCVBUF; the kernel may cap it (net.core.[rw]mem_max). */
-    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
     /** The engine's clock starts here, so its time is positive and far from the sentinels. */
     private static final long CLOCK_START_NANOS = 1_000_000_000L;
     /** Bound on blocking calls into the event loop and on close. */
@@ -85,9 +73,13 @@ public final class UdpEndpoint implements AutoCloseable {
     private static final int COOKIE_SECRET_BYTES = 32;
 
     private final EngineConfig config;
+    private final SocketLayer layer;
+    private final SocketLayer.SocketOptions socketOptions;
     private final EventLoopGroup ownedGroup;
     private final EventLoop loop;
     private final InetAddress bindAddress;
+    private final int firstSourcePort;
+    private final int sourcePortCount;
     private final Endpoint endpoint;
     private final AcceptListener acceptListener;
     private final double dropProbability;
@@ -98,7 +90,7 @@ public final class UdpEndpoint implements AutoCloseable {
     // ---- event-loop state ----
     private final Transmit transmit;
     private final SplittableRandom dropRandom;
-    private DatagramChannel[] sockets = new DatagramChannel[16];
+    private UdpSocket[] sockets = new UdpSocket[16];
     private long[] socketDatagramsReceived = new long[16];
     private boolean[] dirty = new boolean[16];
     private int[] dirtyList = new int[16];
@@ -106,6 +98,8 @@ public final class UdpEndpoint implements AutoCloseable {
     private int socketHighWater = 1;
     private int[] freeSockets = new int[16];
     private int freeSocketCount;
+    /** Offset into the source-port range where the next path socket tries to bind. */
+    private int nextSourcePort;
     private final Long2ObjectHashMap<UdpConnection> connections = new Long2ObjectHashMap<>();
     private ScheduledFuture<?> timer;
     private long timerDeadline = Long.MAX_VALUE;
@@ -122,6 +116,26 @@ public final class UdpEndpoint implements AutoCloseable {
     };
     private final Runnable timerTask = this::onTimer;
     private final CompletionHandler completionHandler = this::onCompletion;
+    private final DatagramReceiver receiver = new DatagramReceiver() {
+        @Override
+        public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                int ecn) {
+            UdpEndpoint.this.onDatagram(socketId, data, offset, length, sender, ecn);
+        }
+
+        @Override
+        public void onReadBatchComplete(int socketId) {
+            // One drive (and one flush per socket) for everything read in this event-loop turn.
+            requestDrive();
+        }
+
+        @Override
+        public void onSocketError(int socketId, Throwable cause) {
+            // UDP: a failed write or an ICMP error is a lost datagram; reliability is the engine's job.
+            sendErrors++;
+            LOG.debug("socket {} error", socketId, cause);
+        }
+    };
     private final ConnectionListener connectionListener = new ConnectionListener() {
         @Override
         public void onConnected(Connection c) {
@@ -155,8 +169,12 @@ public final class UdpEndpoint implements AutoCloseable {
     };
 
     private UdpEndpoint(Builder b) {
-        this.config = b.config;
+        this.config = b.mtu == 0 ? b.config : b.config.toBuilder().maxDatagramBytes(b.mtu).build();
+        this.layer = b.socketLayer != null ? b.socketLayer : SocketLayers.forDatapath(b.datapath);
+        this.socketOptions = new SocketLayer.SocketOptions(b.socketBufferBytes, config.maxDatagramBytes());
         this.bindAddress = b.bindAddress;
+        this.firstSourcePort = b.firstSourcePort;
+        this.sourcePortCount = b.sourcePortCount;
         this.acceptListener = b.acceptListener;
         this.dropProbability = b.dropProbability;
         this.dropRandom = new SplittableRandom(b.dropSeed);
@@ -166,20 +184,23 @@ public final class UdpEndpoint implements AutoCloseable {
         this.endpoint = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
                 .config(config).listening(b.listening).build();
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
-        this.ownedGroup = b.eventLoopGroup == null
-                ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : null;
+        this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
         try {
-            DatagramChannel listen = (DatagramChannel) bootstrap(0)
-                    .bind(new InetSocketAddress(bindAddress, b.listenPort)).syncUninterruptibly().channel();
+            UdpSocket listen = layer.bind(loop, new InetSocketAddress(bindAddress, b.listenPort), 0, socketOptions,
+                    receiver).syncUninterruptibly().getNow();
             this.localAddress = listen.localAddress();
-            // Published to the event loop by the execute below (happens-before).
+            // Published to the event loop by the submit below (happens-before).
             loop.submit(() -> installSocket(0, listen)).syncUninterruptibly();
         } catch (RuntimeException e) {
             if (ownedGroup != null) {
                 ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
             throw e;
+        }
+        if (!layer.readsEcn()) {
+            LOG.info("datapath {} on {} cannot read ECN marks: congestion control reacts to loss and delay only",
+                    layer.name(), localAddress);
         }
     }
 
@@ -197,7 +218,7 @@ public final class UdpEndpoint implements AutoCloseable {
         return localAddress;
     }
 
-    /** The configuration. */
+    /** The configuration (with {@link Builder#mtu} applied). */
     public EngineConfig config() {
         return config;
     }
@@ -205,6 +226,16 @@ public final class UdpEndpoint implements AutoCloseable {
     /** The event loop that owns this endpoint. */
     public EventLoop eventLoop() {
         return loop;
+    }
+
+    /** Name of the socket layer in use ({@code nio}, ...). */
+    public String datapathName() {
+        return layer.name();
+    }
+
+    /** Whether this endpoint reads the ECN field of the datagrams it receives. */
+    public boolean ecnCapable() {
+        return layer.readsEcn();
     }
 
     /**
@@ -237,6 +268,20 @@ public final class UdpEndpoint implements AutoCloseable {
         return callOnLoop(() -> endpoint.protectionDomain().register(segment, access));
     }
 
+    /**
+     * Registers a direct {@link ByteBuffer} (its whole capacity), like {@link #register(MemorySegment, int)}.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct (heap memory may move)
+     */
+    public MemoryRegion register(ByteBuffer buffer, int access) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException("only direct ByteBuffers can be registered "
+                    + "(ByteBuffer.allocateDirect, or a MemorySegment from an Arena)");
+        }
+        return register(MemorySegment.ofBuffer(buffer.duplicate().clear()), access);
+    }
+
     /** Deregisters a region (on the event loop; blocks the caller until done). */
     public void deregister(MemoryRegion region) {
         callOnLoop(() -> {
@@ -256,7 +301,8 @@ public final class UdpEndpoint implements AutoCloseable {
                 }
             }
             return new UdpEndpointStats(datagramsReceived, datagramsSent, datagramsDropped, sendErrors,
-                    s.malformedDatagrams(), endpoint.connectionCount(), open);
+                    s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
+                    s.connectionsAccepted(), endpoint.connectionCount(), open, layer.name(), layer.readsEcn());
         });
     }
 
@@ -294,8 +340,8 @@ public final class UdpEndpoint implements AutoCloseable {
             return;
         }
         try {
-            List<ChannelFuture> closing = callOnLoop(this::shutDownOnLoop);
-            for (ChannelFuture cf : closing) {
+            List<Future<?>> closing = callOnLoop(this::shutDownOnLoop);
+            for (Future<?> cf : closing) {
                 cf.awaitUninterruptibly(BLOCKING_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
         } catch (RuntimeException e) {
@@ -421,8 +467,8 @@ public final class UdpEndpoint implements AutoCloseable {
 
     private void send() {
         int s = transmit.localSocket;
-        DatagramChannel ch = s >= 0 && s < socketHighWater ? sockets[s] : null;
-        if (ch == null || !ch.isActive()) {
+        UdpSocket socket = s >= 0 && s < socketHighWater ? sockets[s] : null;
+        if (socket == null || !socket.isOpen()) {
             sendErrors++;
             return;
         }
@@ -430,23 +476,9 @@ public final class UdpEndpoint implements AutoCloseable {
             datagramsDropped++;
             return;
         }
-        int length = transmit.length;
-        ByteBuf buf = ch.alloc().ioBuffer(length);
-        try {
-            buf.writeBytes(transmit.buffer.array(), transmit.buffer.arrayOffset(), length);
-        } catch (RuntimeException e) {
-            // Not handed to Netty yet: the buffer is still ours to release.
-            buf.release();
+        if (!socket.write(transmit.buffer, transmit.length, (InetSocketAddress) transmit.remoteAddress,
+                transmit.ecn)) {
             sendErrors++;
-            LOG.debug("could not copy a datagram", e);
-            return;
-        }
-        try {
-            // From here Netty owns the buffer and releases it, whether the write succeeds or not.
-            ch.write(new DatagramPacket(buf, (InetSocketAddress) transmit.remoteAddress), ch.voidPromise());
-        } catch (RuntimeException e) {
-            sendErrors++;
-            LOG.debug("could not write a datagram", e);
             return;
         }
         datagramsSent++;
@@ -460,32 +492,23 @@ public final class UdpEndpoint implements AutoCloseable {
         for (int i = 0; i < dirtyCount; i++) {
             int s = dirtyList[i];
             dirty[s] = false;
-            DatagramChannel ch = sockets[s];
-            if (ch != null) {
-                ch.flush();
+            UdpSocket socket = sockets[s];
+            if (socket != null) {
+                socket.flush();
             }
         }
         dirtyCount = 0;
     }
 
-    private void onDatagram(int socket, DatagramPacket packet) {
+    private void onDatagram(int socket, ByteBuffer data, int offset, int length, InetSocketAddress sender, int ecn) {
         if (shutDown) {
             return;
         }
-        ByteBuf content = packet.content();
-        int length = content.readableBytes();
-        if (length == 0) {
-            return;
-        }
-        int index = content.readerIndex();
-        ByteBuffer nio = content.nioBufferCount() == 1
-                ? content.internalNioBuffer(index, length) : content.nioBuffer(index, length);
         datagramsReceived++;
         if (socket < socketDatagramsReceived.length) {
             socketDatagramsReceived[socket]++;
         }
-        // ECN is unknown on the NIO path: 0.
-        endpoint.handleDatagram(now(), nio, nio.position(), length, socket, packet.sender(), 0);
+        endpoint.handleDatagram(now(), data, offset, length, socket, sender, ecn);
     }
 
     private void onCompletion(long connectionId, int streamId, long workRequestId, int opcode, int status,
@@ -500,45 +523,61 @@ public final class UdpEndpoint implements AutoCloseable {
     // Event loop: sockets and connections
     // =====================================================================================
 
-    private Bootstrap bootstrap(int socketIndex) {
-        return new Bootstrap()
-                .group(loop)
-                .channel(NioDatagramChannel.class)
-                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
-                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
-                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(config.maxDatagramBytes()))
-                .handler(new SocketHandler(socketIndex));
-    }
-
     private void startConnect(InetSocketAddress server, int paths, CompletableFuture<UdpConnection> f) {
         int[] indices = new int[paths];
-        ChannelFuture[] binds = new ChannelFuture[paths];
-        for (int i = 0; i < paths; i++) {
-            indices[i] = allocateSocketIndex();
-            binds[i] = bootstrap(indices[i]).bind(new InetSocketAddress(bindAddress, 0));
-        }
+        UdpSocket[] bound = new UdpSocket[paths];
+        Throwable[] failure = new Throwable[1];
         int[] remaining = {paths};
-        for (ChannelFuture bind : binds) {
-            bind.addListener(done -> {
+        for (int i = 0; i < paths; i++) {
+            int path = i;
+            indices[i] = allocateSocketIndex();
+            bindPathSocket(indices[i], sourcePortCount, (socket, cause) -> {
+                bound[path] = socket;
+                if (cause != null && failure[0] == null) {
+                    failure[0] = cause;
+                }
                 if (--remaining[0] == 0) {
-                    finishConnect(server, indices, binds, f);
+                    finishConnect(server, indices, bound, failure[0], f);
                 }
             });
         }
     }
 
-    private void finishConnect(InetSocketAddress server, int[] indices, ChannelFuture[] binds,
-            CompletableFuture<UdpConnection> f) {
-        Throwable failure = shutDown ? new IllegalStateException("endpoint is closed") : null;
-        for (ChannelFuture bind : binds) {
-            if (failure == null && !bind.isSuccess()) {
-                failure = bind.cause();
-            }
+    /** Binds socket {@code index} to an ephemeral port, or to the next port of the range that is free. */
+    private void bindPathSocket(int index, int attemptsLeft, BindCallback done) {
+        int port = 0;
+        if (sourcePortCount > 0) {
+            port = firstSourcePort + nextSourcePort;
+            nextSourcePort = (nextSourcePort + 1) % sourcePortCount;
         }
+        int triedPort = port;
+        layer.bind(loop, new InetSocketAddress(bindAddress, port), index, socketOptions, receiver).addListener(r -> {
+            if (r.isSuccess()) {
+                done.bound((UdpSocket) r.getNow(), null);
+            } else if (sourcePortCount > 0 && attemptsLeft > 1 && !shutDown) {
+                LOG.debug("source port {} is taken, trying the next", triedPort);
+                bindPathSocket(index, attemptsLeft - 1, done);
+            } else {
+                done.bound(null, sourcePortCount > 0
+                        ? new IllegalStateException("no free port in the source-port range " + firstSourcePort + ".."
+                                + (firstSourcePort + sourcePortCount - 1) + " on " + bindAddress, r.cause())
+                        : r.cause());
+            }
+        });
+    }
+
+    @FunctionalInterface
+    private interface BindCallback {
+        void bound(UdpSocket socket, Throwable failure);
+    }
+
+    private void finishConnect(InetSocketAddress server, int[] indices, UdpSocket[] bound, Throwable bindFailure,
+            CompletableFuture<UdpConnection> f) {
+        Throwable failure = shutDown ? new IllegalStateException("endpoint is closed") : bindFailure;
         if (failure == null) {
             try {
                 for (int i = 0; i < indices.length; i++) {
-                    installSocket(indices[i], (DatagramChannel) binds[i].channel());
+                    installSocket(indices[i], bound[i]);
                 }
                 Connection c = endpoint.connect(now(), server, indices);
                 connections.put(c.localId(), new UdpConnection(this, c, indices, f));
@@ -549,8 +588,10 @@ public final class UdpEndpoint implements AutoCloseable {
             }
         }
         for (int i = 0; i < indices.length; i++) {
-            binds[i].channel().close();
-            if (sockets[indices[i]] == binds[i].channel()) {
+            if (bound[i] != null) {
+                bound[i].close();
+            }
+            if (sockets[indices[i]] == bound[i]) {
                 sockets[indices[i]] = null;
             }
             freeSocketIndex(indices[i]);
@@ -580,17 +621,17 @@ public final class UdpEndpoint implements AutoCloseable {
         freeSockets[freeSocketCount++] = index;
     }
 
-    private void installSocket(int index, DatagramChannel channel) {
-        sockets[index] = channel;
+    private void installSocket(int index, UdpSocket socket) {
+        sockets[index] = socket;
         socketDatagramsReceived[index] = 0;
     }
 
     private void releaseSockets(int[] indices) {
         for (int index : indices) {
-            DatagramChannel ch = sockets[index];
+            UdpSocket socket = sockets[index];
             sockets[index] = null;
-            if (ch != null) {
-                ch.close();
+            if (socket != null) {
+                socket.close();
             }
             freeSocketIndex(index);
         }
@@ -609,8 +650,8 @@ public final class UdpEndpoint implements AutoCloseable {
         int[] ports = new int[owned.length];
         long[] received = new long[owned.length];
         for (int i = 0; i < owned.length; i++) {
-            DatagramChannel ch = sockets[owned[i]];
-            ports[i] = ch == null || ch.localAddress() == null ? -1 : ch.localAddress().getPort();
+            UdpSocket socket = sockets[owned[i]];
+            ports[i] = socket == null ? -1 : socket.localAddress().getPort();
             received[i] = socketDatagramsReceived[owned[i]];
         }
         var s = core.stats();
@@ -618,72 +659,54 @@ public final class UdpEndpoint implements AutoCloseable {
                 sent, retx, ports, received);
     }
 
-    private List<ChannelFuture> shutDownOnLoop() {
-        // Tell peers once, then stop.
-        for (UdpConnection c : new ArrayList<>(connections.values())) {
-            c.core().abort();
-        }
-        drive();
-        shutDown = true;
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
-        IllegalStateException cause = new IllegalStateException("endpoint closed");
-        for (UdpConnection c : new ArrayList<>(connections.values())) {
-            c.onEnded(CloseReason.LOCAL_ABORT, cause);
-        }
-        connections.clear();
-        List<ChannelFuture> closing = new ArrayList<>();
-        for (int i = 0; i < socketHighWater; i++) {
-            if (sockets[i] != null) {
-                closing.add(sockets[i].close());
-                sockets[i] = null;
+    private List<Future<?>> shutDownOnLoop() {
+        List<Future<?>> closing = new ArrayList<>();
+        try {
+            // Tell peers once, then stop.
+            for (UdpConnection c : new ArrayList<>(connections.values())) {
+                c.core().abort();
+            }
+            drive();
+        } catch (RuntimeException e) {
+            LOG.warn("could not tell every peer that the endpoint closes", e);
+        } finally {
+            // Whatever happened above, stop, answer every future and close every socket.
+            shutDown = true;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            IllegalStateException cause = new IllegalStateException("endpoint closed");
+            for (UdpConnection c : new ArrayList<>(connections.values())) {
+                c.onEnded(CloseReason.LOCAL_ABORT, cause);
+            }
+            connections.clear();
+            for (int i = 0; i < socketHighWater; i++) {
+                if (sockets[i] != null) {
+                    closing.add(sockets[i].close());
+                    sockets[i] = null;
+                }
             }
         }
         return closing;
     }
 
-    /** Reads datagrams of one socket into the engine; releases every packet. */
-    private final class SocketHandler extends ChannelInboundHandlerAdapter {
-        private final int socket;
-
-        SocketHandler(int socket) {
-            this.socket = socket;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            try {
-                if (msg instanceof DatagramPacket packet) {
-                    onDatagram(socket, packet);
-                }
-            } finally {
-                ReferenceCountUtil.release(msg);
-            }
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            // One drive (and one flush per channel) for everything read in this event-loop turn.
-            requestDrive();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            // UDP: a failed write or an ICMP error is a lost datagram; reliability is the engine's job.
-            sendErrors++;
-            LOG.debug("socket {} error", socket, cause);
-        }
-    }
-
     /** Builder for {@link UdpEndpoint}. Not thread-safe. */
     public static final class Builder {
+        /** Default SO_SNDBUF / SO_RCVBUF request; the kernel may cap it (net.core.[rw]mem_max). */
+        public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 << 20;
+
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int listenPort;
         private boolean listening;
         private EngineConfig config = EngineConfig.defaults();
+        private int mtu;
         private EventLoopGroup eventLoopGroup;
+        private Datapath datapath = Datapath.AUTO;
+        private SocketLayer socketLayer;
+        private int socketBufferBytes = DEFAULT_SOCKET_BUFFER_BYTES;
+        private int firstSourcePort;
+        private int sourcePortCount;
         private double dropProbability;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
@@ -720,11 +743,62 @@ public final class UdpEndpoint implements AutoCloseable {
         }
 
         /**
-         * A NIO event loop group to run on (one of its loops is picked); the endpoint then does not
-         * shut it down. Default: the endpoint creates a one-thread group and shuts it down on close.
+         * Largest datagram, in bytes, this endpoint sends and accepts (UDP payload, headers of
+         * MetaRoCE included); overrides {@link EngineConfig#maxDatagramBytes()}. Both sides must
+         * use the same value. Default 0: keep the configuration's.
+         */
+        public Builder mtu(int value) {
+            if (value != 0 && (value < 256 || value > 65_507)) {
+                throw new IllegalArgumentException("mtu is " + value + " but must be 0 (keep the config's) or in"
+                        + " [256, 65507] (the largest UDP payload over IPv4)");
+            }
+            this.mtu = value;
+            return this;
+        }
+
+        /**
+         * An event loop group to run on (one of its loops is picked); the endpoint then does not
+         * shut it down. It must be of the kind the datapath needs (NIO for {@link Datapath#NIO}).
+         * Default: the endpoint creates a one-thread group and shuts it down on close.
          */
         public Builder eventLoopGroup(EventLoopGroup value) {
             this.eventLoopGroup = Objects.requireNonNull(value, "eventLoopGroup");
+            return this;
+        }
+
+        /** The socket layer (default {@link Datapath#AUTO}: the best this platform has). */
+        public Builder datapath(Datapath value) {
+            this.datapath = Objects.requireNonNull(value, "datapath");
+            return this;
+        }
+
+        /** A socket layer of the caller's: for tests that break sockets on purpose. */
+        Builder socketLayer(SocketLayer value) {
+            this.socketLayer = Objects.requireNonNull(value, "socketLayer");
+            return this;
+        }
+
+        /** SO_SNDBUF and SO_RCVBUF asked for each socket (default 4 MiB; the kernel may cap it). */
+        public Builder socketBufferBytes(int value) {
+            if (value < 64 << 10) {
+                throw new IllegalArgumentException("socketBufferBytes is " + value + " but must be at least 65536");
+            }
+            this.socketBufferBytes = value;
+            return this;
+        }
+
+        /**
+         * Path sockets bind to ports {@code first..last} (inclusive) instead of ephemeral ones,
+         * taking the next free port in turn: for firewalls that admit a known range, and for ECMP
+         * tests that want known source ports. Fails a connect when no port in the range is free.
+         */
+        public Builder sourcePortRange(int first, int last) {
+            if (first < 1 || last > 65_535 || first > last) {
+                throw new IllegalArgumentException("source-port range " + first + ".." + last
+                        + " must satisfy 1 <= first <= last <= 65535");
+            }
+            this.firstSourcePort = first;
+            this.sourcePortCount = last - first + 1;
             return this;
         }
 

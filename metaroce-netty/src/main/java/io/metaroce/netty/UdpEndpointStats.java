@@ -7,11 +7,19 @@ package io.metaroce.netty;
  * @param datagramsSent datagrams written to the sockets
  * @param datagramsDropped outgoing datagrams dropped on purpose ({@code dropProbability})
  * @param sendErrors datagrams the engine asked for that could not be written (socket missing,
- *     closed, or a write failure reported by Netty)
- * @param decodeFailures datagrams the engine could not decode
+ *     closed, or a write failure reported by the socket layer)
+ * @param decodeFailures datagrams the engine dropped because they did not decode (bad length,
+ *     checksum, version, type or field)
+ * @param unknownConnection well-formed packets that named no connection of this endpoint
+ * @param challengesSent CHALLENGEs sent in answer to CONNECTs without a valid cookie
+ * @param invalidCookies CONNECTs dropped for a forged, stale or misaddressed cookie
+ * @param connectionsAccepted incoming connections created
  * @param openConnections connections the engine holds (every state but CLOSED)
  * @param openSockets sockets open (the listen socket and every path socket)
+ * @param datapath name of the socket layer ({@code nio}, ...)
+ * @param ecnCapable whether the socket layer reads the ECN field of received datagrams
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
-        long decodeFailures, int openConnections, int openSockets) {
+        long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
+        long connectionsAccepted, int openConnections, int openSockets, String datapath, boolean ecnCapable) {
 }

@@ -1,0 +1,24 @@
+package io.metaroce.netty;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * Where a {@link SocketLayer} delivers what its sockets receive. Called on the endpoint's event
+ * loop only.
+ */
+interface DatagramReceiver {
+    /**
+     * One datagram: {@code length} bytes of {@code data} from {@code offset}, borrowed for the
+     * duration of the call only.
+     *
+     * @param ecn the ECN codepoint of the datagram's IP header, or 0 if the layer cannot read it
+     */
+    void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender, int ecn);
+
+    /** The layer has delivered a batch of datagrams (one read wake-up): a good moment to respond. */
+    void onReadBatchComplete(int socketId);
+
+    /** The socket reported an error (a failed write, an ICMP error): a lost datagram, counted. */
+    void onSocketError(int socketId, Throwable cause);
+}

@@ -1,0 +1,38 @@
+package io.metaroce.netty;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+
+/**
+ * The seam between a {@link UdpEndpoint} and the operating system's UDP sockets: which event loop
+ * the endpoint runs on, how a socket is opened, and how datagrams go out and come in. The endpoint
+ * above it is the same whatever the layer; the layer below is Netty's NIO datagram channel (the
+ * portable one) or a platform-specific layer that reads what NIO cannot (the ECN field of each
+ * datagram, batches of datagrams in one system call).
+ *
+ * <p>{@link #bind} is called on the endpoint's event loop, which must be one of a group made by
+ * {@link #newEventLoopGroup} or of the same kind. Implementations are stateless or thread-safe.
+ */
+interface SocketLayer {
+    /** Short name for stats and logs ({@code nio}, ...). */
+    String name();
+
+    /** Whether received datagrams carry their real ECN codepoint (otherwise 0 is reported). */
+    boolean readsEcn();
+
+    /** A new event loop group this layer's sockets can run on ({@code threads} loops). */
+    EventLoopGroup newEventLoopGroup(int threads);
+
+    /**
+     * Opens a UDP socket bound to {@code local} and registers it on {@code loop}; every datagram it
+     * receives goes to {@code receiver} under {@code socketId}. The future completes on the loop.
+     */
+    Future<UdpSocket> bind(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
+            DatagramReceiver receiver);
+
+    /** Options every socket of an endpoint is opened with. */
+    record SocketOptions(int bufferBytes, int maxDatagramBytes) {
+    }
+}

@@ -1,0 +1,31 @@
+package io.metaroce.netty;
+
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One bound UDP socket of a {@link SocketLayer}. Called on the endpoint's event loop only.
+ */
+interface UdpSocket {
+    /** The address the socket is bound to. */
+    InetSocketAddress localAddress();
+
+    /** Whether the socket is open and can send. */
+    boolean isOpen();
+
+    /**
+     * Queues one datagram: {@code length} bytes of {@code source} from index 0, to {@code to},
+     * with ECN codepoint {@code ecn} where the layer can set it per datagram. The bytes are copied
+     * (or sent) before this returns, so the caller may reuse {@code source}.
+     *
+     * @return false if the datagram could not be queued (it is lost; the engine recovers)
+     */
+    boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn);
+
+    /** Hands everything queued by {@link #write} to the kernel. */
+    void flush();
+
+    /** Closes the socket; the future completes when it is closed. */
+    Future<?> close();
+}

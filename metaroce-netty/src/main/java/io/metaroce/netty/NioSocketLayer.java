@@ -110,8 +110,10 @@ final class NioSocketLayer implements SocketLayer {
         }
 
         @Override
-        public void flush() {
+        public int flush() {
+            // Netty reports a failed write through exceptionCaught, counted there.
             channel.flush();
+            return 0;
         }
 
         @Override

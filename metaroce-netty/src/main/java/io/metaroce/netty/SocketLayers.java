@@ -1,13 +1,41 @@
 package io.metaroce.netty;
 
+import io.netty.channel.EventLoopGroup;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+
 /** Picks the socket layer for a {@link Datapath}. */
 final class SocketLayers {
     private SocketLayers() {
     }
 
-    static SocketLayer forDatapath(Datapath datapath) {
+    /**
+     * The layer for {@code datapath} on this machine, for sockets bound to {@code bindAddress},
+     * running on {@code group} (null: a group the endpoint makes for the layer).
+     *
+     * @throws IllegalStateException if {@link Datapath#LINUX} was asked for and cannot run here
+     */
+    static SocketLayer forDatapath(Datapath datapath, InetAddress bindAddress, EventLoopGroup group) {
         return switch (datapath) {
-            case AUTO, NIO -> NioSocketLayer.INSTANCE;
+            case NIO -> NioSocketLayer.INSTANCE;
+            case LINUX -> {
+                if (!LinuxSocketLayer.isAvailable()) {
+                    throw new IllegalStateException("the linux datapath is not available here ("
+                            + LinuxSocketLayer.unavailabilityCause() + "); use Datapath.AUTO or Datapath.NIO");
+                }
+                if (!(bindAddress instanceof Inet4Address)) {
+                    throw new IllegalStateException("the linux datapath binds IPv4 addresses only, not " + bindAddress
+                            + "; use Datapath.AUTO or Datapath.NIO");
+                }
+                if (group != null && !LinuxSocketLayer.canRunOn(group)) {
+                    throw new IllegalStateException("the linux datapath needs an epoll event loop group "
+                            + "(MultiThreadIoEventLoopGroup with EpollIoHandler.newFactory())");
+                }
+                yield LinuxSocketLayer.INSTANCE;
+            }
+            case AUTO -> LinuxSocketLayer.isAvailable() && bindAddress instanceof Inet4Address
+                    && (group == null || LinuxSocketLayer.canRunOn(group))
+                    ? LinuxSocketLayer.INSTANCE : NioSocketLayer.INSTANCE;
         };
     }
 }

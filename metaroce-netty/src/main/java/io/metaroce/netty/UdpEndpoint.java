@@ -170,7 +170,7 @@ public final class UdpEndpoint implements AutoCloseable {
 
     private UdpEndpoint(Builder b) {
         this.config = b.mtu == 0 ? b.config : b.config.toBuilder().maxDatagramBytes(b.mtu).build();
-        this.layer = b.socketLayer != null ? b.socketLayer : SocketLayers.forDatapath(b.datapath);
+        this.layer = b.socketLayer != null ? b.socketLayer : SocketLayers.forDatapath(b.datapath, b.bindAddress, b.eventLoopGroup);
         this.socketOptions = new SocketLayer.SocketOptions(b.socketBufferBytes, config.maxDatagramBytes());
         this.bindAddress = b.bindAddress;
         this.firstSourcePort = b.firstSourcePort;
@@ -494,7 +494,7 @@ public final class UdpEndpoint implements AutoCloseable {
             dirty[s] = false;
             UdpSocket socket = sockets[s];
             if (socket != null) {
-                socket.flush();
+                sendErrors += socket.flush();
             }
         }
         dirtyCount = 0;
@@ -758,7 +758,9 @@ public final class UdpEndpoint implements AutoCloseable {
 
         /**
          * An event loop group to run on (one of its loops is picked); the endpoint then does not
-         * shut it down. It must be of the kind the datapath needs (NIO for {@link Datapath#NIO}).
+         * shut it down. It must be of the kind the datapath needs: NIO ({@code NioIoHandler}) for
+         * {@link Datapath#NIO}, epoll ({@code EpollIoHandler}) for {@link Datapath#LINUX};
+         * {@link Datapath#AUTO} follows the group's kind.
          * Default: the endpoint creates a one-thread group and shuts it down on close.
          */
         public Builder eventLoopGroup(EventLoopGroup value) {

@@ -23,8 +23,13 @@ interface UdpSocket {
      */
     boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn);
 
-    /** Hands everything queued by {@link #write} to the kernel. */
-    void flush();
+    /**
+     * Hands everything queued by {@link #write} to the kernel.
+     *
+     * @return how many queued datagrams the kernel refused (a full send buffer): lost, to be
+     *     recovered by the engine
+     */
+    int flush();
 
     /** Closes the socket; the future completes when it is closed. */
     Future<?> close();

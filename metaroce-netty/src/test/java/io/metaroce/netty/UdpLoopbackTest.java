@@ -1,6 +1,7 @@
 package io.metaroce.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.metaroce.core.api.CloseReason;
 import io.metaroce.core.api.WorkOpcode;
@@ -17,13 +18,15 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * Two endpoints on 127.0.0.1 over real UDP sockets: a client with 4 paths (4 source ports) and a
  * listening server; every operation at sizes from 1 B to 256 KiB over several streams, every byte
- * checked; clean and with 5% of each side's datagrams dropped; graceful close; no buffer leak.
+ * checked; clean and with 5% of each side's datagrams dropped; graceful close; no buffer leak; on
+ * every datapath (AUTO, the Linux layer where it runs, and NIO).
  */
 class UdpLoopbackTest {
     static {
@@ -35,19 +38,23 @@ class UdpLoopbackTest {
     private static final long[] SIZES = {1, 2, 100, 1000, 4096, 5000, 65_536, 100_000, 262_144};
     private static final long WAIT_SECONDS = 20;
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(Datapath.class)
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void everyOperationOverFourPaths() throws Exception {
-        run(0.0);
+    void everyOperationOverFourPaths(Datapath datapath) throws Exception {
+        run(datapath, 0.0);
     }
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(Datapath.class)
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void everyOperationWithFivePercentDropOnBothSides() throws Exception {
-        run(0.05);
+    void everyOperationWithFivePercentDropOnBothSides(Datapath datapath) throws Exception {
+        run(datapath, 0.05);
     }
 
-    private void run(double drop) throws Exception {
+    private void run(Datapath datapath, double drop) throws Exception {
+        assumeTrue(datapath != Datapath.LINUX || LinuxSocketLayer.isAvailable(),
+                () -> "the linux datapath cannot run here: " + LinuxSocketLayer.unavailabilityCause());
         assertThat(LeakRecorder.isActive()).as("leak recorder installed before Netty's buffers").isTrue();
         LeakRecorder.clear();
         BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
@@ -56,9 +63,9 @@ class UdpLoopbackTest {
             UdpEndpoint server = null;
             UdpEndpoint client = null;
             try {
-                server = UdpEndpoint.builder().listening(true).dropProbability(drop).dropSeed(11)
+                server = UdpEndpoint.builder().datapath(datapath).listening(true).dropProbability(drop).dropSeed(11)
                         .acceptListener(accepted::add).build();
-                client = UdpEndpoint.builder().dropProbability(drop).dropSeed(12).build();
+                client = UdpEndpoint.builder().datapath(datapath).dropProbability(drop).dropSeed(12).build();
 
                 UdpConnection cc = client.connect(server.localAddress(), PATHS).get(WAIT_SECONDS, TimeUnit.SECONDS);
                 UdpConnection sc = accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS);

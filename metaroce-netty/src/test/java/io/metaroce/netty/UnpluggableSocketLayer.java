@@ -75,8 +75,8 @@ final class UnpluggableSocketLayer implements SocketLayer {
                     }
 
                     @Override
-                    public void flush() {
-                        inner.flush();
+                    public int flush() {
+                        return inner.flush();
                     }
 
                     @Override

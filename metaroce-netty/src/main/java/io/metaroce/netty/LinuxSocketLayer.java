@@ -1,0 +1,180 @@
+package io.metaroce.netty;
+
+import static io.metaroce.netty.LinuxSyscalls.AF_INET;
+import static io.metaroce.netty.LinuxSyscalls.IPPROTO_IP;
+import static io.metaroce.netty.LinuxSyscalls.IP_RECVTOS;
+import static io.metaroce.netty.LinuxSyscalls.SOCKADDR_IN_BYTES;
+import static io.metaroce.netty.LinuxSyscalls.SOCK_CLOEXEC;
+import static io.metaroce.netty.LinuxSyscalls.SOCK_DGRAM;
+import static io.metaroce.netty.LinuxSyscalls.SOCK_NONBLOCK;
+import static io.metaroce.netty.LinuxSyscalls.SOL_SOCKET;
+import static io.metaroce.netty.LinuxSyscalls.SO_RCVBUF;
+import static io.metaroce.netty.LinuxSyscalls.SO_SNDBUF;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.util.Locale;
+
+/**
+ * The Linux socket layer: UDP sockets made and driven with libc calls through
+ * {@code java.lang.foreign} ({@link LinuxSyscalls}), registered on Netty's epoll event loop
+ * through its {@code IoHandle} API. Unlike Netty's own epoll datagram channel it reads the ECN
+ * field of every received datagram ({@code IP_RECVTOS}), sets ECN per sent datagram, and moves
+ * datagrams in batches ({@code recvmmsg}, {@code sendmmsg}) without allocating. IPv4 only.
+ *
+ * <p>Available when the OS is Linux, Netty's epoll transport loads, and a probe socket can be
+ * made; {@link #unavailabilityCause()} says why not otherwise. Stateless and thread-safe.
+ */
+final class LinuxSocketLayer implements SocketLayer {
+    /** Datagrams per {@code recvmmsg} / {@code sendmmsg} call. */
+    static final int BATCH = 32;
+    static final LinuxSocketLayer INSTANCE = new LinuxSocketLayer();
+    private static final Throwable UNAVAILABILITY = probe();
+
+    private LinuxSocketLayer() {
+    }
+
+    /** Whether this layer can run here. */
+    static boolean isAvailable() {
+        return UNAVAILABILITY == null;
+    }
+
+    /** Why this layer cannot run here, or null if it can. */
+    static Throwable unavailabilityCause() {
+        return UNAVAILABILITY;
+    }
+
+    /** Whether sockets of this layer can be registered on the loops of {@code group}. */
+    static boolean canRunOn(EventLoopGroup group) {
+        return isAvailable() && group.next() instanceof IoEventLoop loop && loop.isCompatible(EpollIoHandle.class);
+    }
+
+    private static Throwable probe() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        if (!os.contains("linux")) {
+            return new UnsupportedOperationException("not Linux (" + os + ")");
+        }
+        try {
+            if (!Epoll.isAvailable()) {
+                return Epoll.unavailabilityCause();
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = LinuxSyscalls.newErrnoState(arena);
+                int fd = LinuxSyscalls.socket(state, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                if (fd < 0) {
+                    return new IOException("socket(): " + LinuxSyscalls.describe(LinuxSyscalls.errno(state)));
+                }
+                LinuxSyscalls.close(state, fd);
+            }
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+
+    @Override
+    public String name() {
+        return "linux";
+    }
+
+    @Override
+    public boolean readsEcn() {
+        return true;
+    }
+
+    @Override
+    public EventLoopGroup newEventLoopGroup(int threads) {
+        return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory());
+    }
+
+    @Override
+    public Future<UdpSocket> bind(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
+            DatagramReceiver receiver) {
+        Promise<UdpSocket> promise = loop.newPromise();
+        if (!(loop instanceof IoEventLoop ioLoop) || !ioLoop.isCompatible(EpollIoHandle.class)) {
+            return promise.setFailure(new IllegalArgumentException("the linux datapath needs an epoll event loop "
+                    + "(MultiThreadIoEventLoopGroup with EpollIoHandler.newFactory()), not " + loop));
+        }
+        LinuxUdpSocket socket;
+        try {
+            socket = open(loop, local, socketId, options, receiver);
+        } catch (IOException | RuntimeException e) {
+            return promise.setFailure(e);
+        }
+        ioLoop.register(socket.ioHandle).addListener(r -> {
+            if (r.isSuccess()) {
+                socket.registered((IoRegistration) r.getNow());
+                promise.setSuccess(socket);
+            } else {
+                socket.close();
+                promise.setFailure(r.cause());
+            }
+        });
+        return promise;
+    }
+
+    private static LinuxUdpSocket open(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
+            DatagramReceiver receiver) throws IOException {
+        InetAddress address = local.getAddress();
+        if (!(address instanceof Inet4Address)) {
+            throw new IllegalArgumentException("the linux datapath binds IPv4 addresses only, not " + address
+                    + "; use Datapath.NIO for IPv6");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = LinuxSyscalls.newErrnoState(arena);
+            int fd = LinuxSyscalls.socket(state, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new IOException("socket(): " + LinuxSyscalls.describe(LinuxSyscalls.errno(state)));
+            }
+            try {
+                setInt(arena, state, fd, SOL_SOCKET, SO_RCVBUF, options.bufferBytes(), "SO_RCVBUF");
+                setInt(arena, state, fd, SOL_SOCKET, SO_SNDBUF, options.bufferBytes(), "SO_SNDBUF");
+                setInt(arena, state, fd, IPPROTO_IP, IP_RECVTOS, 1, "IP_RECVTOS");
+                MemorySegment name = arena.allocate(SOCKADDR_IN_BYTES, 8);
+                byte[] raw = address.getAddress();
+                name.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) AF_INET);
+                name.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) local.getPort());
+                MemorySegment.copy(raw, 0, name, ValueLayout.JAVA_BYTE, 4, 4);
+                if (LinuxSyscalls.bind(state, fd, name, SOCKADDR_IN_BYTES) != 0) {
+                    throw new IOException("bind(" + local + "): " + LinuxSyscalls.describe(LinuxSyscalls.errno(state)));
+                }
+                MemorySegment length = arena.allocate(ValueLayout.JAVA_INT);
+                length.set(ValueLayout.JAVA_INT, 0, SOCKADDR_IN_BYTES);
+                if (LinuxSyscalls.getsockname(state, fd, name, length) != 0) {
+                    throw new IOException("getsockname(): " + LinuxSyscalls.describe(LinuxSyscalls.errno(state)));
+                }
+                int port = Short.toUnsignedInt(name.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2));
+                return new LinuxUdpSocket(fd, new InetSocketAddress(address, port), socketId, options.maxDatagramBytes(),
+                        receiver, loop);
+            } catch (IOException | RuntimeException e) {
+                LinuxSyscalls.close(state, fd);
+                throw e;
+            }
+        }
+    }
+
+    private static void setInt(Arena arena, MemorySegment state, int fd, int level, int option, int value, String what)
+            throws IOException {
+        MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+        v.set(ValueLayout.JAVA_INT, 0, value);
+        if (LinuxSyscalls.setsockopt(state, fd, level, option, v, 4) != 0) {
+            throw new IOException("setsockopt(" + what + "): " + LinuxSyscalls.describe(LinuxSyscalls.errno(state)));
+        }
+    }
+}

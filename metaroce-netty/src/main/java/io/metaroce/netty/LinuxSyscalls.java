@@ -1,0 +1,176 @@
+package io.metaroce.netty;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The few libc calls the Linux socket layer makes, bound once through {@code java.lang.foreign}:
+ * no JNI and no native code of the project's own. Constants and struct layouts are those of
+ * x86_64 and aarch64 Linux with glibc (LP64), as recorded in docs/architecture.md.
+ *
+ * <p>Every call takes a segment of {@link #ERRNO_STATE_LAYOUT} where the call's {@code errno} is
+ * captured, so a failure can be told apart without a second call. Stateless and thread-safe.
+ */
+final class LinuxSyscalls {
+    static final int AF_INET = 2;
+    static final int SOCK_DGRAM = 2;
+    static final int SOCK_NONBLOCK = 0x800;
+    static final int SOCK_CLOEXEC = 0x80000;
+    static final int SOL_SOCKET = 1;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int IPPROTO_IP = 0;
+    static final int IP_TOS = 1;
+    static final int IP_RECVTOS = 13;
+    static final int MSG_DONTWAIT = 0x40;
+    static final int MSG_CTRUNC = 0x8;
+    static final int EINTR = 4;
+    static final int EAGAIN = 11;
+
+    /** {@code struct sockaddr_in}: family (native u16), port (big-endian u16), address (big-endian u32), zero. */
+    static final int SOCKADDR_IN_BYTES = 16;
+    /** {@code struct mmsghdr}: a {@code msghdr} (56 bytes) then {@code msg_len} (u32), padded. */
+    static final int MMSGHDR_BYTES = 64;
+    static final int MSG_NAME = 0;
+    static final int MSG_NAMELEN = 8;
+    static final int MSG_IOV = 16;
+    static final int MSG_IOVLEN = 24;
+    static final int MSG_CONTROL = 32;
+    static final int MSG_CONTROLLEN = 40;
+    static final int MSG_FLAGS = 48;
+    static final int MSG_LEN = 56;
+    /** {@code struct iovec}: base pointer, length. */
+    static final int IOVEC_BYTES = 16;
+    /** {@code struct cmsghdr}: length (size_t), level (int), type (int), then data. */
+    static final int CMSG_HEADER_BYTES = 16;
+    static final int CMSG_LEVEL = 8;
+    static final int CMSG_TYPE = 12;
+    /** {@code CMSG_SPACE} of a 1- to 8-byte payload: room for one TOS control message. */
+    static final int CMSG_SPACE_SMALL = 24;
+
+    static final StructLayout ERRNO_STATE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = ERRNO_STATE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final MethodHandle SOCKET;
+    private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle BIND;
+    private static final MethodHandle GETSOCKNAME;
+    private static final MethodHandle RECVMMSG;
+    private static final MethodHandle SENDMMSG;
+    private static final MethodHandle CLOSE;
+    private static final MethodHandle STRERROR;
+
+    static {
+        Linker linker = Linker.nativeLinker();
+        var libc = linker.defaultLookup();
+        Linker.Option errno = Linker.Option.captureCallState("errno");
+        ValueLayout.OfInt i = ValueLayout.JAVA_INT;
+        var p = ValueLayout.ADDRESS;
+        SOCKET = linker.downcallHandle(libc.findOrThrow("socket"), FunctionDescriptor.of(i, i, i, i), errno);
+        SETSOCKOPT = linker.downcallHandle(libc.findOrThrow("setsockopt"), FunctionDescriptor.of(i, i, i, i, p, i),
+                errno);
+        BIND = linker.downcallHandle(libc.findOrThrow("bind"), FunctionDescriptor.of(i, i, p, i), errno);
+        GETSOCKNAME = linker.downcallHandle(libc.findOrThrow("getsockname"), FunctionDescriptor.of(i, i, p, p), errno);
+        RECVMMSG = linker.downcallHandle(libc.findOrThrow("recvmmsg"), FunctionDescriptor.of(i, i, p, i, i, p),
+                errno, Linker.Option.critical(false));
+        SENDMMSG = linker.downcallHandle(libc.findOrThrow("sendmmsg"), FunctionDescriptor.of(i, i, p, i, i),
+                errno, Linker.Option.critical(false));
+        CLOSE = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(i, i), errno);
+        STRERROR = linker.downcallHandle(libc.findOrThrow("strerror"), FunctionDescriptor.of(p, i));
+    }
+
+    private LinuxSyscalls() {
+    }
+
+    static int errno(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    static int socket(MemorySegment state, int domain, int type, int protocol) {
+        try {
+            return (int) SOCKET.invokeExact(state, domain, type, protocol);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int setsockopt(MemorySegment state, int fd, int level, int name, MemorySegment value, int length) {
+        try {
+            return (int) SETSOCKOPT.invokeExact(state, fd, level, name, value, length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int bind(MemorySegment state, int fd, MemorySegment address, int length) {
+        try {
+            return (int) BIND.invokeExact(state, fd, address, length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int getsockname(MemorySegment state, int fd, MemorySegment address, MemorySegment length) {
+        try {
+            return (int) GETSOCKNAME.invokeExact(state, fd, address, length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int recvmmsg(MemorySegment state, int fd, MemorySegment messages, int count, int flags) {
+        try {
+            return (int) RECVMMSG.invokeExact(state, fd, messages, count, flags, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int sendmmsg(MemorySegment state, int fd, MemorySegment messages, int count, int flags) {
+        try {
+            return (int) SENDMMSG.invokeExact(state, fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int close(MemorySegment state, int fd) {
+        try {
+            return (int) CLOSE.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The C library's message for {@code errno}, e.g. "Address already in use". */
+    static String describe(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            return s.reinterpret(256).getString(0) + " (errno " + errno + ")";
+        } catch (Throwable t) {
+            return "errno " + errno;
+        }
+    }
+
+    /** A new errno capture segment in {@code arena}. */
+    static MemorySegment newErrnoState(Arena arena) {
+        return arena.allocate(ERRNO_STATE_LAYOUT);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException re) {
+            return re;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}

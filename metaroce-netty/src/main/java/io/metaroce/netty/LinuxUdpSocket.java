@@ -1,0 +1,286 @@
+package io.metaroce.netty;
+
+import static io.metaroce.netty.LinuxSyscalls.CMSG_HEADER_BYTES;
+import static io.metaroce.netty.LinuxSyscalls.CMSG_LEVEL;
+import static io.metaroce.netty.LinuxSyscalls.CMSG_SPACE_SMALL;
+import static io.metaroce.netty.LinuxSyscalls.CMSG_TYPE;
+import static io.metaroce.netty.LinuxSyscalls.EAGAIN;
+import static io.metaroce.netty.LinuxSyscalls.EINTR;
+import static io.metaroce.netty.LinuxSyscalls.IPPROTO_IP;
+import static io.metaroce.netty.LinuxSyscalls.IP_TOS;
+import static io.metaroce.netty.LinuxSyscalls.MSG_DONTWAIT;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoEvent;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One UDP socket of the {@link LinuxSocketLayer}: a non-blocking IPv4 socket made with libc calls
+ * and registered on Netty's epoll event loop as an {@link EpollIoHandle}, so reads happen on the
+ * loop's thread in the same turn as the engine's timers and tasks.
+ *
+ * <p>Receive: on each readiness event, {@code recvmmsg} fills a {@link MessageBatch} of up to
+ * {@link LinuxSocketLayer#BATCH} datagrams at a time (at most {@link #MAX_CALLS_PER_WAKEUP} calls,
+ * so one busy socket cannot starve the loop; epoll is level-triggered and reports the rest), and
+ * each datagram is handed over with the ECN bits of its IP header, read from the {@code IP_TOS}
+ * control message that {@code IP_RECVTOS} asks for. Send: datagrams are copied into a second
+ * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
+ * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). Nothing is
+ * allocated per datagram once every peer address has been seen.
+ *
+ * <p>Confined to the event loop; {@link #close()} may be called from any thread once.
+ */
+final class LinuxUdpSocket implements UdpSocket {
+    /** recvmmsg calls per readiness event. */
+    static final int MAX_CALLS_PER_WAKEUP = 8;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong SIZE_T = ValueLayout.JAVA_LONG_UNALIGNED;
+    /** {@code CMSG_LEN(sizeof(int))}: header plus an int TOS value. */
+    private static final int TOS_CMSG_LEN = CMSG_HEADER_BYTES + 4;
+
+    private final int fd;
+    private final FileDescriptor descriptor;
+    private final int socketId;
+    private final DatagramReceiver receiver;
+    private final EventLoop loop;
+    private final Arena arena;
+    private final MemorySegment errnoState;
+    private final MessageBatch receive;
+    private final MessageBatch send;
+    private final Ipv4AddressCache addresses = new Ipv4AddressCache();
+    private final InetSocketAddress localAddress;
+    private IoRegistration registration;
+    private int queued;
+    private boolean closed;
+    private long receiveErrors;
+    private long sendDrops;
+    private int lastErrno;
+
+    LinuxUdpSocket(int fd, InetSocketAddress localAddress, int socketId, int maxDatagramBytes,
+            DatagramReceiver receiver, EventLoop loop) {
+        this.fd = fd;
+        this.descriptor = new FileDescriptor(fd);
+        this.localAddress = localAddress;
+        this.socketId = socketId;
+        this.receiver = receiver;
+        this.loop = loop;
+        this.arena = Arena.ofShared();
+        this.errnoState = LinuxSyscalls.newErrnoState(arena);
+        this.receive = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, CMSG_SPACE_SMALL);
+        this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, CMSG_SPACE_SMALL);
+    }
+
+    /** What the event loop registers: readiness of this socket's descriptor. */
+    final EpollIoHandle ioHandle = new EpollIoHandle() {
+        @Override
+        public FileDescriptor fd() {
+            return descriptor;
+        }
+
+        @Override
+        public void handle(IoRegistration reg, IoEvent event) {
+            EpollIoOps ops = ((EpollIoEvent) event).ops();
+            if (!closed && (ops.contains(EpollIoOps.EPOLLIN) || ops.contains(EpollIoOps.EPOLLERR))) {
+                readAll();
+            }
+        }
+
+        @Override
+        public void close() {
+            // The loop is shutting down with the socket still registered.
+            closeNow();
+        }
+    };
+
+    void registered(IoRegistration value) {
+        this.registration = value;
+        value.submit(EpollIoOps.EPOLLIN);
+    }
+
+    // ---- receive ----
+
+    private void readAll() {
+        for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
+            receive.prepareReceive(receive.capacity);
+            int n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+            if (n < 0) {
+                int errno = LinuxSyscalls.errno(errnoState);
+                if (errno == EINTR) {
+                    continue;
+                }
+                if (errno != EAGAIN) {
+                    receiveErrors++;
+                    lastErrno = errno;
+                }
+                break;
+            }
+            for (int i = 0; i < n; i++) {
+                deliver(i);
+            }
+            if (n < receive.capacity) {
+                break;
+            }
+        }
+        receiver.onReadBatchComplete(socketId);
+    }
+
+    private void deliver(int i) {
+        long name = receive.nameOffset(i);
+        int address = receive.names.get(INT_BE, name + 4);
+        int port = Short.toUnsignedInt(receive.names.get(SHORT_BE, name + 2));
+        InetSocketAddress sender = addresses.toAddress(Ipv4AddressCache.pack(address, port));
+        receiver.onDatagram(socketId, receive.payloadView(i), 0, receive.receivedLength(i), sender, ecnOf(i));
+    }
+
+    /** The ECN bits of message {@code i}'s {@code IP_TOS} control message, 0 if it has none. */
+    private int ecnOf(int i) {
+        long length = receive.receivedControlLength(i);
+        long base = receive.controlOffset(i);
+        long at = 0;
+        while (at + CMSG_HEADER_BYTES <= length) {
+            long cmsgLength = receive.controls.get(SIZE_T, base + at);
+            if (cmsgLength < CMSG_HEADER_BYTES) {
+                break;
+            }
+            if (receive.controls.get(INT, base + at + CMSG_LEVEL) == IPPROTO_IP
+                    && receive.controls.get(INT, base + at + CMSG_TYPE) == IP_TOS) {
+                return receive.controls.get(ValueLayout.JAVA_BYTE, base + at + CMSG_HEADER_BYTES) & 3;
+            }
+            at += (cmsgLength + 7) & ~7L;
+        }
+        return 0;
+    }
+
+    // ---- send ----
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    @Override
+    public boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn) {
+        if (closed || length > send.slotBytes) {
+            return false;
+        }
+        long packed = addresses.toPacked(to);
+        if (packed < 0) {
+            return false; // not IPv4: this layer is IPv4 only (the endpoint checks at build time)
+        }
+        if (queued == send.capacity) {
+            flush();
+        }
+        int i = queued++;
+        MemorySegment.copy(source.array(), source.arrayOffset(), send.payloads, ValueLayout.JAVA_BYTE,
+                send.payloadOffset(i), length);
+        long name = send.nameOffset(i);
+        send.names.set(SHORT, name, (short) LinuxSyscalls.AF_INET);
+        send.names.set(SHORT_BE, name + 2, (short) packed);
+        send.names.set(INT_BE, name + 4, (int) (packed >>> 16));
+        int controlLength = 0;
+        if (ecn != 0) {
+            long c = send.controlOffset(i);
+            send.controls.set(SIZE_T, c, TOS_CMSG_LEN);
+            send.controls.set(INT, c + CMSG_LEVEL, IPPROTO_IP);
+            send.controls.set(INT, c + CMSG_TYPE, IP_TOS);
+            send.controls.set(INT, c + CMSG_HEADER_BYTES, ecn & 3);
+            controlLength = CMSG_SPACE_SMALL;
+        }
+        send.prepareSend(i, length, controlLength);
+        return true;
+    }
+
+    @Override
+    public int flush() {
+        int dropped = 0;
+        int start = 0;
+        while (start < queued) {
+            MemorySegment from = start == 0 ? send.headers : send.headersFrom(start);
+            int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, queued - start, MSG_DONTWAIT);
+            if (n >= 0) {
+                start += n;
+                continue;
+            }
+            int errno = LinuxSyscalls.errno(errnoState);
+            if (errno == EINTR) {
+                continue;
+            }
+            lastErrno = errno;
+            if (errno == EAGAIN) {
+                // The socket's send buffer is full: what is left is lost; the engine recovers it.
+                dropped += queued - start;
+                break;
+            }
+            // This one datagram was refused (an unreachable destination, say): skip it, send the rest.
+            dropped++;
+            start++;
+        }
+        queued = 0;
+        sendDrops += dropped;
+        return dropped;
+    }
+
+    long receiveErrors() {
+        return receiveErrors;
+    }
+
+    long sendDrops() {
+        return sendDrops;
+    }
+
+    int lastErrno() {
+        return lastErrno;
+    }
+
+    // ---- close ----
+
+    @Override
+    public Future<?> close() {
+        if (loop.inEventLoop()) {
+            closeNow();
+            return loop.newSucceededFuture(null);
+        }
+        return loop.submit(this::closeNow);
+    }
+
+    private void closeNow() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (registration != null) {
+            registration.cancel();
+        }
+        try {
+            descriptor.close();
+        } catch (IOException e) {
+            lastErrno = -1;
+        }
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "linux socket " + localAddress + " (fd " + fd + ")";
+    }
+}

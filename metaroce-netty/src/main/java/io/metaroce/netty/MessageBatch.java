@@ -1,0 +1,129 @@
+package io.metaroce.netty;
+
+import static io.metaroce.netty.LinuxSyscalls.IOVEC_BYTES;
+import static io.metaroce.netty.LinuxSyscalls.MMSGHDR_BYTES;
+import static io.metaroce.netty.LinuxSyscalls.MSG_CONTROL;
+import static io.metaroce.netty.LinuxSyscalls.MSG_CONTROLLEN;
+import static io.metaroce.netty.LinuxSyscalls.MSG_FLAGS;
+import static io.metaroce.netty.LinuxSyscalls.MSG_IOV;
+import static io.metaroce.netty.LinuxSyscalls.MSG_IOVLEN;
+import static io.metaroce.netty.LinuxSyscalls.MSG_LEN;
+import static io.metaroce.netty.LinuxSyscalls.MSG_NAME;
+import static io.metaroce.netty.LinuxSyscalls.MSG_NAMELEN;
+import static io.metaroce.netty.LinuxSyscalls.SOCKADDR_IN_BYTES;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+
+/**
+ * A reusable array of {@code struct mmsghdr} for {@code recvmmsg} or {@code sendmmsg}: for each
+ * message one payload slot, one {@code sockaddr_in} and one control buffer, all in one arena, with
+ * the pointers between them written once. Between calls only lengths change, so a batch costs no
+ * allocation. Confined to the event loop.
+ */
+final class MessageBatch {
+    private static final ValueLayout.OfLong SIZE_T = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    final int capacity;
+    final int slotBytes;
+    final int controlBytes;
+    final MemorySegment headers;
+    final MemorySegment iovecs;
+    final MemorySegment names;
+    final MemorySegment controls;
+    final MemorySegment payloads;
+    /** A {@link ByteBuffer} view of each payload slot, made once. */
+    private final ByteBuffer[] payloadViews;
+
+    MessageBatch(Arena arena, int capacity, int slotBytes, int controlBytes) {
+        this.capacity = capacity;
+        this.slotBytes = slotBytes;
+        this.controlBytes = controlBytes;
+        this.headers = arena.allocate((long) capacity * MMSGHDR_BYTES, 8);
+        this.iovecs = arena.allocate((long) capacity * IOVEC_BYTES, 8);
+        this.names = arena.allocate((long) capacity * SOCKADDR_IN_BYTES, 8);
+        this.controls = arena.allocate((long) capacity * Math.max(controlBytes, 8), 8);
+        this.payloads = arena.allocate((long) capacity * slotBytes, 64);
+        this.payloadViews = new ByteBuffer[capacity];
+        for (int i = 0; i < capacity; i++) {
+            MemorySegment payload = payload(i);
+            payloadViews[i] = payload.asByteBuffer();
+            iovecs.set(ValueLayout.ADDRESS, (long) i * IOVEC_BYTES, payload);
+            iovecs.set(SIZE_T, (long) i * IOVEC_BYTES + 8, slotBytes);
+            long h = (long) i * MMSGHDR_BYTES;
+            headers.set(ValueLayout.ADDRESS, h + MSG_NAME, names.asSlice((long) i * SOCKADDR_IN_BYTES, SOCKADDR_IN_BYTES));
+            headers.set(INT, h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
+            headers.set(ValueLayout.ADDRESS, h + MSG_IOV, iovecs.asSlice((long) i * IOVEC_BYTES, IOVEC_BYTES));
+            headers.set(SIZE_T, h + MSG_IOVLEN, 1);
+            headers.set(ValueLayout.ADDRESS, h + MSG_CONTROL, control(i));
+            headers.set(SIZE_T, h + MSG_CONTROLLEN, controlBytes);
+        }
+    }
+
+    MemorySegment payload(int i) {
+        return payloads.asSlice((long) i * slotBytes, slotBytes);
+    }
+
+    ByteBuffer payloadView(int i) {
+        return payloadViews[i];
+    }
+
+    long payloadOffset(int i) {
+        return (long) i * slotBytes;
+    }
+
+    long nameOffset(int i) {
+        return (long) i * SOCKADDR_IN_BYTES;
+    }
+
+    long controlOffset(int i) {
+        return (long) i * Math.max(controlBytes, 8);
+    }
+
+    private MemorySegment control(int i) {
+        return controls.asSlice(controlOffset(i), Math.max(controlBytes, 8));
+    }
+
+    /** Resets the value-result fields the kernel overwrote, before the next {@code recvmmsg}. */
+    void prepareReceive(int count) {
+        for (int i = 0; i < count; i++) {
+            long h = (long) i * MMSGHDR_BYTES;
+            headers.set(INT, h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
+            headers.set(SIZE_T, h + MSG_CONTROLLEN, controlBytes);
+            headers.set(INT, h + MSG_FLAGS, 0);
+            headers.set(INT, h + MSG_LEN, 0);
+        }
+    }
+
+    /** Bytes the kernel received into message {@code i}. */
+    int receivedLength(int i) {
+        return headers.get(INT, (long) i * MMSGHDR_BYTES + MSG_LEN);
+    }
+
+    /** The {@code msg_flags} the kernel reported for message {@code i}. */
+    int receivedFlags(int i) {
+        return headers.get(INT, (long) i * MMSGHDR_BYTES + MSG_FLAGS);
+    }
+
+    /** Length of the control data the kernel wrote for message {@code i}. */
+    long receivedControlLength(int i) {
+        return headers.get(SIZE_T, (long) i * MMSGHDR_BYTES + MSG_CONTROLLEN);
+    }
+
+    /** Sets message {@code i}'s payload length and control length for {@code sendmmsg}. */
+    void prepareSend(int i, int length, int controlLength) {
+        iovecs.set(SIZE_T, (long) i * IOVEC_BYTES + 8, length);
+        long h = (long) i * MMSGHDR_BYTES;
+        headers.set(INT, h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
+        headers.set(SIZE_T, h + MSG_CONTROLLEN, controlLength);
+        headers.set(INT, h + MSG_FLAGS, 0);
+    }
+
+    /** The headers from message {@code i} on, to resume a {@code sendmmsg} that sent only part of a batch. */
+    MemorySegment headersFrom(int i) {
+        return headers.asSlice((long) i * MMSGHDR_BYTES);
+    }
+}

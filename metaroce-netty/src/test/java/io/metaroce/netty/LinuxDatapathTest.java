@@ -1,0 +1,146 @@
+package io.metaroce.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.metaroce.core.api.PathStats;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Linux socket layer on this machine: chosen automatically, ECN read and written per datagram,
+ * batches larger than one system call's worth delivered whole, and a whole engine running on it.
+ * Skipped, saying why, where the layer cannot run (not Linux, no epoll).
+ */
+class LinuxDatapathTest {
+    private static final long WAIT_SECONDS = 20;
+
+    @BeforeAll
+    static void onlyWhereTheLayerRuns() {
+        assumeTrue(LinuxSocketLayer.isAvailable(),
+                () -> "the linux datapath cannot run here: " + LinuxSocketLayer.unavailabilityCause());
+    }
+
+    @Test
+    void autoChoosesTheLinuxLayerForAnIpv4EndpointAndItReadsEcn() {
+        try (UdpEndpoint e = UdpEndpoint.builder().build()) {
+            assertThat(e.datapathName()).isEqualTo("linux");
+            assertThat(e.stats().ecnCapable()).isTrue();
+        }
+    }
+
+    @Test
+    void theLinuxLayerRefusesAnNioEventLoopGroupWithAClearMessage() {
+        EventLoopGroup nio = NioSocketLayer.INSTANCE.newEventLoopGroup(1);
+        try {
+            assertThatThrownBy(() -> UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(nio).build())
+                    .hasMessageContaining("epoll event loop");
+            try (UdpEndpoint e = UdpEndpoint.builder().eventLoopGroup(nio).build()) {
+                assertThat(e.datapathName()).as("AUTO follows the group's kind").isEqualTo("nio");
+            }
+        } finally {
+            nio.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void everyEcnCodepointIsSentAndReadPerDatagramAcrossSeveralBatches() throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
+        DatagramReceiver sink = new DatagramReceiver() {
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                received.add(new int[] {data.get(offset), length, ecn, sender.getPort()});
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+                received.add(new int[] {-1, -1, -1, -1});
+            }
+        };
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
+        UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
+        try {
+            int count = 3 * LinuxSocketLayer.BATCH + 5; // more than one sendmmsg and one recvmmsg
+            loop.submit(() -> {
+                ByteBuffer buf = ByteBuffer.allocate(2048);
+                for (int i = 0; i < count; i++) {
+                    buf.put(0, (byte) i);
+                    assertThat(a.write(buf, 100 + i, b.localAddress(), i & 3)).isTrue();
+                }
+                return a.flush();
+            }).get(5, TimeUnit.SECONDS);
+            List<int[]> got = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                int[] d = received.poll(5, TimeUnit.SECONDS);
+                assertThat(d).as("datagram %d of %d", i, count).isNotNull();
+                got.add(d);
+            }
+            for (int i = 0; i < count; i++) {
+                int[] d = got.get(i);
+                assertThat(d[0]).as("order on loopback").isEqualTo((byte) i);
+                assertThat(d[1]).as("length").isEqualTo(100 + i);
+                assertThat(d[2]).as("ECN codepoint of datagram %d", i).isEqualTo(i & 3);
+                assertThat(d[3]).as("sender port").isEqualTo(a.localAddress().getPort());
+            }
+        } finally {
+            loop.submit(() -> {
+                a.close();
+                b.close();
+            }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void dataPacketsArriveEcnCapableOverTheLinuxLayerAndNotOverNio() throws Exception {
+        assertThat(ectReportedAfterATransfer(Datapath.LINUX)).as("ECT(0) data packets seen by the peer").isPositive();
+        assertThat(ectReportedAfterATransfer(Datapath.NIO)).as("NIO neither sets nor reads ECN").isZero();
+    }
+
+    private static long ectReportedAfterATransfer(Datapath datapath) throws Exception {
+        BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
+        try (Arena arena = Arena.ofShared();
+                UdpEndpoint server = UdpEndpoint.builder().datapath(datapath).listening(true)
+                        .acceptListener(accepted::add).build();
+                UdpEndpoint client = UdpEndpoint.builder().datapath(datapath).build()) {
+            UdpConnection c = client.connect(server.localAddress(), 2).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
+            MemoryRegion src = client.register(arena.allocate(1 << 20), Access.NONE);
+            MemoryRegion dst = server.register(arena.allocate(1 << 20), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            assertThat(c.postWrite(0, 1, src, 0, 1 << 20, dst.remoteKey(), 0).get(WAIT_SECONDS, TimeUnit.SECONDS)
+                    .isSuccess()).isTrue();
+            long ect = 0;
+            for (PathStats p : client.pathStats(c)) {
+                ect += p.ectReported;
+                assertThat(p.ceReported).as("no CE marks on loopback").isZero();
+            }
+            return ect;
+        }
+    }
+}

@@ -111,13 +111,26 @@ final class LinuxSocketLayer implements SocketLayer {
             return promise.setFailure(new IllegalArgumentException("the linux datapath needs an epoll event loop "
                     + "(MultiThreadIoEventLoopGroup with EpollIoHandler.newFactory()), not " + loop));
         }
+        // The socket is made on the loop's own thread: it belongs to that thread's network
+        // namespace, so an application can run an endpoint inside a namespace by moving its loop.
+        if (loop.inEventLoop()) {
+            openAndRegister(ioLoop, local, socketId, options, receiver, promise);
+        } else {
+            loop.execute(() -> openAndRegister(ioLoop, local, socketId, options, receiver, promise));
+        }
+        return promise;
+    }
+
+    private static void openAndRegister(IoEventLoop loop, InetSocketAddress local, int socketId,
+            SocketOptions options, DatagramReceiver receiver, Promise<UdpSocket> promise) {
         LinuxUdpSocket socket;
         try {
             socket = open(loop, local, socketId, options, receiver);
         } catch (IOException | RuntimeException e) {
-            return promise.setFailure(e);
+            promise.setFailure(e);
+            return;
         }
-        ioLoop.register(socket.ioHandle).addListener(r -> {
+        loop.register(socket.ioHandle).addListener(r -> {
             if (r.isSuccess()) {
                 socket.registered((IoRegistration) r.getNow());
                 promise.setSuccess(socket);
@@ -126,7 +139,6 @@ final class LinuxSocketLayer implements SocketLayer {
                 promise.setFailure(r.cause());
             }
         });
-        return promise;
     }
 
     private static LinuxUdpSocket open(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,

@@ -6,6 +6,7 @@ import io.metaroce.core.api.CompletionHandler;
 import io.metaroce.core.api.ConnectionListener;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.api.Transmit;
+import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.conn.Connection;
 import io.metaroce.core.conn.Endpoint;
 import io.metaroce.core.conn.EndpointStats;
@@ -30,6 +31,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
@@ -181,8 +183,12 @@ public final class UdpEndpoint implements AutoCloseable {
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
         b.secureRandom.nextBytes(secret);
-        this.endpoint = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
-                .config(config).listening(b.listening).build();
+        Endpoint.Builder engine = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
+                .config(config).listening(b.listening);
+        if (b.congestionController != null) {
+            engine.congestionController(b.congestionController);
+        }
+        this.endpoint = engine.build();
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
         this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
@@ -711,6 +717,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
+        private Function<EngineConfig, CongestionController> congestionController;
 
         private Builder() {
         }
@@ -828,6 +835,16 @@ public final class UdpEndpoint implements AutoCloseable {
         /** Told about accepted connections, on the event loop (default none). */
         public Builder acceptListener(AcceptListener value) {
             this.acceptListener = Objects.requireNonNull(value, "acceptListener");
+            return this;
+        }
+
+        /**
+         * The congestion controller of each connection, made by {@code factory} from the engine's
+         * configuration (default: the engine's, {@link io.metaroce.core.cc.FixedWindowController}).
+         * {@code AimdController::new} reacts to ECN marks (read on {@link Datapath#LINUX}) and loss.
+         */
+        public Builder congestionController(Function<EngineConfig, CongestionController> factory) {
+            this.congestionController = Objects.requireNonNull(factory, "factory");
             return this;
         }
 

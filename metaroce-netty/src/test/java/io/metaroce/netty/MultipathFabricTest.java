@@ -1,0 +1,258 @@
+package io.metaroce.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathStats;
+import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.netty.channel.EventLoopGroup;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A real kernel fabric: two hosts in network namespaces joined by two veth links with ECMP on the
+ * UDP source port, a MetaRoCE endpoint in each (their event loops moved into the namespaces, so
+ * every socket lives there), the Linux datapath reading ECN from real IP headers, and nftables
+ * marking, dropping or black-holing one link. Skipped, saying why, where it cannot run (not Linux,
+ * not root, no {@code ip} or {@code nft}).
+ *
+ * <p>Which paths a link carries is the kernel's hash; the tests learn it from the traffic itself:
+ * CE marks on a link show up in exactly the paths it carries.
+ */
+class MultipathFabricTest {
+    static {
+        LeakRecorder.install();
+    }
+
+    private static final int LINKS = 2;
+    private static final int PATHS = 12;
+    private static final int MESSAGE = 256 << 10;
+    private static final long WAIT_SECONDS = 60;
+
+    private TwoHostFabric fabric;
+    private final List<EventLoopGroup> groups = new ArrayList<>();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private Arena arena;
+    private UdpEndpoint client;
+    private UdpEndpoint server;
+    private UdpConnection connection;
+    private MemoryRegion source;
+    private MemoryRegion target;
+
+    @BeforeAll
+    static void onlyWhereNamespacesWork() {
+        String why = NetworkNamespaces.whyUnavailable();
+        assumeTrue(why == null, () -> "namespace fabric tests skipped: " + why);
+    }
+
+    @BeforeEach
+    void buildFabric() throws Exception {
+        LeakRecorder.clear();
+        fabric = new TwoHostFabric(LINKS);
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        try {
+            if (client != null) {
+                client.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+            for (EventLoopGroup g : groups) {
+                g.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            }
+            arena.close();
+        } finally {
+            fabric.close();
+        }
+        assertThat(LeakRecorder.collect()).as("Netty buffer leaks").isEmpty();
+    }
+
+    private EventLoopGroup loopIn(String namespace) throws Exception {
+        EventLoopGroup g = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        groups.add(g);
+        g.next().submit(() -> NetworkNamespaces.enter(namespace)).get(10, TimeUnit.SECONDS);
+        return g;
+    }
+
+    /**
+     * Connects host A to host B with {@link #PATHS} paths. The windows are kept well below the
+     * socket buffers (1 MiB in flight at most) and the minimum retransmission timeout is raised to
+     * 25 ms, because both hosts share two busy cores with the build: a queue of a window's worth
+     * of datagrams waiting for a descheduled receiver must not look like loss. The only losses are
+     * then the ones a test makes on purpose.
+     */
+    private void connect(boolean aimd) throws Exception {
+        long window = 1 << 20;
+        EngineConfig config = EngineConfig.builder().congestionWindowBytes(window).minRtoNanos(25_000_000L)
+                .aimdMaxWindowBytes(window / PATHS).aimdInitialWindowBytes(window / PATHS).build();
+        BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
+        UdpEndpoint.Builder sb = UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(loopIn(fabric.b))
+                .config(config).bindAddress(TwoHostFabric.HOST_B).listenPort(4791).listening(true)
+                .acceptListener(accepted::add);
+        UdpEndpoint.Builder cb = UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(loopIn(fabric.a))
+                .config(config).bindAddress(TwoHostFabric.HOST_A);
+        if (aimd) {
+            sb.congestionController(AimdController::new);
+            cb.congestionController(AimdController::new);
+        }
+        server = sb.build();
+        client = cb.build();
+        connection = client.connect(new InetSocketAddress(TwoHostFabric.HOST_B, 4791), PATHS)
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    /** WRITEs {@code bytes} of a seeded pattern, {@code depth} messages in flight, and checks every byte. */
+    private void transferVerified(long bytes, long seed) throws Exception {
+        if (source == null || source.segment().byteSize() < bytes) {
+            source = client.register(arena.allocate(bytes), Access.NONE);
+            target = server.register(arena.allocate(bytes), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        }
+        byte[] pattern = new byte[(int) bytes];
+        new SplittableRandom(seed).nextBytes(pattern);
+        MemorySegment.copy(pattern, 0, source.segment(), ValueLayout.JAVA_BYTE, 0, pattern.length);
+        List<CompletableFuture<Completion>> writes = new ArrayList<>();
+        for (long off = 0; off < bytes; off += MESSAGE) {
+            long len = Math.min(MESSAGE, bytes - off);
+            writes.add(connection.postWrite((int) (off / MESSAGE) % 4, off, source, off, len, target.remoteKey(), off));
+        }
+        for (CompletableFuture<Completion> w : writes) {
+            Completion c = w.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(c.isSuccess()).as("%s", c).isTrue();
+        }
+        assertThat(target.segment().asSlice(0, bytes).mismatch(source.segment().asSlice(0, bytes)))
+                .as("first differing byte").isEqualTo(-1L);
+    }
+
+    private PathStats[] paths() {
+        return client.pathStats(connection);
+    }
+
+    /** Paths whose data the peer reported mostly CE-marked: the ones on the marking link. */
+    private static boolean onMarkedLink(PathStats p) {
+        return p.ectReported > 0 && p.ecnFraction() > 0.9;
+    }
+
+    private static boolean onClearLink(PathStats p) {
+        return p.ectReported > 0 && p.ceReported == 0;
+    }
+
+    @Test
+    @Timeout(120)
+    void trafficSpreadsOverEveryLink() throws Exception {
+        connect(false);
+        long[] before = new long[LINKS];
+        for (int i = 0; i < LINKS; i++) {
+            before[i] = fabric.packetsSentOver(i);
+        }
+        transferVerified(32 << 20, 1);
+        long total = 0;
+        long[] delta = new long[LINKS];
+        for (int i = 0; i < LINKS; i++) {
+            delta[i] = fabric.packetsSentOver(i) - before[i];
+            total += delta[i];
+        }
+        assertThat(total).as("32 MiB in 4 KiB datagrams").isGreaterThan((32 << 20) / 4096);
+        for (int i = 0; i < LINKS; i++) {
+            assertThat(delta[i]).as("packets over link %d of %d in all (%d paths)", i, total, PATHS)
+                    .isGreaterThan(total / (LINKS * 6));
+        }
+        for (PathStats p : paths()) {
+            assertThat(p.packetsSent).as("path %d carried data", p.pathId).isPositive();
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void ceMarksOnOneLinkShowInItsPathsWhichCarryLessWhileNothingIsLost() throws Exception {
+        connect(true);
+        fabric.markCe(1);
+        transferVerified(32 << 20, 2);
+        PathStats[] paths = paths();
+        long markedBytes = 0;
+        long clearBytes = 0;
+        int marked = 0;
+        int clear = 0;
+        for (PathStats p : paths) {
+            if (onMarkedLink(p)) {
+                marked++;
+                markedBytes += p.bytesSent;
+            } else if (onClearLink(p)) {
+                clear++;
+                clearBytes += p.bytesSent;
+            }
+        }
+        assertThat(marked + clear).as("every path is clearly on one link: %s", (Object) paths).isEqualTo(PATHS);
+        assertThat(marked).as("paths hashed onto the marking link").isPositive();
+        assertThat(clear).as("paths hashed onto the clear link").isPositive();
+        double markedShare = (double) markedBytes / marked;
+        double clearShare = (double) clearBytes / clear;
+        assertThat(markedShare).as("bytes per marked path vs per clear path").isLessThan(clearShare * 0.5);
+        // Were marks taken for losses, every packet over the marking link would be resent, marked
+        // again and resent again: the transfer would not end, and retransmissions would outnumber
+        // first transmissions. A timer that fires because a loaded host descheduled the receiver
+        // may resend a window's worth on any path, no more.
+        for (PathStats p : paths) {
+            if (onMarkedLink(p)) {
+                assertThat(p.retransmissions).as("marks are not losses: %s", p).isLessThan(p.packetsSent / 2);
+                assertThat(p.losses).as("losses only from timeouts: %s", p).isLessThanOrEqualTo(
+                        p.timeouts * (window() / 4096 + 1));
+            }
+        }
+    }
+
+    private long window() {
+        return client.config().aimdMaxWindowBytes();
+    }
+
+    @Test
+    @Timeout(120)
+    void tenPercentDropOnOneLinkIsChargedToItsPaths() throws Exception {
+        connect(false);
+        fabric.markCe(1); // only to tell which paths link 1 carries; the fixed window ignores marks
+        fabric.dropOneIn(1, 10);
+        transferVerified(32 << 20, 3);
+        long lossyRetx = 0;
+        long lossySent = 0;
+        long cleanRetx = 0;
+        long cleanSent = 0;
+        for (PathStats p : paths()) {
+            if (onMarkedLink(p)) {
+                lossyRetx += p.retransmissions;
+                lossySent += p.packetsSent;
+            } else {
+                cleanRetx += p.retransmissions;
+                cleanSent += p.packetsSent;
+            }
+        }
+        assertThat(lossySent).as("paths on the lossy link carried data").isPositive();
+        double lossyRate = (double) lossyRetx / lossySent;
+        double cleanRate = cleanSent == 0 ? 0 : (double) cleanRetx / cleanSent;
+        assertThat(lossyRate).as("retransmitted fraction on the lossy link's paths").isGreaterThan(0.03);
+        // Timers that fire on a loaded host add a little everywhere; the drops add only to link 1.
+        assertThat(lossyRate).as("retransmitted fraction on lossy paths (%d of %d) vs clean ones (%d of %d); %s; %s",
+                lossyRetx, lossySent, cleanRetx, cleanSent, fabric.rules(), java.util.Arrays.toString(paths()))
+                .isGreaterThan(3 * cleanRate);
+    }
+}

@@ -31,7 +31,11 @@ final class LinuxSyscalls {
     static final int IP_RECVTOS = 13;
     static final int MSG_DONTWAIT = 0x40;
     static final int MSG_CTRUNC = 0x8;
+    static final int SOL_UDP = 17;
+    static final int UDP_SEGMENT = 103;
     static final int EINTR = 4;
+    static final int EIO = 5;
+    static final int EINVAL = 22;
     static final int EAGAIN = 11;
 
     /** {@code struct sockaddr_in}: family (native u16), port (big-endian u16), address (big-endian u32), zero. */

@@ -6,9 +6,13 @@ import static io.metaroce.netty.LinuxSyscalls.CMSG_SPACE_SMALL;
 import static io.metaroce.netty.LinuxSyscalls.CMSG_TYPE;
 import static io.metaroce.netty.LinuxSyscalls.EAGAIN;
 import static io.metaroce.netty.LinuxSyscalls.EINTR;
+import static io.metaroce.netty.LinuxSyscalls.EINVAL;
+import static io.metaroce.netty.LinuxSyscalls.EIO;
 import static io.metaroce.netty.LinuxSyscalls.IPPROTO_IP;
 import static io.metaroce.netty.LinuxSyscalls.IP_TOS;
 import static io.metaroce.netty.LinuxSyscalls.MSG_DONTWAIT;
+import static io.metaroce.netty.LinuxSyscalls.SOL_UDP;
+import static io.metaroce.netty.LinuxSyscalls.UDP_SEGMENT;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
@@ -38,7 +42,8 @@ import java.nio.ByteOrder;
  * control message that {@code IP_RECVTOS} asks for. Send: datagrams are copied into a second
  * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
  * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). Nothing is
- * allocated per datagram once every peer address has been seen.
+ * allocated per datagram once every peer address has been seen. Runs of full-size datagrams to one
+ * destination go as GSO sends (see {@link #flush()}).
  *
  * <p>Confined to the event loop; {@link #close()} may be called from any thread once.
  */
@@ -52,6 +57,12 @@ final class LinuxUdpSocket implements UdpSocket {
     private static final ValueLayout.OfLong SIZE_T = ValueLayout.JAVA_LONG_UNALIGNED;
     /** {@code CMSG_LEN(sizeof(int))}: header plus an int TOS value. */
     private static final int TOS_CMSG_LEN = CMSG_HEADER_BYTES + 4;
+    /** {@code CMSG_LEN(sizeof(u16))}: header plus the GSO segment size. */
+    private static final int SEGMENT_CMSG_LEN = CMSG_HEADER_BYTES + 2;
+    /** The kernel's limit on segments in one GSO send ({@code UDP_MAX_SEGMENTS}). */
+    static final int MAX_GSO_SEGMENTS = 64;
+    /** Bytes of UDP payload one GSO send may carry: it travels as one IP datagram until segmented. */
+    static final int MAX_GSO_BYTES = 65_000;
 
     private final int fd;
     private final FileDescriptor descriptor;
@@ -64,6 +75,15 @@ final class LinuxUdpSocket implements UdpSocket {
     private final MessageBatch send;
     private final Ipv4AddressCache addresses = new Ipv4AddressCache();
     private final InetSocketAddress localAddress;
+    /** Per queued datagram: destination (packed), ECN codepoint, length. */
+    private final long[] destination = new long[LinuxSocketLayer.BATCH];
+    private final int[] ecnOf = new int[LinuxSocketLayer.BATCH];
+    private final int[] lengthOf = new int[LinuxSocketLayer.BATCH];
+    /** The {@code mmsghdr}s handed to {@code sendmmsg}: one per datagram or GSO run. */
+    private final MemorySegment wire;
+    /** Datagrams in each entry of {@link #wire}. */
+    private final int[] entrySize = new int[LinuxSocketLayer.BATCH];
+    private boolean gso = true;
     private IoRegistration registration;
     private int queued;
     private boolean closed;
@@ -82,7 +102,8 @@ final class LinuxUdpSocket implements UdpSocket {
         this.arena = Arena.ofShared();
         this.errnoState = LinuxSyscalls.newErrnoState(arena);
         this.receive = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, CMSG_SPACE_SMALL);
-        this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, CMSG_SPACE_SMALL);
+        this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
+        this.wire = arena.allocate((long) LinuxSocketLayer.BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
     }
 
     /** What the event loop registers: readiness of this socket's descriptor. */
@@ -197,27 +218,33 @@ final class LinuxUdpSocket implements UdpSocket {
         send.names.set(SHORT, name, (short) LinuxSyscalls.AF_INET);
         send.names.set(SHORT_BE, name + 2, (short) packed);
         send.names.set(INT_BE, name + 4, (int) (packed >>> 16));
-        int controlLength = 0;
-        if (ecn != 0) {
-            long c = send.controlOffset(i);
-            send.controls.set(SIZE_T, c, TOS_CMSG_LEN);
-            send.controls.set(INT, c + CMSG_LEVEL, IPPROTO_IP);
-            send.controls.set(INT, c + CMSG_TYPE, IP_TOS);
-            send.controls.set(INT, c + CMSG_HEADER_BYTES, ecn & 3);
-            controlLength = CMSG_SPACE_SMALL;
-        }
-        send.prepareSend(i, length, controlLength);
+        destination[i] = packed;
+        ecnOf[i] = ecn & 3;
+        lengthOf[i] = length;
         return true;
     }
 
+    /**
+     * Sends everything queued with as few system calls as it takes: one {@code sendmmsg} for the
+     * batch, in which each run of full-size datagrams to the same destination with the same ECN
+     * (the body of a message on one path) goes as one GSO super-datagram ({@code UDP_SEGMENT}): the
+     * kernel cuts it into datagrams of {@link MessageBatch#slotBytes} after one trip through the
+     * stack. Full-size datagrams sit back to back in the batch, so a run is one iovec.
+     */
     @Override
     public int flush() {
+        if (queued == 0) {
+            return 0;
+        }
+        int entries = plan();
         int dropped = 0;
         int start = 0;
-        while (start < queued) {
-            MemorySegment from = start == 0 ? send.headers : send.headersFrom(start);
-            int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, queued - start, MSG_DONTWAIT);
+        while (start < entries) {
+            MemorySegment from = start == 0 ? wire : wire.asSlice((long) start * LinuxSyscalls.MMSGHDR_BYTES);
+            int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, entries - start, MSG_DONTWAIT);
             if (n >= 0) {
+                // sendmmsg stops at the first entry the kernel refuses and reports those before it;
+                // the next call starts with that entry and, if it is refused again, skips it below.
                 start += n;
                 continue;
             }
@@ -228,16 +255,63 @@ final class LinuxUdpSocket implements UdpSocket {
             lastErrno = errno;
             if (errno == EAGAIN) {
                 // The socket's send buffer is full: what is left is lost; the engine recovers it.
-                dropped += queued - start;
+                for (int k = start; k < entries; k++) {
+                    dropped += entrySize[k];
+                }
                 break;
             }
-            // This one datagram was refused (an unreachable destination, say): skip it, send the rest.
-            dropped++;
+            if (entrySize[start] > 1 && (errno == EIO || errno == EINVAL) && gso) {
+                // The route's device cannot segment: send datagram by datagram from now on.
+                gso = false;
+            }
+            // This entry was refused (an unreachable destination, a firewall): skip it, send the rest.
+            dropped += entrySize[start];
             start++;
         }
         queued = 0;
         sendDrops += dropped;
         return dropped;
+    }
+
+    /** Fills {@link #wire} with one {@code mmsghdr} per datagram or GSO run; returns how many. */
+    private int plan() {
+        int entries = 0;
+        int i = 0;
+        while (i < queued) {
+            int j = i;
+            long total = lengthOf[i];
+            if (gso) {
+                while (j + 1 < queued && j + 1 - i < MAX_GSO_SEGMENTS && lengthOf[j] == send.slotBytes
+                        && destination[j + 1] == destination[i] && ecnOf[j + 1] == ecnOf[i]
+                        && total + lengthOf[j + 1] <= MAX_GSO_BYTES) {
+                    j++;
+                    total += lengthOf[j];
+                }
+            }
+            int controlLength = 0;
+            long c = send.controlOffset(i);
+            if (ecnOf[i] != 0) {
+                send.controls.set(SIZE_T, c, TOS_CMSG_LEN);
+                send.controls.set(INT, c + CMSG_LEVEL, IPPROTO_IP);
+                send.controls.set(INT, c + CMSG_TYPE, IP_TOS);
+                send.controls.set(INT, c + CMSG_HEADER_BYTES, ecnOf[i]);
+                controlLength = CMSG_SPACE_SMALL;
+            }
+            if (j > i) {
+                long g = c + controlLength;
+                send.controls.set(SIZE_T, g, SEGMENT_CMSG_LEN);
+                send.controls.set(INT, g + CMSG_LEVEL, SOL_UDP);
+                send.controls.set(INT, g + CMSG_TYPE, UDP_SEGMENT);
+                send.controls.set(ValueLayout.JAVA_SHORT_UNALIGNED, g + CMSG_HEADER_BYTES, (short) send.slotBytes);
+                controlLength += CMSG_SPACE_SMALL;
+            }
+            send.prepareSend(i, (int) total, controlLength);
+            MemorySegment.copy(send.headers, (long) i * LinuxSyscalls.MMSGHDR_BYTES, wire,
+                    (long) entries * LinuxSyscalls.MMSGHDR_BYTES, LinuxSyscalls.MMSGHDR_BYTES);
+            entrySize[entries++] = j - i + 1;
+            i = j + 1;
+        }
+        return entries;
     }
 
     long receiveErrors() {

@@ -122,8 +122,4 @@ final class MessageBatch {
         headers.set(INT, h + MSG_FLAGS, 0);
     }
 
-    /** The headers from message {@code i} on, to resume a {@code sendmmsg} that sent only part of a batch. */
-    MemorySegment headersFrom(int i) {
-        return headers.asSlice((long) i * MMSGHDR_BYTES);
-    }
 }

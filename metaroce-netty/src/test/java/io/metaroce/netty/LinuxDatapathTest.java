@@ -117,6 +117,69 @@ class LinuxDatapathTest {
     }
 
     @Test
+    @Timeout(30)
+    void runsOfFullSizeDatagramsGoAsGsoSendsAndArriveAsSeparateDatagramsInOrder() throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
+        DatagramReceiver sink = new DatagramReceiver() {
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                received.add(new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+            }
+        };
+        int slot = 4096;
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
+        UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
+        try {
+            // Runs of full-size datagrams (GSO), broken by an ECN change and by a short datagram.
+            int count = 2 * LinuxSocketLayer.BATCH + 7;
+            int[] lengths = new int[count];
+            int[] ecns = new int[count];
+            for (int i = 0; i < count; i++) {
+                lengths[i] = i % 20 == 19 ? 1000 : slot;
+                ecns[i] = i < 40 ? 2 : 3;
+            }
+            int dropped = loop.submit(() -> {
+                ByteBuffer buf = ByteBuffer.allocate(slot);
+                for (int i = 0; i < count; i++) {
+                    buf.putInt(0, i);
+                    buf.put(lengths[i] - 1, (byte) (i * 7));
+                    assertThat(a.write(buf, lengths[i], b.localAddress(), ecns[i])).isTrue();
+                }
+                return a.flush();
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(dropped).isZero();
+            for (int i = 0; i < count; i++) {
+                int[] d = received.poll(5, TimeUnit.SECONDS);
+                assertThat(d).as("datagram %d of %d", i, count).isNotNull();
+                assertThat(d[0]).as("sequence").isEqualTo(i);
+                assertThat(d[1]).as("length of datagram %d", i).isEqualTo(lengths[i]);
+                assertThat(d[2]).as("ECN of datagram %d", i).isEqualTo(ecns[i]);
+                assertThat(d[3]).as("last byte of datagram %d", i).isEqualTo((int) (byte) (i * 7));
+            }
+            assertThat(received.poll(100, TimeUnit.MILLISECONDS)).as("no extra datagram").isNull();
+        } finally {
+            loop.submit(() -> {
+                a.close();
+                b.close();
+            }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
     @Timeout(60)
     void dataPacketsArriveEcnCapableOverTheLinuxLayerAndNotOverNio() throws Exception {
         assertThat(ectReportedAfterATransfer(Datapath.LINUX)).as("ECT(0) data packets seen by the peer").isPositive();

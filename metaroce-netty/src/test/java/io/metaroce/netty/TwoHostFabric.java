@@ -107,10 +107,13 @@ final class TwoHostFabric implements AutoCloseable {
         NetworkNamespaces.in(b, "nft flush chain ip mrtest ingress");
     }
 
-    /** Packets host A has sent over {@code link}. */
-    long packetsSentOver(int link) throws IOException {
+    /**
+     * Bytes host A has sent over {@code link} (bytes, not packets: a GSO send crosses a veth link
+     * as one packet).
+     */
+    long bytesSentOver(int link) throws IOException {
         return Long.parseLong(NetworkNamespaces.in(a, "cat /sys/class/net/" + interfaceA(link)
-                + "/statistics/tx_packets").strip());
+                + "/statistics/tx_bytes").strip());
     }
 
     @Override

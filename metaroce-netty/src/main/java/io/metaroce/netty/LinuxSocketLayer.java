@@ -141,6 +141,15 @@ final class LinuxSocketLayer implements SocketLayer {
         });
     }
 
+    /**
+     * A socket that is not registered on any event loop, read by calling
+     * {@link LinuxUdpSocket#readAvailable()} on one thread: for benchmarks of the socket layer alone.
+     */
+    static LinuxUdpSocket openUnregistered(InetSocketAddress local, SocketOptions options, DatagramReceiver receiver)
+            throws IOException {
+        return open(null, local, 0, options, receiver);
+    }
+
     private static LinuxUdpSocket open(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
             DatagramReceiver receiver) throws IOException {
         InetAddress address = local.getAddress();

@@ -81,6 +81,8 @@ final class LinuxUdpSocket implements UdpSocket {
     private final int[] lengthOf = new int[LinuxSocketLayer.BATCH];
     /** The {@code mmsghdr}s handed to {@code sendmmsg}: one per datagram or GSO run. */
     private final MemorySegment wire;
+    /** {@link #wire} from entry {@code k} on, made once: a partial send resumes there without allocating. */
+    private final MemorySegment[] wireFrom = new MemorySegment[LinuxSocketLayer.BATCH];
     /** Datagrams in each entry of {@link #wire}. */
     private final int[] entrySize = new int[LinuxSocketLayer.BATCH];
     private boolean gso = true;
@@ -104,6 +106,9 @@ final class LinuxUdpSocket implements UdpSocket {
         this.receive = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, CMSG_SPACE_SMALL);
         this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.wire = arena.allocate((long) LinuxSocketLayer.BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
+        for (int k = 0; k < wireFrom.length; k++) {
+            wireFrom[k] = wire.asSlice((long) k * LinuxSyscalls.MMSGHDR_BYTES);
+        }
     }
 
     /** What the event loop registers: readiness of this socket's descriptor. */
@@ -117,7 +122,7 @@ final class LinuxUdpSocket implements UdpSocket {
         public void handle(IoRegistration reg, IoEvent event) {
             EpollIoOps ops = ((EpollIoEvent) event).ops();
             if (!closed && (ops.contains(EpollIoOps.EPOLLIN) || ops.contains(EpollIoOps.EPOLLERR))) {
-                readAll();
+                readAvailable();
             }
         }
 
@@ -135,7 +140,8 @@ final class LinuxUdpSocket implements UdpSocket {
 
     // ---- receive ----
 
-    private void readAll() {
+    /** Reads what the socket holds (up to {@link #MAX_CALLS_PER_WAKEUP} batches) into the receiver. */
+    void readAvailable() {
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
             receive.prepareReceive(receive.capacity);
             int n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
@@ -240,7 +246,7 @@ final class LinuxUdpSocket implements UdpSocket {
         int dropped = 0;
         int start = 0;
         while (start < entries) {
-            MemorySegment from = start == 0 ? wire : wire.asSlice((long) start * LinuxSyscalls.MMSGHDR_BYTES);
+            MemorySegment from = wireFrom[start];
             int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, entries - start, MSG_DONTWAIT);
             if (n >= 0) {
                 // sendmmsg stops at the first entry the kernel refuses and reports those before it;
@@ -330,6 +336,10 @@ final class LinuxUdpSocket implements UdpSocket {
 
     @Override
     public Future<?> close() {
+        if (loop == null) {
+            closeNow(); // not registered on a loop (a benchmark's socket)
+            return null;
+        }
         if (loop.inEventLoop()) {
             closeNow();
             return loop.newSucceededFuture(null);

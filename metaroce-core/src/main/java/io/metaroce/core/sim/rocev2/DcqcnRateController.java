@@ -165,6 +165,22 @@ public final class DcqcnRateController {
             return 1;
         }
         long periods = (nowNanos - alphaEpochNanos) / alphaPeriodNanos;
-        return periods == 0 ? 1 : StrictMath.pow(1 - gain, periods);
+        return periods == 0 ? 1 : power(1 - gain, periods);
+    }
+
+    /**
+     * {@code base^exponent} by repeated squaring: exact IEEE multiplications, so the same on every
+     * platform, and (unlike {@code StrictMath.pow}) it allocates nothing even when not inlined.
+     */
+    static double power(double base, long exponent) {
+        double result = 1;
+        double square = base;
+        for (long e = exponent; e > 0 && result != 0; e >>>= 1) {
+            if ((e & 1) != 0) {
+                result *= square;
+            }
+            square *= square;
+        }
+        return result;
     }
 }

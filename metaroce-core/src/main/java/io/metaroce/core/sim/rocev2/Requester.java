@@ -90,6 +90,10 @@ final class Requester {
     /** Writes the packet {@code nextSeq} into {@code dst}; returns its length. Call only when {@link #readyAt}. */
     int writeNext(long nowNanos, ByteBuffer dst, RoceV2Codec codec, int destQpn) {
         long seq = nextSeq;
+        if (cursorMessage < queue.headNumber()) {
+            // The cursor's message completed (and its ring slot may hold a newer message now).
+            cursorMessage = queue.headNumber();
+        }
         while (queue.endSeq(cursorMessage) <= seq) {
             cursorMessage++;
         }

@@ -239,4 +239,41 @@ class RoceV2EndpointTest {
         assertThat(f.statsB().acksSent()).as("one ACK per packet").isEqualTo(20);
         assertThat(f.net.now()).as("never waited for the coalescing timer").isLessThan(100_000);
     }
+
+    @Test
+    void aTwoMessageSendQueueRefilledFromCompletionsDeliversEveryMessageInOrder() {
+        RoceV2Config config = CONFIG.toBuilder().sendQueueDepth(2).build();
+        for (long seed = 40; seed < 44; seed++) {
+            SplittableRandom r = new SplittableRandom(seed);
+            List<Integer> posted = new ArrayList<>();
+            List<Integer> delivered = new ArrayList<>();
+            RoceV2Endpoint[] ends = new RoceV2Endpoint[2];
+            ends[0] = new RoceV2Endpoint(config, new RoceV2Listener() {
+                @Override
+                public void onMessageCompleted(int qpn, long nowNanos, int bytes) {
+                    if (posted.size() < 200) {
+                        int s = 1 + r.nextInt(3 * P);
+                        assertThat(ends[0].postSend(qpn, s)).isTrue();
+                        posted.add(s);
+                    }
+                }
+            });
+            ends[1] = new RoceV2Endpoint(config, new RoceV2Listener() {
+                @Override
+                public void onMessageDelivered(int qpn, long nowNanos, int bytes) {
+                    delivered.add(bytes);
+                }
+            });
+            ends[0].openQueuePair(TestNetwork.address(1), 0, QP_A, QP_B);
+            ends[1].openQueuePair(TestNetwork.address(0), 0, QP_B, QP_A);
+            TestNetwork net = new TestNetwork(seed, ends).loss(0.02);
+            for (int i = 0; i < 2; i++) {
+                int s = 1 + r.nextInt(3 * P);
+                ends[0].postSend(QP_A, s);
+                posted.add(s);
+            }
+            net.runUntil(() -> posted.size() == 200 && ends[0].queuedMessages(QP_A) == 0, 60 * SECOND, "200 messages");
+            assertThat(delivered).as("seed %d", seed).isEqualTo(posted);
+        }
+    }
 }

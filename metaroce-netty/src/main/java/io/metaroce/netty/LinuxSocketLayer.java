@@ -10,6 +10,8 @@ import static io.metaroce.netty.LinuxSyscalls.SOCK_NONBLOCK;
 import static io.metaroce.netty.LinuxSyscalls.SOL_SOCKET;
 import static io.metaroce.netty.LinuxSyscalls.SO_RCVBUF;
 import static io.metaroce.netty.LinuxSyscalls.SO_SNDBUF;
+import static io.metaroce.netty.LinuxSyscalls.SOL_UDP;
+import static io.metaroce.netty.LinuxSyscalls.UDP_GRO;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -36,7 +38,8 @@ import java.util.Locale;
  * {@code java.lang.foreign} ({@link LinuxSyscalls}), registered on Netty's epoll event loop
  * through its {@code IoHandle} API. Unlike Netty's own epoll datagram channel it reads the ECN
  * field of every received datagram ({@code IP_RECVTOS}), sets ECN per sent datagram, and moves
- * datagrams in batches ({@code recvmmsg}, {@code sendmmsg}) without allocating. IPv4 only.
+ * datagrams in batches ({@code recvmmsg}, {@code sendmmsg}) without allocating, with GSO on send
+ * and GRO on receive where the kernel offers them. IPv4 only.
  *
  * <p>Available when the OS is Linux, Netty's epoll transport loads, and a probe socket can be
  * made; {@link #unavailabilityCause()} says why not otherwise. Stateless and thread-safe.
@@ -167,6 +170,7 @@ final class LinuxSocketLayer implements SocketLayer {
                 setInt(arena, state, fd, SOL_SOCKET, SO_RCVBUF, options.bufferBytes(), "SO_RCVBUF");
                 setInt(arena, state, fd, SOL_SOCKET, SO_SNDBUF, options.bufferBytes(), "SO_SNDBUF");
                 setInt(arena, state, fd, IPPROTO_IP, IP_RECVTOS, 1, "IP_RECVTOS");
+                boolean gro = options.gro() && trySetInt(arena, state, fd, SOL_UDP, UDP_GRO, 1);
                 MemorySegment name = arena.allocate(SOCKADDR_IN_BYTES, 8);
                 byte[] raw = address.getAddress();
                 name.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) AF_INET);
@@ -182,12 +186,19 @@ final class LinuxSocketLayer implements SocketLayer {
                 }
                 int port = Short.toUnsignedInt(name.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2));
                 return new LinuxUdpSocket(fd, new InetSocketAddress(address, port), socketId, options.maxDatagramBytes(),
-                        receiver, loop);
+                        gro, receiver, loop);
             } catch (IOException | RuntimeException e) {
                 LinuxSyscalls.close(state, fd);
                 throw e;
             }
         }
+    }
+
+    /** Sets an option the layer can do without (GRO on an older kernel); returns whether it took. */
+    private static boolean trySetInt(Arena arena, MemorySegment state, int fd, int level, int option, int value) {
+        MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+        v.set(ValueLayout.JAVA_INT, 0, value);
+        return LinuxSyscalls.setsockopt(state, fd, level, option, v, 4) == 0;
     }
 
     private static void setInt(Arena arena, MemorySegment state, int fd, int level, int option, int value, String what)

@@ -33,6 +33,7 @@ final class LinuxSyscalls {
     static final int MSG_CTRUNC = 0x8;
     static final int SOL_UDP = 17;
     static final int UDP_SEGMENT = 103;
+    static final int UDP_GRO = 104;
     static final int EINTR = 4;
     static final int EIO = 5;
     static final int EINVAL = 22;

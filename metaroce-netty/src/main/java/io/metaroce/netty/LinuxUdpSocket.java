@@ -12,6 +12,7 @@ import static io.metaroce.netty.LinuxSyscalls.IPPROTO_IP;
 import static io.metaroce.netty.LinuxSyscalls.IP_TOS;
 import static io.metaroce.netty.LinuxSyscalls.MSG_DONTWAIT;
 import static io.metaroce.netty.LinuxSyscalls.SOL_UDP;
+import static io.metaroce.netty.LinuxSyscalls.UDP_GRO;
 import static io.metaroce.netty.LinuxSyscalls.UDP_SEGMENT;
 
 import io.netty.channel.EventLoop;
@@ -39,7 +40,9 @@ import java.nio.ByteOrder;
  * {@link LinuxSocketLayer#BATCH} datagrams at a time (at most {@link #MAX_CALLS_PER_WAKEUP} calls,
  * so one busy socket cannot starve the loop; epoll is level-triggered and reports the rest), and
  * each datagram is handed over with the ECN bits of its IP header, read from the {@code IP_TOS}
- * control message that {@code IP_RECVTOS} asks for. Send: datagrams are copied into a second
+ * control message that {@code IP_RECVTOS} asks for. With GRO ({@code UDP_GRO}, where the kernel
+ * has it) a slot may hold a run of datagrams coalesced by the kernel; they are handed over one by
+ * one, cut at the segment size the kernel reports. Send: datagrams are copied into a second
  * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
  * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). Nothing is
  * allocated per datagram once every peer address has been seen. Runs of full-size datagrams to one
@@ -59,6 +62,9 @@ final class LinuxUdpSocket implements UdpSocket {
     private static final int TOS_CMSG_LEN = CMSG_HEADER_BYTES + 4;
     /** {@code CMSG_LEN(sizeof(u16))}: header plus the GSO segment size. */
     private static final int SEGMENT_CMSG_LEN = CMSG_HEADER_BYTES + 2;
+    /** Receive slots when GRO is on, each large enough for the biggest coalesced buffer. */
+    static final int GRO_BATCH = 8;
+    static final int GRO_SLOT_BYTES = 65_536;
     /** The kernel's limit on segments in one GSO send ({@code UDP_MAX_SEGMENTS}). */
     static final int MAX_GSO_SEGMENTS = 64;
     /** Bytes of UDP payload one GSO send may carry: it travels as one IP datagram until segmented. */
@@ -86,6 +92,10 @@ final class LinuxUdpSocket implements UdpSocket {
     /** Datagrams in each entry of {@link #wire}. */
     private final int[] entrySize = new int[LinuxSocketLayer.BATCH];
     private boolean gso = true;
+    /** What {@link #readControl} found for the message being delivered. */
+    private int receivedEcn;
+    private int receivedSegmentBytes;
+    private long coalescedReceives;
     private IoRegistration registration;
     private int queued;
     private boolean closed;
@@ -93,7 +103,7 @@ final class LinuxUdpSocket implements UdpSocket {
     private long sendDrops;
     private int lastErrno;
 
-    LinuxUdpSocket(int fd, InetSocketAddress localAddress, int socketId, int maxDatagramBytes,
+    LinuxUdpSocket(int fd, InetSocketAddress localAddress, int socketId, int maxDatagramBytes, boolean gro,
             DatagramReceiver receiver, EventLoop loop) {
         this.fd = fd;
         this.descriptor = new FileDescriptor(fd);
@@ -103,7 +113,11 @@ final class LinuxUdpSocket implements UdpSocket {
         this.loop = loop;
         this.arena = Arena.ofShared();
         this.errnoState = LinuxSyscalls.newErrnoState(arena);
-        this.receive = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, CMSG_SPACE_SMALL);
+        // With GRO the kernel hands over runs of datagrams as one buffer of up to 64 KiB: fewer,
+        // larger slots. The control buffer holds the TOS and the GRO segment size.
+        this.receive = gro
+                ? new MessageBatch(arena, GRO_BATCH, GRO_SLOT_BYTES, 2 * CMSG_SPACE_SMALL)
+                : new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.wire = arena.allocate((long) LinuxSocketLayer.BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
         for (int k = 0; k < wireFrom.length; k++) {
@@ -171,11 +185,29 @@ final class LinuxUdpSocket implements UdpSocket {
         int address = receive.names.get(INT_BE, name + 4);
         int port = Short.toUnsignedInt(receive.names.get(SHORT_BE, name + 2));
         InetSocketAddress sender = addresses.toAddress(Ipv4AddressCache.pack(address, port));
-        receiver.onDatagram(socketId, receive.payloadView(i), 0, receive.receivedLength(i), sender, ecnOf(i));
+        readControl(i);
+        int length = receive.receivedLength(i);
+        ByteBuffer view = receive.payloadView(i);
+        if (receivedSegmentBytes <= 0 || receivedSegmentBytes >= length) {
+            receiver.onDatagram(socketId, view, 0, length, sender, receivedEcn);
+            return;
+        }
+        // GRO: a run of datagrams from one sender with one TOS, each of the segment size but the last.
+        coalescedReceives++;
+        for (int offset = 0; offset < length; offset += receivedSegmentBytes) {
+            receiver.onDatagram(socketId, view, offset, Math.min(receivedSegmentBytes, length - offset), sender,
+                    receivedEcn);
+        }
     }
 
-    /** The ECN bits of message {@code i}'s {@code IP_TOS} control message, 0 if it has none. */
-    private int ecnOf(int i) {
+    /**
+     * Reads message {@code i}'s control messages: the ECN bits of its {@code IP_TOS} (0 if absent)
+     * into {@link #receivedEcn}, and its GRO segment size (0 if not coalesced) into
+     * {@link #receivedSegmentBytes}.
+     */
+    private void readControl(int i) {
+        receivedEcn = 0;
+        receivedSegmentBytes = 0;
         long length = receive.receivedControlLength(i);
         long base = receive.controlOffset(i);
         long at = 0;
@@ -184,13 +216,15 @@ final class LinuxUdpSocket implements UdpSocket {
             if (cmsgLength < CMSG_HEADER_BYTES) {
                 break;
             }
-            if (receive.controls.get(INT, base + at + CMSG_LEVEL) == IPPROTO_IP
-                    && receive.controls.get(INT, base + at + CMSG_TYPE) == IP_TOS) {
-                return receive.controls.get(ValueLayout.JAVA_BYTE, base + at + CMSG_HEADER_BYTES) & 3;
+            int level = receive.controls.get(INT, base + at + CMSG_LEVEL);
+            int type = receive.controls.get(INT, base + at + CMSG_TYPE);
+            if (level == IPPROTO_IP && type == IP_TOS) {
+                receivedEcn = receive.controls.get(ValueLayout.JAVA_BYTE, base + at + CMSG_HEADER_BYTES) & 3;
+            } else if (level == SOL_UDP && type == UDP_GRO) {
+                receivedSegmentBytes = receive.controls.get(INT, base + at + CMSG_HEADER_BYTES);
             }
             at += (cmsgLength + 7) & ~7L;
         }
-        return 0;
     }
 
     // ---- send ----
@@ -322,6 +356,11 @@ final class LinuxUdpSocket implements UdpSocket {
 
     long receiveErrors() {
         return receiveErrors;
+    }
+
+    /** Buffers received holding more than one datagram (GRO). */
+    long coalescedReceives() {
+        return coalescedReceives;
     }
 
     long sendDrops() {

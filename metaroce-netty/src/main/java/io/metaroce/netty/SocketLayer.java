@@ -32,7 +32,16 @@ interface SocketLayer {
     Future<UdpSocket> bind(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
             DatagramReceiver receiver);
 
-    /** Options every socket of an endpoint is opened with. */
-    record SocketOptions(int bufferBytes, int maxDatagramBytes) {
+    /**
+     * Options every socket of an endpoint is opened with.
+     *
+     * @param bufferBytes SO_SNDBUF and SO_RCVBUF asked for
+     * @param maxDatagramBytes the largest datagram the endpoint sends or accepts
+     * @param gro whether to let the kernel coalesce received runs of datagrams (where a layer can)
+     */
+    record SocketOptions(int bufferBytes, int maxDatagramBytes, boolean gro) {
+        SocketOptions(int bufferBytes, int maxDatagramBytes) {
+            this(bufferBytes, maxDatagramBytes, true);
+        }
     }
 }

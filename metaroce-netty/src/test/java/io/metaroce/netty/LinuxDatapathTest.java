@@ -21,10 +21,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The Linux socket layer on this machine: chosen automatically, ECN read and written per datagram,
- * batches larger than one system call's worth delivered whole, and a whole engine running on it.
+ * batches larger than one system call's worth delivered whole, GSO runs sent and (with GRO or
+ * without) received as the datagrams they were, and a whole engine running on it.
  * Skipped, saying why, where the layer cannot run (not Linux, no epoll).
  */
 class LinuxDatapathTest {
@@ -116,9 +119,10 @@ class LinuxDatapathTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
     @Timeout(30)
-    void runsOfFullSizeDatagramsGoAsGsoSendsAndArriveAsSeparateDatagramsInOrder() throws Exception {
+    void runsOfFullSizeDatagramsGoAsGsoSendsAndArriveAsSeparateDatagramsInOrder(boolean gro) throws Exception {
         EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
         EventLoop loop = group.next();
         BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
@@ -138,7 +142,7 @@ class LinuxDatapathTest {
             }
         };
         int slot = 4096;
-        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot);
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot, gro);
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
         UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
@@ -170,6 +174,12 @@ class LinuxDatapathTest {
                 assertThat(d[3]).as("last byte of datagram %d", i).isEqualTo((int) (byte) (i * 7));
             }
             assertThat(received.poll(100, TimeUnit.MILLISECONDS)).as("no extra datagram").isNull();
+            long coalesced = loop.submit(() -> ((LinuxUdpSocket) b).coalescedReceives()).get(5, TimeUnit.SECONDS);
+            if (gro) {
+                assertThat(coalesced).as("loopback hands GSO runs to a GRO socket whole").isPositive();
+            } else {
+                assertThat(coalesced).isZero();
+            }
         } finally {
             loop.submit(() -> {
                 a.close();

@@ -16,7 +16,7 @@ import java.util.Arrays;
  * @param pathPacketsSent packets sent per path id (-1 for a path not open)
  * @param pathRetransmissions retransmissions per path id (-1 for a path not open)
  * @param localSocketPorts UDP ports of the local sockets this connection sends from: one per path
- *     on the connecting side; the endpoint's listen socket on the accepting side
+ *     on the connecting side; the endpoint's listen sockets (one per plane) on the accepting side
  * @param localSocketDatagramsReceived datagrams received on each of those sockets (on the accepting
  *     side the listen socket is shared by every accepted connection)
  */

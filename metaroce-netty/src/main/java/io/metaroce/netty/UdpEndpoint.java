@@ -39,12 +39,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A MetaRoCE endpoint on real UDP sockets: one engine {@link Endpoint}, one Netty event loop, and
- * a table of UDP sockets indexed by the engine's {@code localSocket} ids. Socket 0 is the listen
- * socket (bound to {@code bindAddress:listenPort}); each outgoing connection gets one extra socket
- * per path, bound to a port of {@code bindAddress} (ephemeral, or the next free one of the
- * {@linkplain Builder#sourcePortRange source-port range}), so each path has its own UDP source port
- * (its ECMP entropy). An accepted connection answers every path from the listen socket, to the
- * source port that path arrived from.
+ * a table of UDP sockets indexed by the engine's {@code localSocket} ids. Sockets {@code 0..P-1}
+ * are the listen sockets, one per {@linkplain Builder#planes plane} (bound to the plane's address
+ * and {@code listenPort}; one plane, {@code bindAddress}, by default); each outgoing connection gets
+ * one extra socket per path, path {@code i} on plane {@code i mod P}, bound to a port of that
+ * plane's address (ephemeral, or the next free one of the {@linkplain Builder#sourcePortRange
+ * source-port range}), so each path has its own UDP source port (its ECMP entropy). An accepted
+ * connection answers every path from the listen socket it arrived on, to the source port it came
+ * from.
  *
  * <p>Sockets come from a socket layer (the {@link Datapath}): the endpoint above it is the same
  * whatever the layer. The portable layer is Netty's NIO datagram channel.
@@ -79,14 +81,14 @@ public final class UdpEndpoint implements AutoCloseable {
     private final SocketLayer.SocketOptions socketOptions;
     private final EventLoopGroup ownedGroup;
     private final EventLoop loop;
-    private final InetAddress bindAddress;
+    private final InetAddress[] planes;
     private final int firstSourcePort;
     private final int sourcePortCount;
     private final Endpoint endpoint;
     private final AcceptListener acceptListener;
     private final double dropProbability;
     private final long clockOrigin;
-    private final InetSocketAddress localAddress;
+    private final List<InetSocketAddress> localAddresses;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     // ---- event-loop state ----
@@ -97,7 +99,7 @@ public final class UdpEndpoint implements AutoCloseable {
     private boolean[] dirty = new boolean[16];
     private int[] dirtyList = new int[16];
     private int dirtyCount;
-    private int socketHighWater = 1;
+    private int socketHighWater;
     private int[] freeSockets = new int[16];
     private int freeSocketCount;
     /** Offset into the source-port range where the next path socket tries to bind. */
@@ -172,9 +174,10 @@ public final class UdpEndpoint implements AutoCloseable {
 
     private UdpEndpoint(Builder b) {
         this.config = b.mtu == 0 ? b.config : b.config.toBuilder().maxDatagramBytes(b.mtu).build();
-        this.layer = b.socketLayer != null ? b.socketLayer : SocketLayers.forDatapath(b.datapath, b.bindAddress, b.eventLoopGroup);
+        this.planes = b.planes.clone();
+        this.layer = b.socketLayer != null ? b.socketLayer
+                : SocketLayers.forDatapath(b.datapath, List.of(planes), b.eventLoopGroup);
         this.socketOptions = new SocketLayer.SocketOptions(b.socketBufferBytes, config.maxDatagramBytes());
-        this.bindAddress = b.bindAddress;
         this.firstSourcePort = b.firstSourcePort;
         this.sourcePortCount = b.sourcePortCount;
         this.acceptListener = b.acceptListener;
@@ -192,21 +195,37 @@ public final class UdpEndpoint implements AutoCloseable {
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
         this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
+        UdpSocket[] listen = new UdpSocket[planes.length];
         try {
-            UdpSocket listen = layer.bind(loop, new InetSocketAddress(bindAddress, b.listenPort), 0, socketOptions,
-                    receiver).syncUninterruptibly().getNow();
-            this.localAddress = listen.localAddress();
+            for (int p = 0; p < planes.length; p++) {
+                listen[p] = layer.bind(loop, new InetSocketAddress(planes[p], b.listenPort), p, socketOptions,
+                        receiver).syncUninterruptibly().getNow();
+            }
             // Published to the event loop by the submit below (happens-before).
-            loop.submit(() -> installSocket(0, listen)).syncUninterruptibly();
+            loop.submit(() -> {
+                for (int p = 0; p < listen.length; p++) {
+                    installSocket(allocateSocketIndex(), listen[p]);
+                }
+            }).syncUninterruptibly();
         } catch (RuntimeException e) {
+            for (UdpSocket socket : listen) {
+                if (socket != null) {
+                    socket.close();
+                }
+            }
             if (ownedGroup != null) {
                 ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
             throw e;
         }
+        List<InetSocketAddress> bound = new ArrayList<>();
+        for (UdpSocket socket : listen) {
+            bound.add(socket.localAddress());
+        }
+        this.localAddresses = List.copyOf(bound);
         if (!layer.readsEcn()) {
             LOG.info("datapath {} on {} cannot read ECN marks: congestion control reacts to loss and delay only",
-                    layer.name(), localAddress);
+                    layer.name(), localAddresses);
         }
     }
 
@@ -219,9 +238,14 @@ public final class UdpEndpoint implements AutoCloseable {
     // Public API (any thread)
     // =====================================================================================
 
-    /** The listen socket's bound address (socket 0): what clients connect to. */
+    /** The first plane's listen socket address (socket 0): what clients connect to. */
     public InetSocketAddress localAddress() {
-        return localAddress;
+        return localAddresses.get(0);
+    }
+
+    /** The listen socket address of every plane, in plane order: what multi-plane clients connect to. */
+    public List<InetSocketAddress> localAddresses() {
+        return localAddresses;
     }
 
     /** The configuration (with {@link Builder#mtu} applied). */
@@ -251,17 +275,35 @@ public final class UdpEndpoint implements AutoCloseable {
      */
     public CompletableFuture<UdpConnection> connect(InetSocketAddress server, int paths) {
         Objects.requireNonNull(server, "server");
+        return connect(List.of(server), paths);
+    }
+
+    /**
+     * Opens a connection to a server with an address on each plane: path {@code i} leaves from
+     * this endpoint's plane {@code i mod P} (its own new socket there) towards
+     * {@code serverPlanes.get(i mod serverPlanes.size())}. The handshake runs on path 0. The future
+     * completes as for {@link #connect(InetSocketAddress, int)}.
+     */
+    public CompletableFuture<UdpConnection> connect(List<InetSocketAddress> serverPlanes, int paths) {
+        Objects.requireNonNull(serverPlanes, "serverPlanes");
         CompletableFuture<UdpConnection> f = new CompletableFuture<>();
-        if (server.isUnresolved()) {
-            f.completeExceptionally(new IllegalArgumentException("unresolved server address " + server));
+        if (serverPlanes.isEmpty()) {
+            f.completeExceptionally(new IllegalArgumentException("serverPlanes is empty: give the server's address"));
             return f;
         }
+        for (InetSocketAddress server : serverPlanes) {
+            if (server == null || server.isUnresolved()) {
+                f.completeExceptionally(new IllegalArgumentException("unresolved server address " + server));
+                return f;
+            }
+        }
+        List<InetSocketAddress> servers = List.copyOf(serverPlanes);
         if (paths < 1 || paths > config.maxPaths()) {
             f.completeExceptionally(new IllegalArgumentException(
                     "paths is " + paths + " but must be in [1, " + config.maxPaths() + "] (EngineConfig.maxPaths)"));
             return f;
         }
-        submit(() -> startConnect(server, paths, f),
+        submit(() -> startConnect(servers, paths, f),
                 () -> f.completeExceptionally(new IllegalStateException("endpoint is closed")));
         return f;
     }
@@ -529,7 +571,7 @@ public final class UdpEndpoint implements AutoCloseable {
     // Event loop: sockets and connections
     // =====================================================================================
 
-    private void startConnect(InetSocketAddress server, int paths, CompletableFuture<UdpConnection> f) {
+    private void startConnect(List<InetSocketAddress> servers, int paths, CompletableFuture<UdpConnection> f) {
         int[] indices = new int[paths];
         UdpSocket[] bound = new UdpSocket[paths];
         Throwable[] failure = new Throwable[1];
@@ -537,36 +579,36 @@ public final class UdpEndpoint implements AutoCloseable {
         for (int i = 0; i < paths; i++) {
             int path = i;
             indices[i] = allocateSocketIndex();
-            bindPathSocket(indices[i], sourcePortCount, (socket, cause) -> {
+            bindPathSocket(indices[i], planes[i % planes.length], sourcePortCount, (socket, cause) -> {
                 bound[path] = socket;
                 if (cause != null && failure[0] == null) {
                     failure[0] = cause;
                 }
                 if (--remaining[0] == 0) {
-                    finishConnect(server, indices, bound, failure[0], f);
+                    finishConnect(servers, indices, bound, failure[0], f);
                 }
             });
         }
     }
 
-    /** Binds socket {@code index} to an ephemeral port, or to the next port of the range that is free. */
-    private void bindPathSocket(int index, int attemptsLeft, BindCallback done) {
+    /** Binds socket {@code index} to an ephemeral port of {@code plane}, or to the next free port of the range. */
+    private void bindPathSocket(int index, InetAddress plane, int attemptsLeft, BindCallback done) {
         int port = 0;
         if (sourcePortCount > 0) {
             port = firstSourcePort + nextSourcePort;
             nextSourcePort = (nextSourcePort + 1) % sourcePortCount;
         }
         int triedPort = port;
-        layer.bind(loop, new InetSocketAddress(bindAddress, port), index, socketOptions, receiver).addListener(r -> {
+        layer.bind(loop, new InetSocketAddress(plane, port), index, socketOptions, receiver).addListener(r -> {
             if (r.isSuccess()) {
                 done.bound((UdpSocket) r.getNow(), null);
             } else if (sourcePortCount > 0 && attemptsLeft > 1 && !shutDown) {
                 LOG.debug("source port {} is taken, trying the next", triedPort);
-                bindPathSocket(index, attemptsLeft - 1, done);
+                bindPathSocket(index, plane, attemptsLeft - 1, done);
             } else {
                 done.bound(null, sourcePortCount > 0
                         ? new IllegalStateException("no free port in the source-port range " + firstSourcePort + ".."
-                                + (firstSourcePort + sourcePortCount - 1) + " on " + bindAddress, r.cause())
+                                + (firstSourcePort + sourcePortCount - 1) + " on " + plane, r.cause())
                         : r.cause());
             }
         });
@@ -577,7 +619,7 @@ public final class UdpEndpoint implements AutoCloseable {
         void bound(UdpSocket socket, Throwable failure);
     }
 
-    private void finishConnect(InetSocketAddress server, int[] indices, UdpSocket[] bound, Throwable bindFailure,
+    private void finishConnect(List<InetSocketAddress> servers, int[] indices, UdpSocket[] bound, Throwable bindFailure,
             CompletableFuture<UdpConnection> f) {
         Throwable failure = shutDown ? new IllegalStateException("endpoint is closed") : bindFailure;
         if (failure == null) {
@@ -585,7 +627,11 @@ public final class UdpEndpoint implements AutoCloseable {
                 for (int i = 0; i < indices.length; i++) {
                     installSocket(indices[i], bound[i]);
                 }
-                Connection c = endpoint.connect(now(), server, indices);
+                Object[] remotes = new Object[indices.length];
+                for (int i = 0; i < remotes.length; i++) {
+                    remotes[i] = servers.get(i % servers.size());
+                }
+                Connection c = endpoint.connect(now(), remotes, indices);
                 connections.put(c.localId(), new UdpConnection(this, c, indices, f));
                 drive();
                 return;
@@ -643,6 +689,15 @@ public final class UdpEndpoint implements AutoCloseable {
         }
     }
 
+    /** The listen sockets' ids: one per plane, the first ones of the table. */
+    private int[] listenSockets() {
+        int[] ids = new int[planes.length];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = i;
+        }
+        return ids;
+    }
+
     UdpConnectionStats snapshot(UdpConnection c) {
         Connection core = c.core();
         int n = core.pathCount();
@@ -652,7 +707,7 @@ public final class UdpEndpoint implements AutoCloseable {
             sent[i] = core.pathPacketsSent(i);
             retx[i] = core.pathRetransmissions(i);
         }
-        int[] owned = c.ownedSockets().length > 0 ? c.ownedSockets() : new int[] {0};
+        int[] owned = c.ownedSockets().length > 0 ? c.ownedSockets() : listenSockets();
         int[] ports = new int[owned.length];
         long[] received = new long[owned.length];
         for (int i = 0; i < owned.length; i++) {
@@ -702,7 +757,7 @@ public final class UdpEndpoint implements AutoCloseable {
         /** Default SO_SNDBUF / SO_RCVBUF request; the kernel may cap it (net.core.[rw]mem_max). */
         public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 << 20;
 
-        private InetAddress bindAddress = InetAddress.getLoopbackAddress();
+        private InetAddress[] planes = {InetAddress.getLoopbackAddress()};
         private int listenPort;
         private boolean listening;
         private EngineConfig config = EngineConfig.defaults();
@@ -722,13 +777,28 @@ public final class UdpEndpoint implements AutoCloseable {
         private Builder() {
         }
 
-        /** Local address every socket binds to (default 127.0.0.1). */
+        /** Local address every socket binds to (default 127.0.0.1): one plane. */
         public Builder bindAddress(InetAddress value) {
-            this.bindAddress = Objects.requireNonNull(value, "bindAddress");
+            return planes(Objects.requireNonNull(value, "bindAddress"));
+        }
+
+        /**
+         * One local address per fabric plane (a NIC port each): the endpoint listens on every one
+         * (same {@code listenPort}) and spreads each connection's paths over them in turn.
+         */
+        public Builder planes(InetAddress... addresses) {
+            Objects.requireNonNull(addresses, "addresses");
+            if (addresses.length == 0) {
+                throw new IllegalArgumentException("planes needs at least one local address");
+            }
+            for (InetAddress a : addresses) {
+                Objects.requireNonNull(a, "a plane address");
+            }
+            this.planes = addresses.clone();
             return this;
         }
 
-        /** Port of the listen socket, socket 0 (default 0: an ephemeral port, see {@link UdpEndpoint#localAddress()}). */
+        /** Port of the listen sockets (default 0: ephemeral, see {@link UdpEndpoint#localAddresses()}). */
         public Builder listenPort(int value) {
             if (value < 0 || value > 65_535) {
                 throw new IllegalArgumentException("listenPort is " + value + " but must be in [0, 65535]");

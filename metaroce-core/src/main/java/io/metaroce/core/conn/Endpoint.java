@@ -142,6 +142,25 @@ public final class Endpoint {
      */
     public Connection connect(long nowNanos, Object remoteAddress, int[] localSockets) {
         Objects.requireNonNull(remoteAddress, "remoteAddress");
+        Object[] perPath = new Object[localSockets == null ? 0 : localSockets.length];
+        java.util.Arrays.fill(perPath, remoteAddress);
+        return connect(nowNanos, perPath, localSockets);
+    }
+
+    /**
+     * Starts a connection whose path {@code i} goes from local socket {@code localSockets[i]} to
+     * {@code remoteAddresses[i]}: for fabrics with several planes, where the peer has an address
+     * on each plane. The handshake runs on path 0. Otherwise as {@link #connect(long, Object, int[])}.
+     */
+    public Connection connect(long nowNanos, Object[] remoteAddresses, int[] localSockets) {
+        Objects.requireNonNull(remoteAddresses, "remoteAddresses");
+        if (localSockets != null && remoteAddresses.length != localSockets.length) {
+            throw new IllegalArgumentException("connect needs one remote address per local socket, got "
+                    + remoteAddresses.length + " addresses for " + localSockets.length + " sockets");
+        }
+        for (int i = 0; i < remoteAddresses.length; i++) {
+            Objects.requireNonNull(remoteAddresses[i], "remoteAddresses[" + i + "]");
+        }
         if (localSockets == null || localSockets.length == 0 || localSockets.length > config.maxPaths()) {
             throw new IllegalArgumentException("connect needs 1 to " + config.maxPaths()
                     + " local sockets (one per path), got " + (localSockets == null ? "null" : localSockets.length));
@@ -152,7 +171,7 @@ public final class Endpoint {
         }
         Connection c = new Connection(this, newConnectionId(), true, localSockets.length, nowNanos);
         for (int i = 0; i < localSockets.length; i++) {
-            c.addPath(i, localSockets[i], remoteAddress);
+            c.addPath(i, localSockets[i], remoteAddresses[i]);
         }
         register(c);
         return c;

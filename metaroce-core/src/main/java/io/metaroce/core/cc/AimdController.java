@@ -150,6 +150,24 @@ public final class AimdController implements CongestionController {
         // Receiver fair share (R-CC-2) is the next step; hints are ignored for now.
     }
 
+    @Override
+    public void onPathFailed(int pathId, long nowNanos) {
+        ensure(pathId);
+        // Everything in flight was reported lost already; forget any rounding left over.
+        totalInFlight -= inFlight[pathId];
+        inFlight[pathId] = 0;
+    }
+
+    @Override
+    public void onPathRestored(int pathId, long nowNanos) {
+        ensure(pathId);
+        // Back from a failure: start small and let additive increase find the path's room again.
+        window[pathId] = minWindow;
+        ackedSinceIncrease[pathId] = 0;
+        ecnCutCredit[pathId] = 0;
+        lossCutCredit[pathId] = 0;
+    }
+
     // ---- read-only view for tests and telemetry ----
 
     /** Path {@code pathId}'s congestion window, bytes (the initial window for a path not seen yet). */

@@ -58,6 +58,7 @@ public final class Connection implements ScoreboardListener {
     private final Receiver receiver;
     private final ControlQueue control;
     private final ControlWriter controlWriter;
+    private final PathHealth health;
 
     private boolean keepAliveDue;
     /** Time of the input being handled, for the scoreboard callbacks, which do not carry it. */
@@ -87,7 +88,8 @@ public final class Connection implements ScoreboardListener {
         this.paths = new Paths(pathCount);
         this.streams = new StreamTable(config.maxStreams());
         this.emitter = new PacketEmitter(stats, nowNanos);
-        this.sender = new Sender(config, localId, stats, paths, streams, congestion, emitter);
+        this.health = new PathHealth(config, paths, congestion);
+        this.sender = new Sender(config, localId, stats, paths, streams, congestion, health, emitter);
         this.control = new ControlQueue(config, stats, paths, emitter);
         this.controlWriter = new ControlWriter(config, localId, stats, paths, emitter);
         this.receiver = new Receiver(config, localId, stats, streams, sender, control);
@@ -197,7 +199,40 @@ public final class Connection implements ScoreboardListener {
         out.bytesInFlight = p.scoreboard.bytesInFlight();
         out.ectReported = p.reportedEctCount;
         out.ceReported = p.reportedCeCount;
+        out.state = p.state;
+        out.consecutiveTimeouts = p.consecutiveTimeouts;
+        out.failures = p.failures;
+        out.probesSent = p.probesSent;
+        out.sendRateBytesPerSecond = p.sendRateBytesPerSecond;
         return true;
+    }
+
+    /** Path {@code pathId}'s health, a {@link io.metaroce.core.api.PathState} value, or -1 if the path is not open. */
+    public int pathState(int pathId) {
+        Path p = pathId >= 0 ? paths.get(pathId) : null;
+        return p == null ? -1 : p.state;
+    }
+
+    /**
+     * Moves path {@code pathId} to another local socket (a new UDP source port, hence another
+     * ECMP route): everything sent on the path from now on leaves from {@code localSocket}; the
+     * peer follows by rebinding [SPEC-PATH-2]. A FAILED path is probed at once from its new
+     * socket. A driver typically calls this from {@link io.metaroce.core.api.ConnectionListener#onPathStateChanged}
+     * when a path fails [SPEC-PATH-13].
+     *
+     * @throws IllegalArgumentException if the path is not open
+     */
+    public void repath(int pathId, int localSocket) {
+        Path p = pathId >= 0 ? paths.get(pathId) : null;
+        if (p == null) {
+            throw new IllegalArgumentException("path " + pathId + " is not open on this connection (paths 0 to "
+                    + (paths.count() - 1) + "); repath only paths that exist");
+        }
+        p.localSocket = localSocket;
+        if (p.state == io.metaroce.core.api.PathState.FAILED) {
+            p.nextProbeNanos = Long.MIN_VALUE;
+            p.probeIntervalNanos = config.pathProbeIntervalNanos();
+        }
     }
 
     /** Work requests posted on this connection and not yet completed (sends and receives). */
@@ -436,11 +471,12 @@ public final class Connection implements ScoreboardListener {
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
         }
+        reportPathStates();
     }
 
     @Override
     public void onTransmissionAcked(int pathId, long pathSequence, long csn, int bytes, long sentAtNanos) {
-        sender.onTransmissionAcked(pathId, csn, bytes, inputNanos, endpoint);
+        sender.onTransmissionAcked(pathId, csn, bytes, sentAtNanos, inputNanos, endpoint);
     }
 
     @Override
@@ -483,6 +519,22 @@ public final class Connection implements ScoreboardListener {
             return;
         }
         path.rtt.update(nowNanos - p.timestampNanos);
+        health.onProbeAck(path, p.probeId, nowNanos);
+        reportPathStates();
+    }
+
+    /** Tells the endpoint of every path whose state differs from the one last reported. */
+    private void reportPathStates() {
+        if (!paths.takeStateChanged()) {
+            return;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && path.state != path.reportedState) {
+                path.reportedState = path.state;
+                endpoint.pathStateChanged(this, path.id, path.state);
+            }
+        }
     }
 
     private void queueProbeAck(int pathId, long probeId, long timestampNanos, int localSocket, Object remoteAddress) {
@@ -550,11 +602,15 @@ public final class Connection implements ScoreboardListener {
         if (config.keepAliveNanos() > 0) {
             t = Math.min(t, emitter.lastSendNanos() + config.keepAliveNanos());
         }
+        boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
             if (p != null) {
                 t = Math.min(t, p.receiveTracker.ackDeadlineNanos());
                 t = Math.min(t, p.rtoDeadlineNanos(config));
+                if (probing) {
+                    t = Math.min(t, health.nextTimeoutNanos(p));
+                }
             }
         }
         return Math.min(t, sender.nextRetryNanos());
@@ -592,19 +648,29 @@ public final class Connection implements ScoreboardListener {
         inputNanos = nowNanos;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
-            if (p == null || nowNanos < p.rtoDeadlineNanos(config)) {
+            if (p == null) {
                 continue;
             }
-            long rto = p.rtoNanos(config);
-            p.timeouts++;
-            stats.timeouts++;
-            p.scoreboard.onTimeout(nowNanos - rto, true, this);
-            p.consecutiveTimeouts++;
-            if (p.consecutiveTimeouts >= config.maxConsecutiveTimeouts()) {
+            boolean unreachable = false;
+            if (nowNanos >= p.rtoDeadlineNanos(config)) {
+                long rto = p.rtoNanos(config);
+                p.timeouts++;
+                stats.timeouts++;
+                // Health first: a path that fails now has everything in flight resent elsewhere;
+                // otherwise what timed out is resent on the path itself [SPEC-LOSS-5], [SPEC-PATH-10].
+                unreachable = health.onTimeout(p, nowNanos, this);
+                if (p.scoreboard.packetsInFlight() > 0) {
+                    p.scoreboard.onTimeout(nowNanos - rto, true, this);
+                }
+            }
+            unreachable |= health.onProbeTimeout(p, nowNanos, this);
+            if (unreachable) {
+                // The last path in service gave up: every path has failed [SPEC-LOSS-6].
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);
                 return;
             }
         }
+        reportPathStates();
         sender.releaseDeferred(nowNanos);
     }
 
@@ -660,6 +726,15 @@ public final class Connection implements ScoreboardListener {
         }
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && health.probeDue(path, nowNanos)) {
+                controlWriter.writeProbeOn(path, nowNanos, out, p, codec);
+                health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
+                reportPathStates();
+                return true;
+            }
         }
         if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
             return true;

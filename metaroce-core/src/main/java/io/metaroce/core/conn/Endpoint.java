@@ -65,10 +65,13 @@ public final class Endpoint {
     private long latestNanos;
     private final ArrayList<Connection> connectionList = new ArrayList<>();
     /** A connection life-cycle event waiting for {@link #pollEvents}. */
-    private record Event(Connection connection, EventKind kind) {
+    private record Event(Connection connection, EventKind kind, int pathId, int pathState) {
+        Event(Connection connection, EventKind kind) {
+            this(connection, kind, -1, -1);
+        }
     }
 
-    private enum EventKind { CONNECTED, ACCEPTED, CLOSED }
+    private enum EventKind { CONNECTED, ACCEPTED, CLOSED, PATH_STATE }
 
     private final ArrayDeque<Event> events = new ArrayDeque<>();
     private int transmitCursor;
@@ -336,6 +339,7 @@ public final class Endpoint {
                 case CONNECTED -> listener.onConnected(e.connection());
                 case ACCEPTED -> listener.onAccepted(e.connection());
                 case CLOSED -> listener.onClosed(e.connection(), e.connection().closeReason());
+                case PATH_STATE -> listener.onPathStateChanged(e.connection(), e.pathId(), e.pathState());
             }
         }
         return n;
@@ -350,6 +354,10 @@ public final class Endpoint {
 
     void connectionEstablished(Connection c) {
         events.add(new Event(c, EventKind.CONNECTED));
+    }
+
+    void pathStateChanged(Connection c, int pathId, int state) {
+        events.add(new Event(c, EventKind.PATH_STATE, pathId, state));
     }
 
     void connectionClosed(Connection c) {

@@ -58,7 +58,7 @@ import io.metaroce.core.wire.WireConstants;
  *     over which each sender's arrival rate is measured
  * @param aimdPacingGainPercent the AIMD controller paces each path at
  *     {@code aimdPacingGainPercent / 100 * window / smoothed RTT}, capped by the rate hint
- * @param aimdPacingBurstBytes bytes a path may send back to back once it has been idle, before
+ * @param pacingBurstBytes bytes a path may send back to back once it has been idle, before
  *     pacing spaces its packets
  */
 public record EngineConfig(
@@ -97,7 +97,7 @@ public record EngineConfig(
         long receiveCapacityBytesPerSecond,
         long fairSharePeriodNanos,
         int aimdPacingGainPercent,
-        long aimdPacingBurstBytes) {
+        long pacingBurstBytes) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -163,7 +163,7 @@ public record EngineConfig(
         range("receiveCapacityBytesPerSecond", receiveCapacityBytesPerSecond, 0, MAX_RECEIVE_CAPACITY_BYTES_PER_SECOND);
         positive("fairSharePeriodNanos", fairSharePeriodNanos);
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
-        range("aimdPacingBurstBytes", aimdPacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
+        range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -204,7 +204,7 @@ public record EngineConfig(
                 0L, // receiveCapacityBytesPerSecond: allocator off
                 100_000L, // fairSharePeriodNanos: 100 us
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
-                8L << 10); // aimdPacingBurstBytes: 8 KiB (two default datagrams)
+                8L << 10); // pacingBurstBytes: 8 KiB (two default datagrams)
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -278,7 +278,7 @@ public record EngineConfig(
         private long receiveCapacityBytesPerSecond;
         private long fairSharePeriodNanos;
         private int aimdPacingGainPercent;
-        private long aimdPacingBurstBytes;
+        private long pacingBurstBytes;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -316,7 +316,7 @@ public record EngineConfig(
             receiveCapacityBytesPerSecond = c.receiveCapacityBytesPerSecond;
             fairSharePeriodNanos = c.fairSharePeriodNanos;
             aimdPacingGainPercent = c.aimdPacingGainPercent;
-            aimdPacingBurstBytes = c.aimdPacingBurstBytes;
+            pacingBurstBytes = c.pacingBurstBytes;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -354,7 +354,7 @@ public record EngineConfig(
         public Builder receiveCapacityBytesPerSecond(long v) { receiveCapacityBytesPerSecond = v; return this; }
         public Builder fairSharePeriodNanos(long v) { fairSharePeriodNanos = v; return this; }
         public Builder aimdPacingGainPercent(int v) { aimdPacingGainPercent = v; return this; }
-        public Builder aimdPacingBurstBytes(long v) { aimdPacingBurstBytes = v; return this; }
+        public Builder pacingBurstBytes(long v) { pacingBurstBytes = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -365,7 +365,7 @@ public record EngineConfig(
                     handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
-                    receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, aimdPacingBurstBytes);
+                    receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes);
         }
     }
 }

@@ -78,6 +78,14 @@ public final class Connection implements ScoreboardListener {
     private long closeIntervalNanos;
     private long drainUntilNanos = Long.MAX_VALUE;
 
+    // Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it.
+    private long inboundBytes;
+    private long lastInboundNanos = Long.MIN_VALUE;
+    private long fairShareBytesPerSecond;
+    private boolean fairShareActive;
+    /** The latest rate hint the peer sent in an ACK (0: none). */
+    private long peerRateHintBytesPerSecond;
+
     Connection(Endpoint endpoint, long localId, boolean client, int pathCount, long nowNanos) {
         this.endpoint = endpoint;
         this.config = endpoint.config();
@@ -233,6 +241,41 @@ public final class Connection implements ScoreboardListener {
             p.nextProbeNanos = Long.MIN_VALUE;
             p.probeIntervalNanos = config.pathProbeIntervalNanos();
         }
+    }
+
+    /**
+     * The rate, in datagram bytes per second, this side's fair-share allocator gives the peer and
+     * writes into every ACK as the rate hint (0: the allocator is off, no limit) [SPEC-CC-11].
+     */
+    public long fairShareBytesPerSecond() {
+        return fairShareBytesPerSecond;
+    }
+
+    /** The latest rate hint the peer's ACKs carried, datagram bytes per second (0: no limit). */
+    public long peerRateHintBytesPerSecond() {
+        return peerRateHintBytesPerSecond;
+    }
+
+    /** Reliable datagram bytes received since the last call, for the endpoint's allocator. */
+    long takeInboundBytes() {
+        long b = inboundBytes;
+        inboundBytes = 0;
+        return b;
+    }
+
+    /** When the last reliable packet arrived, or {@link Long#MIN_VALUE}. */
+    long lastInboundNanos() {
+        return lastInboundNanos;
+    }
+
+    /** Whether the last share was computed for the peer as an active sender. */
+    boolean fairShareActive() {
+        return fairShareActive;
+    }
+
+    void fairShare(long bytesPerSecond, boolean active) {
+        this.fairShareBytesPerSecond = bytesPerSecond;
+        this.fairShareActive = active;
     }
 
     /** Work requests posted on this connection and not yet completed (sends and receives). */
@@ -451,6 +494,10 @@ public final class Connection implements ScoreboardListener {
     }
 
     private void onReliable(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
+        // Arrivals, admitted or not, are what the peer's sending costs this receiver [SPEC-CC-11].
+        inboundBytes += p.type == PacketType.DATA ? WireConstants.DATA_OVERHEAD_BYTES + p.payloadLength
+                : WireConstants.READ_REQUEST_BYTES;
+        lastInboundNanos = nowNanos;
         if (state == ConnectionState.CONNECTING || workFlushed) {
             // Before ACCEPT there is nothing to place into; after a flush every receive has
             // completed already, so nothing may be placed or completed any more.
@@ -468,6 +515,7 @@ public final class Connection implements ScoreboardListener {
 
     private void onAck(long nowNanos, Packet p) {
         inputNanos = nowNanos;
+        peerRateHintBytesPerSecond = p.rateHintBytesPerSecond;
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
         }
@@ -584,8 +632,13 @@ public final class Connection implements ScoreboardListener {
     // Timers
     // =====================================================================================
 
-    /** The earliest time {@link #handleTimeout} has something to do, or {@link Long#MAX_VALUE}. */
-    long nextTimeoutNanos() {
+    /**
+     * The earliest time {@link #handleTimeout} (or, for paced data, {@link #pollTransmit}) has
+     * something to do, or {@link Long#MAX_VALUE}; {@code latestNanos} is the time of the last
+     * input or transmit call: a pacing time at or before it is not a wake-up (nothing else could
+     * go then either).
+     */
+    long nextTimeoutNanos(long latestNanos) {
         if (state == ConnectionState.CLOSED) {
             return Long.MAX_VALUE;
         }
@@ -612,6 +665,10 @@ public final class Connection implements ScoreboardListener {
                     t = Math.min(t, health.nextTimeoutNanos(p));
                 }
             }
+        }
+        if (probing) {
+            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13].
+            t = Math.min(t, sender.nextPacedSendNanos(latestNanos));
         }
         return Math.min(t, sender.nextRetryNanos());
     }
@@ -718,7 +775,8 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && path.receiveTracker.ackDue(nowNanos)) {
-                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), out, p, codec);
+                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), fairShareBytesPerSecond,
+                        out, p, codec);
             }
         }
         if (control.hasProbeAck()) {

@@ -68,12 +68,16 @@ final class ControlWriter {
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
     }
 
-    /** The ACK of {@code path}; {@code cumulativeSequence} is the CSN below which everything was admitted. */
-    boolean writeAck(long nowNanos, Path path, long cumulativeSequence, Transmit out, Packet p, PacketCodec codec) {
+    /**
+     * The ACK of {@code path}; {@code cumulativeSequence} is the CSN below which everything was
+     * admitted, {@code rateHint} the peer's fair share (0: no limit) [SPEC-CC-11].
+     */
+    boolean writeAck(long nowNanos, Path path, long cumulativeSequence, long rateHint, Transmit out, Packet p,
+            PacketCodec codec) {
         emitter.header(p, PacketType.ACK, path.id);
         path.receiveTracker.writeAck(p, nowNanos);
         p.cumulativeSequence = cumulativeSequence;
-        p.rateHintBytesPerSecond = 0;
+        p.rateHintBytesPerSecond = rateHint;
         stats.acksSent++;
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
     }

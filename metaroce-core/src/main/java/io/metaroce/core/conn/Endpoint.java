@@ -52,6 +52,7 @@ public final class Endpoint {
     private final Packet tx = new Packet();
     private final CompletionQueue completions;
     private final EndpointStats stats = new EndpointStats();
+    private final FairShareAllocator fairShare;
 
     private final Long2ObjectHashMap<Connection> connections = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Connection> acceptedByClientId = new Long2ObjectHashMap<>();
@@ -93,6 +94,7 @@ public final class Endpoint {
         this.listening = b.listening;
         this.congestionControllerFactory = b.congestionControllerFactory;
         this.completions = new CompletionQueue(b.config.completionQueueCapacity());
+        this.fairShare = new FairShareAllocator(b.config, 0);
     }
 
     /** A builder; {@code random} seeds connection ids and memory keys, so a seeded one makes runs repeatable. */
@@ -172,6 +174,15 @@ public final class Endpoint {
     private void register(Connection c) {
         connections.put(c.localId(), c);
         connectionList.add(c);
+        if (fairShare.enabled()) {
+            // Until the next recomputation, a new connection is offered a newcomer's share.
+            c.fairShare(Math.max(1, config.receiveCapacityBytesPerSecond() / (fairShare.activeSenders() + 1)), false);
+        }
+    }
+
+    /** Senders the fair-share allocator counted active at its last recomputation (0 when it is off). */
+    public int activeSenders() {
+        return fairShare.activeSenders();
     }
 
     // ---- inputs ----
@@ -187,6 +198,7 @@ public final class Endpoint {
             Object remoteAddress, int ecn) {
         stats.datagramsReceived++;
         latestNanos = nowNanos;
+        fairShare.maybeRecompute(nowNanos, connectionList);
         int error = codec.decode(datagram, offset, length, rx);
         if (error != DecodeError.OK) {
             stats.decodeErrors[error]++;
@@ -263,6 +275,7 @@ public final class Endpoint {
     /** Runs every timer due at {@code nowNanos}; a call with nothing due does nothing. */
     public void handleTimeout(long nowNanos) {
         latestNanos = nowNanos;
+        fairShare.maybeRecompute(nowNanos, connectionList);
         for (int i = 0; i < connectionList.size(); i++) {
             connectionList.get(i).handleTimeout(nowNanos);
         }
@@ -281,6 +294,7 @@ public final class Endpoint {
             stats.datagramsSent++;
             return true;
         }
+        latestNanos = Math.max(latestNanos, nowNanos);
         int n = connectionList.size();
         for (int k = 0; k < n; k++) {
             int i = (transmitCursor + k) % n;
@@ -319,7 +333,7 @@ public final class Endpoint {
     public long pollTimeoutNanos() {
         long t = Long.MAX_VALUE;
         for (int i = 0; i < connectionList.size(); i++) {
-            t = Math.min(t, connectionList.get(i).nextTimeoutNanos());
+            t = Math.min(t, connectionList.get(i).nextTimeoutNanos(latestNanos));
         }
         return t;
     }
@@ -422,7 +436,7 @@ public final class Endpoint {
         private EngineConfig config = EngineConfig.defaults();
         private boolean listening;
         private Function<EngineConfig, CongestionController> congestionControllerFactory =
-                c -> new FixedWindowController(c.congestionWindowBytes());
+                c -> new FixedWindowController(c.congestionWindowBytes(), c.pacingBurstBytes());
 
         private Builder(RandomGenerator random, byte[] cookieSecret, PeerAddressCodec addressCodec) {
             this.random = Objects.requireNonNull(random, "random");

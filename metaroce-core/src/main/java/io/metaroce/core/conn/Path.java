@@ -84,11 +84,6 @@ final class Path {
         }
     }
 
-    /** The retransmission timeout without back-off: how long a health probe waits for its answer. */
-    long baseRtoNanos(EngineConfig config) {
-        return rtt.rtoNanos(config.maxAckDelayNanos(), config.minRtoNanos(), config.maxRtoNanos(), 0);
-    }
-
     long rtoNanos(EngineConfig config) {
         return rtt.rtoNanos(config.maxAckDelayNanos(), config.minRtoNanos(), config.maxRtoNanos(), consecutiveTimeouts);
     }

@@ -30,16 +30,31 @@ import io.metaroce.core.sack.ScoreboardListener;
  * passed in. Not thread-safe; owned by its connection.
  */
 final class PathHealth {
-    private final EngineConfig config;
+    // Primitives copied from the configuration, so a connection's own state reaches no shared object.
     private final Paths paths;
     private final CongestionController congestion;
     private final int failureTimeouts;
+    private final int maxConsecutiveTimeouts;
+    private final long probeIntervalNanos;
+    private final long probeMaxIntervalNanos;
+    private final long maxAckDelayNanos;
+    private final long minRtoNanos;
+    private final long maxRtoNanos;
 
     PathHealth(EngineConfig config, Paths paths, CongestionController congestion) {
-        this.config = config;
         this.paths = paths;
         this.congestion = congestion;
+        this.maxConsecutiveTimeouts = config.maxConsecutiveTimeouts();
         this.failureTimeouts = Math.min(config.pathFailureTimeouts(), config.maxConsecutiveTimeouts());
+        this.probeIntervalNanos = config.pathProbeIntervalNanos();
+        this.probeMaxIntervalNanos = config.pathProbeMaxIntervalNanos();
+        this.maxAckDelayNanos = config.maxAckDelayNanos();
+        this.minRtoNanos = config.minRtoNanos();
+        this.maxRtoNanos = config.maxRtoNanos();
+    }
+
+    private long rtoNanos(Path p, int backoff) {
+        return p.rtt.rtoNanos(maxAckDelayNanos, minRtoNanos, maxRtoNanos, backoff);
     }
 
     /**
@@ -77,14 +92,14 @@ final class PathHealth {
             fail(p, nowNanos, lost);
             return false;
         }
-        return !others && p.consecutiveTimeouts >= config.maxConsecutiveTimeouts();
+        return !others && p.consecutiveTimeouts >= maxConsecutiveTimeouts;
     }
 
     private void fail(Path p, long nowNanos, ScoreboardListener lost) {
         paths.state(p, PathState.FAILED);
         p.failures++;
         p.probeDeadlineNanos = Long.MAX_VALUE;
-        p.probeIntervalNanos = config.pathProbeIntervalNanos();
+        p.probeIntervalNanos = probeIntervalNanos;
         p.nextProbeNanos = nowNanos + p.probeIntervalNanos;
         // Everything still in flight on the path is lost; the send side requeues each CSN on a
         // path in service because this one is FAILED now.
@@ -113,9 +128,9 @@ final class PathHealth {
         if (p.state == PathState.FAILED) {
             paths.state(p, PathState.PROBING);
             p.nextProbeNanos = Long.MAX_VALUE;
-            p.probeDeadlineNanos = nowNanos + p.baseRtoNanos(config);
+            p.probeDeadlineNanos = nowNanos + rtoNanos(p, 0);
         } else {
-            p.probeDeadlineNanos = nowNanos + p.rtoNanos(config);
+            p.probeDeadlineNanos = nowNanos + rtoNanos(p, p.consecutiveTimeouts);
         }
     }
 
@@ -144,7 +159,7 @@ final class PathHealth {
         p.probeDeadlineNanos = Long.MAX_VALUE;
         if (p.state == PathState.PROBING) {
             paths.state(p, PathState.FAILED);
-            p.probeIntervalNanos = Math.min(p.probeIntervalNanos * 2, config.pathProbeMaxIntervalNanos());
+            p.probeIntervalNanos = Math.min(p.probeIntervalNanos * 2, probeMaxIntervalNanos);
             p.nextProbeNanos = nowNanos + p.probeIntervalNanos;
             return false;
         }

@@ -2,6 +2,7 @@ package io.metaroce.core.conn;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.api.WorkOpcode;
@@ -420,6 +421,34 @@ final class Sender {
     long nextRetryNanos() {
         long t = deferredUntil.isEmpty() ? Long.MAX_VALUE : deferredUntil.peekLong();
         return Math.min(t, scheduler.nextResumeNanos());
+    }
+
+    /**
+     * When pacing next lets a packet leave on a path that may send, if packets wait to be sent:
+     * the earliest such time after {@code afterNanos}, or {@link Long#MAX_VALUE}.
+     */
+    long nextPacedSendNanos(long afterNanos) {
+        boolean waiting = scheduler.hasWork();
+        for (int i = 0; i < paths.count() && !waiting; i++) {
+            Path p = paths.get(i);
+            waiting = p != null && !p.retransmitQueue.isEmpty();
+        }
+        if (!waiting) {
+            return Long.MAX_VALUE;
+        }
+        long t = Long.MAX_VALUE;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()
+                    || congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+                continue;
+            }
+            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            if (next > afterNanos) {
+                t = Math.min(t, next);
+            }
+        }
+        return t;
     }
 
     /** Queues again the packets and resumes the streams whose receiver-not-ready delay is over. */

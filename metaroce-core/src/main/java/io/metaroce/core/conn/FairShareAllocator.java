@@ -1,0 +1,106 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.cc.MaxMinFairShare;
+import java.util.ArrayList;
+import java.util.Arrays;
+
+/**
+ * The receiving endpoint's fair-share allocator (R-CC-2, [SPEC-CC-10] to [SPEC-CC-12]): every
+ * {@code fairSharePeriodNanos} it divides {@code receiveCapacityBytesPerSecond} max-min fairly
+ * among its active senders (connections that delivered reliable packets here in the current or
+ * the previous period) by their demand, and each connection writes its sender's share into every
+ * ACK as the rate hint.
+ *
+ * <p>Demand is measured, not declared: a sender's arrival rate over the period that ends. A sender
+ * that used at least 7/8 of the share it was given is held back by that share, so its demand is
+ * the whole capacity (it would take more); any other sender's demand is 5/4 of its rate (at least
+ * one datagram per period), room to grow by a quarter each period. A sender that just became
+ * active has no share to compare with and asks for the whole capacity. A connection that is not
+ * active is told the share it would get if it joined: {@code capacity / (active + 1)}, so a sender
+ * that starts does not burst at line rate into a receiver that is already shared.
+ *
+ * <p>Recomputed lazily, at the first input at or after each period boundary, in O(active
+ * senders) (expected) with no allocation once its arrays have grown to the number of connections.
+ * Not thread-safe; owned by its endpoint.
+ */
+final class FairShareAllocator {
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    private final long capacity;
+    private final long periodNanos;
+    private final long minDemand;
+    private final MaxMinFairShare maxMin = new MaxMinFairShare();
+    private long[] demands = new long[16];
+    private long lastNanos;
+    private long nextNanos;
+    private int activeSenders;
+
+    FairShareAllocator(EngineConfig config, long nowNanos) {
+        this.capacity = config.receiveCapacityBytesPerSecond();
+        this.periodNanos = config.fairSharePeriodNanos();
+        long perPeriod = (long) (config.maxDatagramBytes() * ((double) NANOS_PER_SECOND / periodNanos));
+        this.minDemand = Math.clamp(perPeriod, 1, Math.max(1, capacity));
+        this.lastNanos = nowNanos;
+        this.nextNanos = nowNanos + periodNanos;
+    }
+
+    /** Whether the allocator is on (a capacity is configured). */
+    boolean enabled() {
+        return capacity > 0;
+    }
+
+    /** Senders counted active at the last recomputation. */
+    int activeSenders() {
+        return activeSenders;
+    }
+
+    /** Recomputes every connection's share if a period boundary has passed. */
+    void maybeRecompute(long nowNanos, ArrayList<Connection> connections) {
+        if (capacity == 0 || nowNanos < nextNanos) {
+            return;
+        }
+        long elapsed = Math.max(1, nowNanos - lastNanos);
+        lastNanos = nowNanos;
+        nextNanos = nowNanos + periodNanos;
+        int n = connections.size();
+        if (n > demands.length) {
+            demands = Arrays.copyOf(demands, Math.max(n, demands.length * 2));
+        }
+        long activeSince = nowNanos - 2 * periodNanos;
+        int active = 0;
+        for (int i = 0; i < n; i++) {
+            Connection c = connections.get(i);
+            long bytes = c.takeInboundBytes();
+            if (c.lastInboundNanos() < activeSince || c.lastInboundNanos() == Long.MIN_VALUE) {
+                demands[i] = -1; // not a sender now
+                continue;
+            }
+            long rate = (long) Math.min(capacity, bytes * ((double) NANOS_PER_SECOND / elapsed));
+            long share = c.fairShareBytesPerSecond();
+            boolean heldBack = !c.fairShareActive() || rate >= share - (share >> 3);
+            demands[i] = heldBack ? capacity : Math.clamp(rate + (rate >> 2), minDemand, capacity);
+            active++;
+        }
+        // Compact the active demands to the front, solve, then hand the shares back in order.
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (demands[i] >= 0) {
+                demands[k++] = demands[i];
+            }
+        }
+        long level = maxMin.waterLevel(demands, k, capacity);
+        long newcomer = capacity / (active + 1);
+        k = 0;
+        for (int i = 0; i < n; i++) {
+            Connection c = connections.get(i);
+            boolean isActive = c.lastInboundNanos() >= activeSince && c.lastInboundNanos() != Long.MIN_VALUE;
+            if (isActive) {
+                c.fairShare(Math.max(1, Math.min(demands[k++], level)), true);
+            } else {
+                c.fairShare(Math.max(1, newcomer), false);
+            }
+        }
+        activeSenders = active;
+    }
+}

@@ -61,11 +61,11 @@ public final class MaxMinFairShare {
             }
             // Total of the shares if the level were the pivot.
             long atPivot = satisfiedSum + belowSum + pivot * (long) (hi - lt + capped);
-            if (atPivot >= capacity) {
-                capped += hi - lt; // the level is at most the pivot: these are all capped
+            if (atPivot > capacity) {
+                capped += hi - lt; // the level is below the pivot: these are all capped
                 hi = lt;
             } else {
-                satisfiedSum += belowSum + pivot * (long) (gt - lt); // the level is above: met in full
+                satisfiedSum += belowSum + pivot * (long) (gt - lt); // the level is at or above: met in full
                 lo = gt;
             }
         }

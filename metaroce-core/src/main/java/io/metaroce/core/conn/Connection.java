@@ -80,6 +80,8 @@ public final class Connection implements ScoreboardListener {
 
     // Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it.
     private long inboundBytes;
+    private long inboundSinceNanos;
+    private long fairShareDemand;
     private long lastInboundNanos = Long.MIN_VALUE;
     private long fairShareBytesPerSecond;
     private boolean fairShareActive;
@@ -256,11 +258,31 @@ public final class Connection implements ScoreboardListener {
         return peerRateHintBytesPerSecond;
     }
 
-    /** Reliable datagram bytes received since the last call, for the endpoint's allocator. */
-    long takeInboundBytes() {
+    /** Reliable datagram bytes received since the allocator's measurement window opened; opens a new one. */
+    long takeInboundBytes(long nowNanos) {
         long b = inboundBytes;
         inboundBytes = 0;
+        inboundSinceNanos = nowNanos;
         return b;
+    }
+
+    /** Reliable datagram bytes received in the allocator's current measurement window. */
+    long inboundBytes() {
+        return inboundBytes;
+    }
+
+    /** When the allocator's current measurement window opened. */
+    long inboundSinceNanos() {
+        return inboundSinceNanos;
+    }
+
+    /** The demand the allocator last estimated for the peer. */
+    long fairShareDemand() {
+        return fairShareDemand;
+    }
+
+    void fairShareDemand(long bytesPerSecond) {
+        this.fairShareDemand = bytesPerSecond;
     }
 
     /** When the last reliable packet arrived, or {@link Long#MIN_VALUE}. */

@@ -12,11 +12,14 @@ import java.util.Arrays;
  * the previous period) by their demand, and each connection writes its sender's share into every
  * ACK as the rate hint.
  *
- * <p>Demand is measured, not declared: a sender's arrival rate over the period that ends. A sender
- * that used at least 7/8 of the share it was given is held back by that share, so its demand is
- * the whole capacity (it would take more); any other sender's demand is 5/4 of its rate (at least
- * one datagram per period), room to grow by a quarter each period. A sender that just became
- * active has no share to compare with and asks for the whole capacity. A connection that is not
+ * <p>Demand is measured, not declared: a sender's arrival rate over its measurement window, which
+ * closes at a recomputation once it spans {@link #WINDOW_DATAGRAMS} datagrams or
+ * {@link #WINDOW_PERIODS} periods (so a slow sender's rate is not a count of one or two packets;
+ * until its window closes a sender keeps its previous demand). A sender that used at least 3/4 of
+ * the share it was given is held back by that share, so its demand is the whole capacity (it
+ * would take more); any other sender's demand is 5/4 of its rate (at least one datagram per
+ * period), room to grow by a quarter per window. A sender that just became active has no share
+ * to compare with and asks for the whole capacity. A connection that is not
  * active is told the share it would get if it joined: {@code capacity / (active + 1)}, so a sender
  * that starts does not burst at line rate into a receiver that is already shared.
  *
@@ -26,10 +29,15 @@ import java.util.Arrays;
  */
 final class FairShareAllocator {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** A measurement window closes once it holds this many of the largest datagrams... */
+    static final int WINDOW_DATAGRAMS = 8;
+    /** ...or spans this many periods. */
+    static final int WINDOW_PERIODS = 8;
 
     private final long capacity;
     private final long periodNanos;
     private final long minDemand;
+    private final long windowBytes;
     private final MaxMinFairShare maxMin = new MaxMinFairShare();
     private long[] demands = new long[16];
     private long lastNanos;
@@ -41,6 +49,7 @@ final class FairShareAllocator {
         this.periodNanos = config.fairSharePeriodNanos();
         long perPeriod = (long) (config.maxDatagramBytes() * ((double) NANOS_PER_SECOND / periodNanos));
         this.minDemand = Math.clamp(perPeriod, 1, Math.max(1, capacity));
+        this.windowBytes = (long) WINDOW_DATAGRAMS * config.maxDatagramBytes();
         this.lastNanos = nowNanos;
         this.nextNanos = nowNanos + periodNanos;
     }
@@ -60,7 +69,6 @@ final class FairShareAllocator {
         if (capacity == 0 || nowNanos < nextNanos) {
             return;
         }
-        long elapsed = Math.max(1, nowNanos - lastNanos);
         lastNanos = nowNanos;
         nextNanos = nowNanos + periodNanos;
         int n = connections.size();
@@ -71,15 +79,23 @@ final class FairShareAllocator {
         int active = 0;
         for (int i = 0; i < n; i++) {
             Connection c = connections.get(i);
-            long bytes = c.takeInboundBytes();
             if (c.lastInboundNanos() < activeSince || c.lastInboundNanos() == Long.MIN_VALUE) {
+                c.takeInboundBytes(nowNanos);
+                c.fairShareDemand(capacity);
                 demands[i] = -1; // not a sender now
                 continue;
             }
-            long rate = (long) Math.min(capacity, bytes * ((double) NANOS_PER_SECOND / elapsed));
-            long share = c.fairShareBytesPerSecond();
-            boolean heldBack = !c.fairShareActive() || rate >= share - (share >> 3);
-            demands[i] = heldBack ? capacity : Math.clamp(rate + (rate >> 2), minDemand, capacity);
+            long elapsed = nowNanos - c.inboundSinceNanos();
+            if (c.fairShareActive() && c.inboundBytes() < windowBytes && elapsed < WINDOW_PERIODS * periodNanos) {
+                demands[i] = c.fairShareDemand(); // window still open: keep the last estimate
+            } else {
+                long bytes = c.takeInboundBytes(nowNanos);
+                long rate = (long) Math.min(capacity, bytes * ((double) NANOS_PER_SECOND / Math.max(1, elapsed)));
+                long share = c.fairShareBytesPerSecond();
+                boolean heldBack = !c.fairShareActive() || rate >= share - (share >> 2);
+                demands[i] = heldBack ? capacity : Math.clamp(rate + (rate >> 2), minDemand, capacity);
+                c.fairShareDemand(demands[i]);
+            }
             active++;
         }
         // Compact the active demands to the front, solve, then hand the shares back in order.

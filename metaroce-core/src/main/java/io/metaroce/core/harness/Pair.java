@@ -122,6 +122,16 @@ public final class Pair {
         return new Pair(seed, paths, conditions, config, config, clientCongestion, serverCongestion);
     }
 
+    /**
+     * A pair with its own configuration and congestion-controller factory on each side
+     * ({@code null} factory: the endpoint's default, a fixed window).
+     */
+    public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig,
+            EngineConfig serverConfig, Function<EngineConfig, CongestionController> clientCongestion,
+            Function<EngineConfig, CongestionController> serverCongestion) {
+        return new Pair(seed, paths, conditions, clientConfig, serverConfig, clientCongestion, serverCongestion);
+    }
+
     // ---- wiring ----
 
     public Pair lossModel(LossModel model) {

@@ -1,6 +1,7 @@
 package io.metaroce.core.conn;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CloseReason;
@@ -170,7 +171,7 @@ class PathHealthTest {
         pair.connect();
         Traffic traffic = new Traffic(pair, seed);
         // Every slot kept busy: the paths are window-limited, so the windows decide the shares.
-        traffic.saturateUntil(pair.now() + 20 * MS);
+        traffic.saturateUntil(pair.now() + 10 * MS);
         pair.driveUntil(traffic::idle, 100 * MS, "traffic drains, " + where);
 
         Connection c = pair.clientConnection();
@@ -301,6 +302,63 @@ class PathHealthTest {
         assertThat(stats.consecutiveTimeouts).as("the last path ran out its timeouts (%s)", where)
                 .isEqualTo(config.maxConsecutiveTimeouts());
         assertThat(stats.failures).as("the last path in service is never failed (%s)", where).isZero();
+    }
+
+    @Test
+    void aFailedPathRepathedToANewSocketIsProbedAtOnceAndThePeerFollows() {
+        long seed = 65;
+        int newSocket = 5;
+        Events events = new Events();
+        boolean[] blackHoled = {false};
+        Pair[] holder = new Pair[1];
+        // The fabric drops path 1's packets only while they use its original source port (socket 1).
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 0),
+                        EngineConfig.defaults())
+                .onClientEvents(new ConnectionListener() {
+                    @Override
+                    public void onPathStateChanged(Connection connection, int pathId, int state) {
+                        events.onPathStateChanged(connection, pathId, state);
+                        if (pathId == 1 && state == PathState.FAILED && connection.pathState(1) == PathState.FAILED) {
+                            connection.repath(1, newSocket);
+                        }
+                    }
+                })
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == 1 && blackHoled[0]
+                        && holder[0].clientConnection().readPathStats(1, new PathStats())
+                        && socketOf(holder[0].clientConnection(), 1) != newSocket);
+        holder[0] = pair;
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        Connection c = pair.clientConnection();
+        traffic.runUntil(pair.now() + 2 * MS);
+        blackHoled[0] = true;
+        long hole = pair.now();
+        traffic.runUntil(hole + 30 * MS);
+        pair.driveUntil(traffic::idle, 100 * MS, "traffic drains, seed " + seed);
+
+        long failed = events.firstTime(1, PathState.FAILED, hole);
+        long back = events.firstTime(1, PathState.ACTIVE, failed);
+        System.out.println("PathHealthTest repath seed " + seed + ": changes " + events.changes);
+        assertThat(failed).as("path 1 failed on its old port, seed %d", seed).isPositive();
+        assertThat(back - failed).as("probed from the new port at once: back within one RTT or so, seed %d", seed)
+                .isBetween(0L, 1 * MS);
+        assertThat(socketOf(c, 1)).isEqualTo(newSocket);
+        PathStats server = new PathStats();
+        pair.serverConnection().readPathStats(1, server);
+        assertThat(server.remoteAddress).as("the peer rebound path 1 to the new source port")
+                .isEqualTo(Pair.clientAddress(newSocket));
+        assertThat(traffic.failed).isZero();
+        assertThat(traffic.corrupt).isZero();
+        assertThat(traffic.completed).isEqualTo(traffic.posted);
+        assertThatThrownBy(() -> c.repath(7, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("path 7");
+    }
+
+    private static int socketOf(Connection c, int pathId) {
+        PathStats stats = new PathStats();
+        c.readPathStats(pathId, stats);
+        return stats.localSocket;
     }
 
     @Test

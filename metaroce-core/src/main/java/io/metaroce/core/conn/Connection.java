@@ -3,6 +3,7 @@ package io.metaroce.core.conn;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CloseReason;
 import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.cc.CongestionController;
@@ -217,7 +218,7 @@ public final class Connection implements ScoreboardListener {
         return true;
     }
 
-    /** Path {@code pathId}'s health, a {@link io.metaroce.core.api.PathState} value, or -1 if the path is not open. */
+    /** Path {@code pathId}'s health, a {@link PathState} value, or -1 if the path is not open. */
     public int pathState(int pathId) {
         Path p = pathId >= 0 ? paths.get(pathId) : null;
         return p == null ? -1 : p.state;
@@ -239,7 +240,7 @@ public final class Connection implements ScoreboardListener {
                     + (paths.count() - 1) + "); repath only paths that exist");
         }
         p.localSocket = localSocket;
-        if (p.state == io.metaroce.core.api.PathState.FAILED) {
+        if (p.state == PathState.FAILED) {
             p.nextProbeNanos = Long.MIN_VALUE;
             p.probeIntervalNanos = config.pathProbeIntervalNanos();
         }

@@ -329,7 +329,10 @@ public final class Endpoint {
         stats.challengesSent++;
     }
 
-    /** The earliest time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE} if none. */
+    /**
+     * The earliest time {@link #handleTimeout} has work, or a paced packet may leave (call
+     * {@link #handleTimeout} then {@link #pollTransmit} at that time), or {@link Long#MAX_VALUE} if none.
+     */
     public long pollTimeoutNanos() {
         long t = Long.MAX_VALUE;
         for (int i = 0; i < connectionList.size(); i++) {

@@ -79,13 +79,8 @@ public final class Connection implements ScoreboardListener {
     private long closeIntervalNanos;
     private long drainUntilNanos = Long.MAX_VALUE;
 
-    // Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it.
-    private long inboundBytes;
-    private long inboundSinceNanos;
-    private long fairShareDemand;
-    private long lastInboundNanos = Long.MIN_VALUE;
-    private long fairShareBytesPerSecond;
-    private boolean fairShareActive;
+    /** Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it. */
+    private final InboundShare inbound = new InboundShare();
     /** The latest rate hint the peer sent in an ACK (0: none). */
     private long peerRateHintBytesPerSecond;
 
@@ -251,7 +246,7 @@ public final class Connection implements ScoreboardListener {
      * writes into every ACK as the rate hint (0: the allocator is off, no limit) [SPEC-CC-11].
      */
     public long fairShareBytesPerSecond() {
-        return fairShareBytesPerSecond;
+        return inbound.shareBytesPerSecond;
     }
 
     /** The latest rate hint the peer's ACKs carried, datagram bytes per second (0: no limit). */
@@ -259,46 +254,9 @@ public final class Connection implements ScoreboardListener {
         return peerRateHintBytesPerSecond;
     }
 
-    /** Reliable datagram bytes received since the allocator's measurement window opened; opens a new one. */
-    long takeInboundBytes(long nowNanos) {
-        long b = inboundBytes;
-        inboundBytes = 0;
-        inboundSinceNanos = nowNanos;
-        return b;
-    }
-
-    /** Reliable datagram bytes received in the allocator's current measurement window. */
-    long inboundBytes() {
-        return inboundBytes;
-    }
-
-    /** When the allocator's current measurement window opened. */
-    long inboundSinceNanos() {
-        return inboundSinceNanos;
-    }
-
-    /** The demand the allocator last estimated for the peer. */
-    long fairShareDemand() {
-        return fairShareDemand;
-    }
-
-    void fairShareDemand(long bytesPerSecond) {
-        this.fairShareDemand = bytesPerSecond;
-    }
-
-    /** When the last reliable packet arrived, or {@link Long#MIN_VALUE}. */
-    long lastInboundNanos() {
-        return lastInboundNanos;
-    }
-
-    /** Whether the last share was computed for the peer as an active sender. */
-    boolean fairShareActive() {
-        return fairShareActive;
-    }
-
-    void fairShare(long bytesPerSecond, boolean active) {
-        this.fairShareBytesPerSecond = bytesPerSecond;
-        this.fairShareActive = active;
+    /** This connection's side of the endpoint's fair-share allocator. */
+    InboundShare inbound() {
+        return inbound;
     }
 
     /** Work requests posted on this connection and not yet completed (sends and receives). */
@@ -518,9 +476,7 @@ public final class Connection implements ScoreboardListener {
 
     private void onReliable(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
         // Arrivals, admitted or not, are what the peer's sending costs this receiver [SPEC-CC-11].
-        inboundBytes += p.type == PacketType.DATA ? WireConstants.DATA_OVERHEAD_BYTES + p.payloadLength
-                : WireConstants.READ_REQUEST_BYTES;
-        lastInboundNanos = nowNanos;
+        inbound.onArrival(p, nowNanos);
         if (state == ConnectionState.CONNECTING || workFlushed) {
             // Before ACCEPT there is nothing to place into; after a flush every receive has
             // completed already, so nothing may be placed or completed any more.
@@ -798,7 +754,7 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && path.receiveTracker.ackDue(nowNanos)) {
-                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), fairShareBytesPerSecond,
+                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), inbound.shareBytesPerSecond,
                         out, p, codec);
             }
         }

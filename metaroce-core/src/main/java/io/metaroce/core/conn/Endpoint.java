@@ -176,7 +176,8 @@ public final class Endpoint {
         connectionList.add(c);
         if (fairShare.enabled()) {
             // Until the next recomputation, a new connection is offered a newcomer's share.
-            c.fairShare(Math.max(1, config.receiveCapacityBytesPerSecond() / (fairShare.activeSenders() + 1)), false);
+            c.inbound().share(Math.max(1, config.receiveCapacityBytesPerSecond() / (fairShare.activeSenders() + 1)),
+                    false);
         }
     }
 

@@ -78,23 +78,23 @@ final class FairShareAllocator {
         long activeSince = nowNanos - 2 * periodNanos;
         int active = 0;
         for (int i = 0; i < n; i++) {
-            Connection c = connections.get(i);
-            if (c.lastInboundNanos() < activeSince || c.lastInboundNanos() == Long.MIN_VALUE) {
-                c.takeInboundBytes(nowNanos);
-                c.fairShareDemand(capacity);
+            InboundShare in = connections.get(i).inbound();
+            if (!in.arrivedSince(activeSince)) {
+                in.closeWindow(nowNanos);
+                in.demand = capacity;
                 demands[i] = -1; // not a sender now
                 continue;
             }
-            long elapsed = nowNanos - c.inboundSinceNanos();
-            if (c.fairShareActive() && c.inboundBytes() < windowBytes && elapsed < WINDOW_PERIODS * periodNanos) {
-                demands[i] = c.fairShareDemand(); // window still open: keep the last estimate
+            long elapsed = nowNanos - in.windowStartNanos;
+            if (in.active && in.bytes < windowBytes && elapsed < WINDOW_PERIODS * periodNanos) {
+                demands[i] = in.demand; // window still open: keep the last estimate
             } else {
-                long bytes = c.takeInboundBytes(nowNanos);
+                long bytes = in.closeWindow(nowNanos);
                 long rate = (long) Math.min(capacity, bytes * ((double) NANOS_PER_SECOND / Math.max(1, elapsed)));
-                long share = c.fairShareBytesPerSecond();
-                boolean heldBack = !c.fairShareActive() || rate >= share - (share >> 2);
+                long share = in.shareBytesPerSecond;
+                boolean heldBack = !in.active || rate >= share - (share >> 2);
                 demands[i] = heldBack ? capacity : Math.clamp(rate + (rate >> 2), minDemand, capacity);
-                c.fairShareDemand(demands[i]);
+                in.demand = demands[i];
             }
             active++;
         }
@@ -109,12 +109,11 @@ final class FairShareAllocator {
         long newcomer = capacity / (active + 1);
         k = 0;
         for (int i = 0; i < n; i++) {
-            Connection c = connections.get(i);
-            boolean isActive = c.lastInboundNanos() >= activeSince && c.lastInboundNanos() != Long.MIN_VALUE;
-            if (isActive) {
-                c.fairShare(Math.max(1, Math.min(demands[k++], level)), true);
+            InboundShare in = connections.get(i).inbound();
+            if (in.arrivedSince(activeSince)) {
+                in.share(Math.max(1, Math.min(demands[k++], level)), true);
             } else {
-                c.fairShare(Math.max(1, newcomer), false);
+                in.share(Math.max(1, newcomer), false);
             }
         }
         activeSenders = active;

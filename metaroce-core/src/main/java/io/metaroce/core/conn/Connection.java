@@ -477,6 +477,10 @@ public final class Connection implements ScoreboardListener {
     private void onReliable(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
         // Arrivals, admitted or not, are what the peer's sending costs this receiver [SPEC-CC-11].
         inbound.onArrival(p, nowNanos);
+        if (!inbound.active && inbound.shareBytesPerSecond > 0) {
+            // A sender that starts (or resumes after a pause) changes everybody's share now [SPEC-CC-11].
+            endpoint.senderBecameActive(nowNanos);
+        }
         if (state == ConnectionState.CONNECTING || workFlushed) {
             // Before ACCEPT there is nothing to place into; after a flush every receive has
             // completed already, so nothing may be placed or completed any more.

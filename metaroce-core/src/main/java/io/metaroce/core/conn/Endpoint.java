@@ -374,6 +374,10 @@ public final class Endpoint {
         events.add(new Event(c, EventKind.CONNECTED));
     }
 
+    void senderBecameActive(long nowNanos) {
+        fairShare.recompute(nowNanos, connectionList);
+    }
+
     void pathStateChanged(Connection c, int pathId, int state) {
         events.add(new Event(c, EventKind.PATH_STATE, pathId, state));
     }

@@ -23,8 +23,9 @@ import java.util.Arrays;
  * active is told the share it would get if it joined: {@code capacity / (active + 1)}, so a sender
  * that starts does not burst at line rate into a receiver that is already shared.
  *
- * <p>Recomputed lazily, at the first input at or after each period boundary, in O(active
- * senders) (expected) with no allocation once its arrays have grown to the number of connections.
+ * <p>Recomputed lazily, at the first input at or after each period boundary, and at once when a
+ * connection becomes an active sender, in O(connections) with the max-min level in expected
+ * O(active senders), with no allocation once its arrays have grown to the number of connections.
  * Not thread-safe; owned by its endpoint.
  */
 final class FairShareAllocator {
@@ -40,7 +41,6 @@ final class FairShareAllocator {
     private final long windowBytes;
     private final MaxMinFairShare maxMin = new MaxMinFairShare();
     private long[] demands = new long[16];
-    private long lastNanos;
     private long nextNanos;
     private int activeSenders;
 
@@ -50,7 +50,6 @@ final class FairShareAllocator {
         long perPeriod = (long) (config.maxDatagramBytes() * ((double) NANOS_PER_SECOND / periodNanos));
         this.minDemand = Math.clamp(perPeriod, 1, Math.max(1, capacity));
         this.windowBytes = (long) WINDOW_DATAGRAMS * config.maxDatagramBytes();
-        this.lastNanos = nowNanos;
         this.nextNanos = nowNanos + periodNanos;
     }
 
@@ -69,7 +68,18 @@ final class FairShareAllocator {
         if (capacity == 0 || nowNanos < nextNanos) {
             return;
         }
-        lastNanos = nowNanos;
+        recompute(nowNanos, connections);
+    }
+
+    /**
+     * Recomputes every connection's share now: at a period boundary, and as soon as a connection
+     * that was not an active sender delivers a packet, so that every sender learns the new division
+     * from its next ACK instead of a period later (an incast's senders all start at once).
+     */
+    void recompute(long nowNanos, ArrayList<Connection> connections) {
+        if (capacity == 0) {
+            return;
+        }
         nextNanos = nowNanos + periodNanos;
         int n = connections.size();
         if (n > demands.length) {

@@ -166,6 +166,29 @@ class RateHintTest {
         assertThat(bulk.failed).as(where).isZero();
     }
 
+    @Test
+    void aSenderThatStartsIsCountedAtOnceNotAPeriodLater() {
+        long seed = 85;
+        long capacity = 400_000_000L;
+        EngineConfig server = EngineConfig.builder().receiveCapacityBytesPerSecond(capacity)
+                .fairSharePeriodNanos(10 * MS).build(); // a long period: only the activation can explain the update
+        Pair pair = pair(seed, 2, true, server).connect();
+        Connection first = pair.clientConnection();
+        Connection second = pair.client().connect(pair.now(), Pair.SERVER_ADDRESS, new int[] {0, 1});
+        pair.driveUntil(() -> second.state() == ConnectionState.ESTABLISHED, 100 * MS, "second connection");
+        Bulk bulk = new Bulk(pair);
+        bulk.runUntil(pair.now() + 25 * MS, List.of(first), 32);
+        assertThat(first.peerRateHintBytesPerSecond()).as("alone").isEqualTo(capacity);
+        long acksBefore = second.stats().acksReceived();
+        assertThat(second.postWrite(0, 999, bulk.src, 0, WRITE, bulk.dst.remoteKey(), 0)).isEqualTo(PostResult.OK);
+        pair.driveUntil(() -> second.stats().acksReceived() > acksBefore, 1 * MS, "first ACK of the second sender");
+        long started = pair.now();
+        assertThat(second.peerRateHintBytesPerSecond()).as("the newcomer's first ACK carries half").isEqualTo(capacity / 2);
+        bulk.runUntil(started + 200_000L, List.of(first), 32);
+        assertThat(first.peerRateHintBytesPerSecond()).as("the first sender hears of it within an RTT or so, "
+                + "long before the 10 ms period").isEqualTo(capacity / 2);
+    }
+
     // =====================================================================================
     // Pacing
     // =====================================================================================

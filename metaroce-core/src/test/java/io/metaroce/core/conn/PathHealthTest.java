@@ -235,6 +235,9 @@ class PathHealthTest {
         long suspect = events.firstTime(blackHoled, PathState.SUSPECT, hole[0]);
         long failed = events.firstTime(blackHoled, PathState.FAILED, hole[0]);
         long back = events.firstTime(blackHoled, PathState.ACTIVE, hole[1]);
+        System.out.printf("PathHealthTest failure %s: SUSPECT %.2f ms and FAILED %.2f ms after the hole began, "
+                + "ACTIVE again %.2f ms after it ended%n", where, (suspect - hole[0]) / 1e6, (failed - hole[0]) / 1e6,
+                (back - hole[1]) / 1e6);
         assertThat(suspect).as("path becomes SUSPECT (%s)", where).isGreaterThan(hole[0]);
         assertThat(failed).as("then FAILED (%s)", where).isGreaterThanOrEqualTo(suspect);
         // min RTO 1 ms, backed off: 1 + 2 + 4 ms of timeouts after the first packet lost, plus slack.

@@ -44,6 +44,22 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdMaxWindowBytes ceiling of a path's AIMD congestion window
  * @param aimdEcnGainShift the AIMD controller's ECN gain is {@code 1 / 2^aimdEcnGainShift}: the
  *     weight of each ECN feedback in the moving average {@code alpha} of the marked fraction
+ * @param pathFailureTimeouts timeouts in a row without progress after which a path is taken out of
+ *     service (FAILED) while another path of the connection is in service; the last path in
+ *     service is never failed, the connection ends after {@code maxConsecutiveTimeouts} instead
+ *     (the effective threshold is {@code min(pathFailureTimeouts, maxConsecutiveTimeouts)})
+ * @param pathProbeIntervalNanos first interval between the PATH_PROBEs of a FAILED path; doubles
+ *     after each unanswered probe
+ * @param pathProbeMaxIntervalNanos ceiling of that interval
+ * @param receiveCapacityBytesPerSecond capacity this endpoint divides max-min fairly among the
+ *     connections sending to it, in datagram bytes per second, announced in every ACK as the
+ *     sender's rate hint; 0 turns the allocator off (every hint 0: no limit)
+ * @param fairSharePeriodNanos how often the receiver's fair shares are recomputed, and the window
+ *     over which each sender's arrival rate is measured
+ * @param aimdPacingGainPercent the AIMD controller paces each path at
+ *     {@code aimdPacingGainPercent / 100 * window / smoothed RTT}, capped by the rate hint
+ * @param pacingBurstBytes bytes a path may send back to back once it has been idle, before
+ *     pacing spaces its packets
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -74,7 +90,14 @@ public record EngineConfig(
         long aimdInitialWindowBytes,
         long aimdMinWindowBytes,
         long aimdMaxWindowBytes,
-        int aimdEcnGainShift) {
+        int aimdEcnGainShift,
+        int pathFailureTimeouts,
+        long pathProbeIntervalNanos,
+        long pathProbeMaxIntervalNanos,
+        long receiveCapacityBytesPerSecond,
+        long fairSharePeriodNanos,
+        int aimdPacingGainPercent,
+        long pacingBurstBytes) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -82,6 +105,8 @@ public record EngineConfig(
     public static final int MAX_DATAGRAM_BYTES = 65_507;
     /** Largest {@code aimdMaxWindowBytes}: 2^40 bytes (keeps the controller's fixed-point arithmetic exact). */
     public static final long MAX_AIMD_WINDOW_BYTES = 1L << 40;
+    /** Largest {@code receiveCapacityBytesPerSecond}: 2^38 bytes/s (about 2.2 Tbit/s), so shares sum exactly. */
+    public static final long MAX_RECEIVE_CAPACITY_BYTES_PER_SECOND = 1L << 38;
 
     /** Validates every field; throws {@link IllegalArgumentException} naming the field and the rule. */
     public EngineConfig {
@@ -129,6 +154,16 @@ public record EngineConfig(
                     + MAX_AIMD_WINDOW_BYTES);
         }
         range("aimdEcnGainShift", aimdEcnGainShift, 1, 16);
+        range("pathFailureTimeouts", pathFailureTimeouts, 1, 62);
+        positive("pathProbeIntervalNanos", pathProbeIntervalNanos);
+        if (pathProbeMaxIntervalNanos < pathProbeIntervalNanos) {
+            throw new IllegalArgumentException("pathProbeMaxIntervalNanos (" + pathProbeMaxIntervalNanos
+                    + ") must be >= pathProbeIntervalNanos (" + pathProbeIntervalNanos + ")");
+        }
+        range("receiveCapacityBytesPerSecond", receiveCapacityBytesPerSecond, 0, MAX_RECEIVE_CAPACITY_BYTES_PER_SECOND);
+        positive("fairSharePeriodNanos", fairSharePeriodNanos);
+        range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
+        range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -162,7 +197,14 @@ public record EngineConfig(
                 64L << 10, // aimdInitialWindowBytes: 64 KiB
                 8L << 10, // aimdMinWindowBytes: 8 KiB (two default datagrams)
                 16L << 20, // aimdMaxWindowBytes: 16 MiB (the fixed window's default)
-                4); // aimdEcnGainShift: g = 1/16
+                4, // aimdEcnGainShift: g = 1/16
+                3, // pathFailureTimeouts
+                1_000_000L, // pathProbeIntervalNanos: 1 ms
+                100_000_000L, // pathProbeMaxIntervalNanos: 100 ms
+                0L, // receiveCapacityBytesPerSecond: allocator off
+                100_000L, // fairSharePeriodNanos: 100 us
+                125, // aimdPacingGainPercent: 1.25 windows per RTT
+                8L << 10); // pacingBurstBytes: 8 KiB (two default datagrams)
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -230,6 +272,13 @@ public record EngineConfig(
         private long aimdMinWindowBytes;
         private long aimdMaxWindowBytes;
         private int aimdEcnGainShift;
+        private int pathFailureTimeouts;
+        private long pathProbeIntervalNanos;
+        private long pathProbeMaxIntervalNanos;
+        private long receiveCapacityBytesPerSecond;
+        private long fairSharePeriodNanos;
+        private int aimdPacingGainPercent;
+        private long pacingBurstBytes;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -261,6 +310,13 @@ public record EngineConfig(
             aimdMinWindowBytes = c.aimdMinWindowBytes;
             aimdMaxWindowBytes = c.aimdMaxWindowBytes;
             aimdEcnGainShift = c.aimdEcnGainShift;
+            pathFailureTimeouts = c.pathFailureTimeouts;
+            pathProbeIntervalNanos = c.pathProbeIntervalNanos;
+            pathProbeMaxIntervalNanos = c.pathProbeMaxIntervalNanos;
+            receiveCapacityBytesPerSecond = c.receiveCapacityBytesPerSecond;
+            fairSharePeriodNanos = c.fairSharePeriodNanos;
+            aimdPacingGainPercent = c.aimdPacingGainPercent;
+            pacingBurstBytes = c.pacingBurstBytes;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -292,6 +348,13 @@ public record EngineConfig(
         public Builder aimdMinWindowBytes(long v) { aimdMinWindowBytes = v; return this; }
         public Builder aimdMaxWindowBytes(long v) { aimdMaxWindowBytes = v; return this; }
         public Builder aimdEcnGainShift(int v) { aimdEcnGainShift = v; return this; }
+        public Builder pathFailureTimeouts(int v) { pathFailureTimeouts = v; return this; }
+        public Builder pathProbeIntervalNanos(long v) { pathProbeIntervalNanos = v; return this; }
+        public Builder pathProbeMaxIntervalNanos(long v) { pathProbeMaxIntervalNanos = v; return this; }
+        public Builder receiveCapacityBytesPerSecond(long v) { receiveCapacityBytesPerSecond = v; return this; }
+        public Builder fairSharePeriodNanos(long v) { fairSharePeriodNanos = v; return this; }
+        public Builder aimdPacingGainPercent(int v) { aimdPacingGainPercent = v; return this; }
+        public Builder pacingBurstBytes(long v) { pacingBurstBytes = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -300,7 +363,9 @@ public record EngineConfig(
                     maxAckDelayNanos, reorderAllowancePackets, initialRttNanos, minRtoNanos, maxRtoNanos,
                     maxConsecutiveTimeouts, rnrRetryDelayNanos, congestionWindowBytes, handshakeRetryNanos,
                     handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
-                    closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift);
+                    closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
+                    pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
+                    receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes);
         }
     }
 }

@@ -40,6 +40,19 @@ public final class PathStats {
     public long ectReported;
     /** Of those, the ones the peer reported CE-marked. */
     public long ceReported;
+    /** Health of the path, a {@link PathState} value. */
+    public int state;
+    /** Timeouts (RTOs and unanswered health probes) in a row without progress. */
+    public int consecutiveTimeouts;
+    /** Times the path was declared FAILED. */
+    public long failures;
+    /** Health PATH_PROBEs sent on the path. */
+    public long probesSent;
+    /**
+     * The path's send rate over its last measurement window (at least one smoothed RTT), datagram
+     * bytes per second; the path's utilisation is this rate over the connection's total.
+     */
+    public long sendRateBytesPerSecond;
 
     /** Fraction of this side's ECN-capable packets that arrived CE-marked, as the peer reported it. */
     public double ecnFraction() {
@@ -50,6 +63,7 @@ public final class PathStats {
     public String toString() {
         return "path " + pathId + ": sent " + packetsSent + " (" + bytesSent + " B), received " + packetsReceived
                 + ", retransmitted " + retransmissions + ", lost " + losses + ", timeouts " + timeouts
-                + ", srtt " + smoothedRttNanos / 1000.0 + " us, ecn " + ecnFraction();
+                + ", srtt " + smoothedRttNanos / 1000.0 + " us, ecn " + ecnFraction() + ", " + PathState.name(state)
+                + ", rate " + sendRateBytesPerSecond + " B/s";
     }
 }

@@ -28,8 +28,15 @@ import java.util.Arrays;
  *   <li>{@code sendAllowanceBytes(path) = window(path) - bytesInFlight(path)}.
  * </ul>
  *
- * <p>Not yet: pacing ({@link #nextSendTimeNanos} returns now, R-CC-3) and the receiver's fair
- * share ({@link #onRateHint} is ignored, R-CC-2) are the next steps; RTT samples are not used.
+ * <p>Rate (R-CC-2, R-CC-3, [SPEC-CC-13]): each path is paced at
+ * {@code rate(p) = aimdPacingGainPercent / 100 * window(p) / srtt(p)}, where {@code srtt(p)} is a
+ * moving average (gain 1/8) of the send-to-acknowledgement times {@link #onPacketAcked} reports
+ * ({@code initialRttNanos} before the first). When the receiver's rate hint is non-zero and the
+ * paths' rates add up to more, every path's rate is scaled down in proportion so that they add up
+ * to the hint: the sender's rate is the smaller of its own and the hint. Packets on a path leave
+ * {@code bytes / rate(p)} apart; a path that was idle may first send {@code pacingBurstBytes} back
+ * to back. While the hint is what limits the rate, windows do not grow (the window is not the
+ * bottleneck, so growing it would only build a standing queue once the hint rises).
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
@@ -46,6 +53,9 @@ public final class AimdController implements CongestionController {
     private final long minWindow;
     private final long maxWindow;
     private final int gainShift;
+    private final long initialRtt;
+    private final int pacingGainPercent;
+    private final long pacingBurstBytes;
 
     private long[] window = new long[0];
     private long[] inFlight = new long[0];
@@ -56,6 +66,14 @@ public final class AimdController implements CongestionController {
     private long[] ecnCutCredit = new long[0];
     /** Bytes still to be acknowledged before the next loss cut may happen. */
     private long[] lossCutCredit = new long[0];
+    /** Moving average of the send-to-acknowledgement time, ns (0: no sample yet). */
+    private long[] srtt = new long[0];
+    /** Pacing: the earliest time the path's next packet may leave. */
+    private long[] nextSend = new long[0];
+    /** Paths out of service (FAILED): left out of the hint's division. */
+    private boolean[] failed = new boolean[0];
+    /** The receiver's latest rate hint, bytes per second (0: none). */
+    private long rateHint;
     private long totalInFlight;
     /** One more than the highest path id seen. */
     private int pathsSeen;
@@ -68,6 +86,9 @@ public final class AimdController implements CongestionController {
         this.minWindow = config.aimdMinWindowBytes();
         this.maxWindow = config.aimdMaxWindowBytes();
         this.gainShift = config.aimdEcnGainShift();
+        this.initialRtt = config.initialRttNanos();
+        this.pacingGainPercent = config.aimdPacingGainPercent();
+        this.pacingBurstBytes = config.pacingBurstBytes();
     }
 
     // ---- CongestionController ----
@@ -80,7 +101,8 @@ public final class AimdController implements CongestionController {
 
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
-        return nowNanos; // no pacing yet (R-CC-3)
+        ensure(pathId);
+        return Math.max(nextSend[pathId], nowNanos);
     }
 
     @Override
@@ -88,19 +110,31 @@ public final class AimdController implements CongestionController {
         ensure(pathId);
         inFlight[pathId] += bytes;
         totalInFlight += bytes;
+        double rate = pacingRateBytesPerSecond(pathId);
+        long interval = (long) (bytes * 1e9 / rate);
+        long credit = (long) (pacingBurstBytes * 1e9 / rate);
+        long start = nextSend[pathId] == Long.MIN_VALUE ? nowNanos - credit : Math.max(nextSend[pathId], nowNanos - credit);
+        nextSend[pathId] = start + interval;
     }
 
     @Override
     public void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos) {
         ensure(pathId);
         leaveFlight(pathId, bytes);
+        if (rttNanos > 0) {
+            long s = srtt[pathId];
+            srtt[pathId] = s == 0 ? rttNanos : s + ((rttNanos - s) >> 3);
+        }
         ecnCutCredit[pathId] -= bytes;
         lossCutCredit[pathId] -= bytes;
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
+        boolean grow = !hintLimited();
         while (acked >= w) {
             acked -= w;
-            w = Math.min(maxWindow, w + datagramBytes);
+            if (grow) {
+                w = Math.min(maxWindow, w + datagramBytes);
+            }
         }
         window[pathId] = w;
         ackedSinceIncrease[pathId] = acked;
@@ -147,7 +181,27 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
-        // Receiver fair share (R-CC-2) is the next step; hints are ignored for now.
+        rateHint = Math.max(0, bytesPerSecond);
+    }
+
+    @Override
+    public void onPathFailed(int pathId, long nowNanos) {
+        ensure(pathId);
+        // Everything in flight was reported lost already; forget any rounding left over.
+        totalInFlight -= inFlight[pathId];
+        inFlight[pathId] = 0;
+        failed[pathId] = true;
+    }
+
+    @Override
+    public void onPathRestored(int pathId, long nowNanos) {
+        ensure(pathId);
+        // Back from a failure: start small and let additive increase find the path's room again.
+        window[pathId] = minWindow;
+        failed[pathId] = false;
+        ackedSinceIncrease[pathId] = 0;
+        ecnCutCredit[pathId] = 0;
+        lossCutCredit[pathId] = 0;
     }
 
     // ---- read-only view for tests and telemetry ----
@@ -182,6 +236,54 @@ public final class AimdController implements CongestionController {
     /** Bytes in flight across all paths. */
     public long bytesInFlight() {
         return totalInFlight;
+    }
+
+    /** The latest rate hint from the receiver, bytes per second (0: none). */
+    public long rateHintBytesPerSecond() {
+        return rateHint;
+    }
+
+    /** Path {@code pathId}'s moving average of send-to-acknowledgement times, ns (0 before a sample). */
+    public long smoothedRttNanos(int pathId) {
+        checkPath(pathId);
+        return pathId < srtt.length ? srtt[pathId] : 0;
+    }
+
+    /**
+     * Path {@code pathId}'s pacing rate now, bytes per second: {@code gain * window / srtt}, scaled
+     * down with every other path's when their sum exceeds the receiver's rate hint.
+     */
+    public double pacingRateBytesPerSecond(int pathId) {
+        checkPath(pathId);
+        if (pathId >= window.length) {
+            return ownRate(initialWindow, 0);
+        }
+        double own = ownRate(window[pathId], srtt[pathId]);
+        if (rateHint == 0) {
+            return own;
+        }
+        double total = totalOwnRate();
+        return total > rateHint ? own * rateHint / total : own;
+    }
+
+    private double ownRate(long windowBytes, long smoothedRtt) {
+        long rtt = smoothedRtt > 0 ? smoothedRtt : initialRtt;
+        return windowBytes * (pacingGainPercent / 100.0) * 1e9 / rtt;
+    }
+
+    private double totalOwnRate() {
+        double total = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i]) {
+                total += ownRate(window[i], srtt[i]);
+            }
+        }
+        return total;
+    }
+
+    /** Whether the receiver's hint, not the windows, is what limits the sender's rate. */
+    private boolean hintLimited() {
+        return rateHint > 0 && totalOwnRate() > rateHint;
     }
 
     // ---- internals ----
@@ -223,8 +325,12 @@ public final class AimdController implements CongestionController {
         ackedSinceIncrease = Arrays.copyOf(ackedSinceIncrease, size);
         ecnCutCredit = Arrays.copyOf(ecnCutCredit, size);
         lossCutCredit = Arrays.copyOf(lossCutCredit, size);
+        srtt = Arrays.copyOf(srtt, size);
+        nextSend = Arrays.copyOf(nextSend, size);
+        failed = Arrays.copyOf(failed, size);
         for (int i = old; i < size; i++) {
             window[i] = initialWindow;
+            nextSend[i] = Long.MIN_VALUE;
             alpha[i] = ALPHA_ONE; // credits stay 0: the first cut of each kind may happen at once
         }
         pathsSeen = pathId + 1;

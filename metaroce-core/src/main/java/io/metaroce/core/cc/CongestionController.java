@@ -32,4 +32,18 @@ public interface CongestionController {
 
     /** The receiver's rate allocation for this sender, bytes per second (0: none). */
     void onRateHint(long bytesPerSecond, long nowNanos);
+
+    /**
+     * Path {@code pathId} was taken out of service (FAILED): everything in flight on it has been
+     * reported lost, and it carries nothing until {@link #onPathRestored}. Default: nothing.
+     */
+    default void onPathFailed(int pathId, long nowNanos) {
+    }
+
+    /**
+     * Path {@code pathId} answered a probe after a failure and is ACTIVE again; a controller with
+     * per-path windows restarts it small. Default: nothing.
+     */
+    default void onPathRestored(int pathId, long nowNanos) {
+    }
 }

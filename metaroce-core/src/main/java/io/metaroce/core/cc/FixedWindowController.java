@@ -1,22 +1,39 @@
 package io.metaroce.core.cc;
 
 /**
- * A fixed connection-wide window and no pacing: the placeholder controller until the AIMD/ECN
- * controller lands. It ignores ECN and rate hints and never shrinks the window on loss, which
- * makes it a clean baseline for testing reliability in isolation.
+ * A fixed connection-wide window: the default controller and the baseline for testing reliability
+ * in isolation. It ignores ECN and never shrinks the window on loss. It honours the receiver's
+ * rate hint ([SPEC-CC-4]): while the hint is non-zero, the connection's packets (all paths
+ * together) leave {@code bytes / hint} apart, after at most {@code pacingBurstBytes} back to back;
+ * with no hint it does not pace.
  *
  * <p>Not thread-safe.
  */
 public final class FixedWindowController implements CongestionController {
     private final long windowBytes;
+    private final long burstBytes;
     private long bytesInFlight;
+    private long rateHint;
+    private long nextSend = Long.MIN_VALUE;
 
-    /** A controller allowing {@code windowBytes} in flight across all paths. */
+    /** A controller allowing {@code windowBytes} in flight across all paths, pacing to a hint with no burst. */
     public FixedWindowController(long windowBytes) {
+        this(windowBytes, 0);
+    }
+
+    /**
+     * A controller allowing {@code windowBytes} in flight across all paths; under a rate hint, up to
+     * {@code burstBytes} may leave back to back after an idle spell.
+     */
+    public FixedWindowController(long windowBytes, long burstBytes) {
         if (windowBytes <= 0) {
             throw new IllegalArgumentException("windowBytes must be > 0, was " + windowBytes);
         }
+        if (burstBytes < 0) {
+            throw new IllegalArgumentException("burstBytes must be >= 0, was " + burstBytes);
+        }
         this.windowBytes = windowBytes;
+        this.burstBytes = burstBytes;
     }
 
     @Override
@@ -26,12 +43,17 @@ public final class FixedWindowController implements CongestionController {
 
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
-        return nowNanos;
+        return rateHint == 0 ? nowNanos : Math.max(nextSend, nowNanos);
     }
 
     @Override
     public void onPacketSent(int pathId, int bytes, long nowNanos) {
         bytesInFlight += bytes;
+        if (rateHint > 0) {
+            long credit = (long) (burstBytes * 1e9 / rateHint);
+            long start = nextSend == Long.MIN_VALUE ? nowNanos - credit : Math.max(nextSend, nowNanos - credit);
+            nextSend = start + (long) (bytes * 1e9 / rateHint);
+        }
     }
 
     @Override
@@ -56,7 +78,12 @@ public final class FixedWindowController implements CongestionController {
 
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
-        // A fixed window does not pace.
+        rateHint = Math.max(0, bytesPerSecond);
+    }
+
+    /** The latest rate hint from the receiver, bytes per second (0: none, no pacing). */
+    public long rateHintBytesPerSecond() {
+        return rateHint;
     }
 
     /** Bytes in flight across all paths. */

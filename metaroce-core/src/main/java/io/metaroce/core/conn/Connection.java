@@ -3,6 +3,7 @@ package io.metaroce.core.conn;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CloseReason;
 import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.cc.CongestionController;
@@ -58,6 +59,7 @@ public final class Connection implements ScoreboardListener {
     private final Receiver receiver;
     private final ControlQueue control;
     private final ControlWriter controlWriter;
+    private final PathHealth health;
 
     private boolean keepAliveDue;
     /** Time of the input being handled, for the scoreboard callbacks, which do not carry it. */
@@ -77,6 +79,11 @@ public final class Connection implements ScoreboardListener {
     private long closeIntervalNanos;
     private long drainUntilNanos = Long.MAX_VALUE;
 
+    /** Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it. */
+    private final InboundShare inbound = new InboundShare();
+    /** The latest rate hint the peer sent in an ACK (0: none). */
+    private long peerRateHintBytesPerSecond;
+
     Connection(Endpoint endpoint, long localId, boolean client, int pathCount, long nowNanos) {
         this.endpoint = endpoint;
         this.config = endpoint.config();
@@ -87,7 +94,8 @@ public final class Connection implements ScoreboardListener {
         this.paths = new Paths(pathCount);
         this.streams = new StreamTable(config.maxStreams());
         this.emitter = new PacketEmitter(stats, nowNanos);
-        this.sender = new Sender(config, localId, stats, paths, streams, congestion, emitter);
+        this.health = new PathHealth(config, paths, congestion);
+        this.sender = new Sender(config, localId, stats, paths, streams, congestion, health, emitter);
         this.control = new ControlQueue(config, stats, paths, emitter);
         this.controlWriter = new ControlWriter(config, localId, stats, paths, emitter);
         this.receiver = new Receiver(config, localId, stats, streams, sender, control);
@@ -197,7 +205,58 @@ public final class Connection implements ScoreboardListener {
         out.bytesInFlight = p.scoreboard.bytesInFlight();
         out.ectReported = p.reportedEctCount;
         out.ceReported = p.reportedCeCount;
+        out.state = p.state;
+        out.consecutiveTimeouts = p.consecutiveTimeouts;
+        out.failures = p.failures;
+        out.probesSent = p.probesSent;
+        out.sendRateBytesPerSecond = p.sendRateBytesPerSecond;
         return true;
+    }
+
+    /** Path {@code pathId}'s health, a {@link PathState} value, or -1 if the path is not open. */
+    public int pathState(int pathId) {
+        Path p = pathId >= 0 ? paths.get(pathId) : null;
+        return p == null ? -1 : p.state;
+    }
+
+    /**
+     * Moves path {@code pathId} to another local socket (a new UDP source port, hence another
+     * ECMP route): everything sent on the path from now on leaves from {@code localSocket}; the
+     * peer follows by rebinding [SPEC-PATH-2]. A FAILED path is probed at once from its new
+     * socket. A driver typically calls this from {@link io.metaroce.core.api.ConnectionListener#onPathStateChanged}
+     * when a path fails [SPEC-PATH-13].
+     *
+     * @throws IllegalArgumentException if the path is not open
+     */
+    public void repath(int pathId, int localSocket) {
+        Path p = pathId >= 0 ? paths.get(pathId) : null;
+        if (p == null) {
+            throw new IllegalArgumentException("path " + pathId + " is not open on this connection (paths 0 to "
+                    + (paths.count() - 1) + "); repath only paths that exist");
+        }
+        p.localSocket = localSocket;
+        if (p.state == PathState.FAILED) {
+            p.nextProbeNanos = Long.MIN_VALUE;
+            p.probeIntervalNanos = config.pathProbeIntervalNanos();
+        }
+    }
+
+    /**
+     * The rate, in datagram bytes per second, this side's fair-share allocator gives the peer and
+     * writes into every ACK as the rate hint (0: the allocator is off, no limit) [SPEC-CC-11].
+     */
+    public long fairShareBytesPerSecond() {
+        return inbound.shareBytesPerSecond;
+    }
+
+    /** The latest rate hint the peer's ACKs carried, datagram bytes per second (0: no limit). */
+    public long peerRateHintBytesPerSecond() {
+        return peerRateHintBytesPerSecond;
+    }
+
+    /** This connection's side of the endpoint's fair-share allocator. */
+    InboundShare inbound() {
+        return inbound;
     }
 
     /** Work requests posted on this connection and not yet completed (sends and receives). */
@@ -416,6 +475,12 @@ public final class Connection implements ScoreboardListener {
     }
 
     private void onReliable(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
+        // Arrivals, admitted or not, are what the peer's sending costs this receiver [SPEC-CC-11].
+        inbound.onArrival(p, nowNanos);
+        if (!inbound.active && inbound.shareBytesPerSecond > 0) {
+            // A sender that starts (or resumes after a pause) changes everybody's share now [SPEC-CC-11].
+            endpoint.senderBecameActive(nowNanos);
+        }
         if (state == ConnectionState.CONNECTING || workFlushed) {
             // Before ACCEPT there is nothing to place into; after a flush every receive has
             // completed already, so nothing may be placed or completed any more.
@@ -433,14 +498,16 @@ public final class Connection implements ScoreboardListener {
 
     private void onAck(long nowNanos, Packet p) {
         inputNanos = nowNanos;
+        peerRateHintBytesPerSecond = p.rateHintBytesPerSecond;
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
         }
+        reportPathStates();
     }
 
     @Override
     public void onTransmissionAcked(int pathId, long pathSequence, long csn, int bytes, long sentAtNanos) {
-        sender.onTransmissionAcked(pathId, csn, bytes, inputNanos, endpoint);
+        sender.onTransmissionAcked(pathId, csn, bytes, sentAtNanos, inputNanos, endpoint);
     }
 
     @Override
@@ -483,6 +550,22 @@ public final class Connection implements ScoreboardListener {
             return;
         }
         path.rtt.update(nowNanos - p.timestampNanos);
+        health.onProbeAck(path, p.probeId, nowNanos);
+        reportPathStates();
+    }
+
+    /** Tells the endpoint of every path whose state differs from the one last reported. */
+    private void reportPathStates() {
+        if (!paths.takeStateChanged()) {
+            return;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && path.state != path.reportedState) {
+                path.reportedState = path.state;
+                endpoint.pathStateChanged(this, path.id, path.state);
+            }
+        }
     }
 
     private void queueProbeAck(int pathId, long probeId, long timestampNanos, int localSocket, Object remoteAddress) {
@@ -532,8 +615,13 @@ public final class Connection implements ScoreboardListener {
     // Timers
     // =====================================================================================
 
-    /** The earliest time {@link #handleTimeout} has something to do, or {@link Long#MAX_VALUE}. */
-    long nextTimeoutNanos() {
+    /**
+     * The earliest time {@link #handleTimeout} (or, for paced data, {@link #pollTransmit}) has
+     * something to do, or {@link Long#MAX_VALUE}; {@code latestNanos} is the time of the last
+     * input or transmit call: a pacing time at or before it is not a wake-up (nothing else could
+     * go then either).
+     */
+    long nextTimeoutNanos(long latestNanos) {
         if (state == ConnectionState.CLOSED) {
             return Long.MAX_VALUE;
         }
@@ -550,12 +638,20 @@ public final class Connection implements ScoreboardListener {
         if (config.keepAliveNanos() > 0) {
             t = Math.min(t, emitter.lastSendNanos() + config.keepAliveNanos());
         }
+        boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
             if (p != null) {
                 t = Math.min(t, p.receiveTracker.ackDeadlineNanos());
                 t = Math.min(t, p.rtoDeadlineNanos(config));
+                if (probing) {
+                    t = Math.min(t, health.nextTimeoutNanos(p));
+                }
             }
+        }
+        if (probing) {
+            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13].
+            t = Math.min(t, sender.nextPacedSendNanos(latestNanos));
         }
         return Math.min(t, sender.nextRetryNanos());
     }
@@ -592,19 +688,29 @@ public final class Connection implements ScoreboardListener {
         inputNanos = nowNanos;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
-            if (p == null || nowNanos < p.rtoDeadlineNanos(config)) {
+            if (p == null) {
                 continue;
             }
-            long rto = p.rtoNanos(config);
-            p.timeouts++;
-            stats.timeouts++;
-            p.scoreboard.onTimeout(nowNanos - rto, true, this);
-            p.consecutiveTimeouts++;
-            if (p.consecutiveTimeouts >= config.maxConsecutiveTimeouts()) {
+            boolean unreachable = false;
+            if (nowNanos >= p.rtoDeadlineNanos(config)) {
+                long rto = p.rtoNanos(config);
+                p.timeouts++;
+                stats.timeouts++;
+                // Health first: a path that fails now has everything in flight resent elsewhere;
+                // otherwise what timed out is resent on the path itself [SPEC-LOSS-5], [SPEC-PATH-10].
+                unreachable = health.onTimeout(p, nowNanos, this);
+                if (p.scoreboard.packetsInFlight() > 0) {
+                    p.scoreboard.onTimeout(nowNanos - rto, true, this);
+                }
+            }
+            unreachable |= health.onProbeTimeout(p, nowNanos, this);
+            if (unreachable) {
+                // The last path in service gave up: every path has failed [SPEC-LOSS-6].
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);
                 return;
             }
         }
+        reportPathStates();
         sender.releaseDeferred(nowNanos);
     }
 
@@ -652,7 +758,8 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && path.receiveTracker.ackDue(nowNanos)) {
-                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), out, p, codec);
+                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), inbound.shareBytesPerSecond,
+                        out, p, codec);
             }
         }
         if (control.hasProbeAck()) {
@@ -660,6 +767,15 @@ public final class Connection implements ScoreboardListener {
         }
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && health.probeDue(path, nowNanos)) {
+                controlWriter.writeProbeOn(path, nowNanos, out, p, codec);
+                health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
+                reportPathStates();
+                return true;
+            }
         }
         if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
             return true;

@@ -58,7 +58,7 @@ final class ControlWriter {
     }
 
     boolean writeClose(int code, boolean reply, long nowNanos, Transmit out, Packet p, PacketCodec codec) {
-        Path path = paths.first();
+        Path path = paths.firstInService();
         if (path == null) {
             return false;
         }
@@ -68,26 +68,40 @@ final class ControlWriter {
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
     }
 
-    /** The ACK of {@code path}; {@code cumulativeSequence} is the CSN below which everything was admitted. */
-    boolean writeAck(long nowNanos, Path path, long cumulativeSequence, Transmit out, Packet p, PacketCodec codec) {
+    /**
+     * The ACK of {@code path}; {@code cumulativeSequence} is the CSN below which everything was
+     * admitted, {@code rateHint} the peer's fair share (0: no limit) [SPEC-CC-11].
+     */
+    boolean writeAck(long nowNanos, Path path, long cumulativeSequence, long rateHint, Transmit out, Packet p,
+            PacketCodec codec) {
         emitter.header(p, PacketType.ACK, path.id);
         path.receiveTracker.writeAck(p, nowNanos);
         p.cumulativeSequence = cumulativeSequence;
-        p.rateHintBytesPerSecond = 0;
+        p.rateHintBytesPerSecond = rateHint;
         stats.acksSent++;
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
     }
 
-    /** A keep-alive PATH_PROBE on the first open path. */
+    /** A keep-alive PATH_PROBE on the first path in service. */
     boolean writeProbe(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
-        Path path = paths.first();
+        Path path = paths.firstInService();
         if (path == null) {
             return false;
         }
+        return writeProbeOn(path, nowNanos, out, p, codec);
+    }
+
+    /** A PATH_PROBE on {@code path}, with the next probe id ({@link #lastProbeId()}). */
+    boolean writeProbeOn(Path path, long nowNanos, Transmit out, Packet p, PacketCodec codec) {
         emitter.header(p, PacketType.PATH_PROBE, path.id);
         p.probeId = ++probeSequence;
         p.timestampNanos = nowNanos;
         stats.probesSent++;
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
+    }
+
+    /** Id of the last PATH_PROBE written (0: none). */
+    long lastProbeId() {
+        return probeSequence;
     }
 }

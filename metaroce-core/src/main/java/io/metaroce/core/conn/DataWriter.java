@@ -139,7 +139,7 @@ final class DataWriter {
         for (int i = 0; i < count; i++) {
             int id = (paths.nextForData() + i) % count;
             Path path = paths.get(id);
-            if (path != null && canSendOn(path, nowNanos)) {
+            if (path != null && paths.usableForNewData(path) && canSendOn(path, nowNanos)) {
                 paths.nextForData((id + 1) % count);
                 return path;
             }
@@ -206,8 +206,7 @@ final class DataWriter {
         emitter.emit(out, p, codec, path, 2, payload, payloadIndex, nowNanos);
         path.scoreboard.onSent(csn, out.length, nowNanos);
         congestion.onPacketSent(path.id, out.length, nowNanos);
-        path.packetsSent++;
-        path.bytesSent += out.length;
+        path.countSent(out.length, nowNanos);
         stats.dataPacketsSent++;
         return true;
     }

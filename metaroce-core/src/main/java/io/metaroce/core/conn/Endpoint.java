@@ -52,6 +52,7 @@ public final class Endpoint {
     private final Packet tx = new Packet();
     private final CompletionQueue completions;
     private final EndpointStats stats = new EndpointStats();
+    private final FairShareAllocator fairShare;
 
     private final Long2ObjectHashMap<Connection> connections = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Connection> acceptedByClientId = new Long2ObjectHashMap<>();
@@ -65,10 +66,13 @@ public final class Endpoint {
     private long latestNanos;
     private final ArrayList<Connection> connectionList = new ArrayList<>();
     /** A connection life-cycle event waiting for {@link #pollEvents}. */
-    private record Event(Connection connection, EventKind kind) {
+    private record Event(Connection connection, EventKind kind, int pathId, int pathState) {
+        Event(Connection connection, EventKind kind) {
+            this(connection, kind, -1, -1);
+        }
     }
 
-    private enum EventKind { CONNECTED, ACCEPTED, CLOSED }
+    private enum EventKind { CONNECTED, ACCEPTED, CLOSED, PATH_STATE }
 
     private final ArrayDeque<Event> events = new ArrayDeque<>();
     private int transmitCursor;
@@ -90,6 +94,7 @@ public final class Endpoint {
         this.listening = b.listening;
         this.congestionControllerFactory = b.congestionControllerFactory;
         this.completions = new CompletionQueue(b.config.completionQueueCapacity());
+        this.fairShare = new FairShareAllocator(b.config, 0);
     }
 
     /** A builder; {@code random} seeds connection ids and memory keys, so a seeded one makes runs repeatable. */
@@ -188,6 +193,16 @@ public final class Endpoint {
     private void register(Connection c) {
         connections.put(c.localId(), c);
         connectionList.add(c);
+        if (fairShare.enabled()) {
+            // Until the next recomputation, a new connection is offered a newcomer's share.
+            c.inbound().share(Math.max(1, config.receiveCapacityBytesPerSecond() / (fairShare.activeSenders() + 1)),
+                    false);
+        }
+    }
+
+    /** Senders the fair-share allocator counted active at its last recomputation (0 when it is off). */
+    public int activeSenders() {
+        return fairShare.activeSenders();
     }
 
     // ---- inputs ----
@@ -203,6 +218,7 @@ public final class Endpoint {
             Object remoteAddress, int ecn) {
         stats.datagramsReceived++;
         latestNanos = nowNanos;
+        fairShare.maybeRecompute(nowNanos, connectionList);
         int error = codec.decode(datagram, offset, length, rx);
         if (error != DecodeError.OK) {
             stats.decodeErrors[error]++;
@@ -279,6 +295,7 @@ public final class Endpoint {
     /** Runs every timer due at {@code nowNanos}; a call with nothing due does nothing. */
     public void handleTimeout(long nowNanos) {
         latestNanos = nowNanos;
+        fairShare.maybeRecompute(nowNanos, connectionList);
         for (int i = 0; i < connectionList.size(); i++) {
             connectionList.get(i).handleTimeout(nowNanos);
         }
@@ -297,6 +314,7 @@ public final class Endpoint {
             stats.datagramsSent++;
             return true;
         }
+        latestNanos = Math.max(latestNanos, nowNanos);
         int n = connectionList.size();
         for (int k = 0; k < n; k++) {
             int i = (transmitCursor + k) % n;
@@ -331,11 +349,14 @@ public final class Endpoint {
         stats.challengesSent++;
     }
 
-    /** The earliest time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE} if none. */
+    /**
+     * The earliest time {@link #handleTimeout} has work, or a paced packet may leave (call
+     * {@link #handleTimeout} then {@link #pollTransmit} at that time), or {@link Long#MAX_VALUE} if none.
+     */
     public long pollTimeoutNanos() {
         long t = Long.MAX_VALUE;
         for (int i = 0; i < connectionList.size(); i++) {
-            t = Math.min(t, connectionList.get(i).nextTimeoutNanos());
+            t = Math.min(t, connectionList.get(i).nextTimeoutNanos(latestNanos));
         }
         return t;
     }
@@ -355,6 +376,7 @@ public final class Endpoint {
                 case CONNECTED -> listener.onConnected(e.connection());
                 case ACCEPTED -> listener.onAccepted(e.connection());
                 case CLOSED -> listener.onClosed(e.connection(), e.connection().closeReason());
+                case PATH_STATE -> listener.onPathStateChanged(e.connection(), e.pathId(), e.pathState());
             }
         }
         return n;
@@ -369,6 +391,14 @@ public final class Endpoint {
 
     void connectionEstablished(Connection c) {
         events.add(new Event(c, EventKind.CONNECTED));
+    }
+
+    void senderBecameActive(long nowNanos) {
+        fairShare.recompute(nowNanos, connectionList);
+    }
+
+    void pathStateChanged(Connection c, int pathId, int state) {
+        events.add(new Event(c, EventKind.PATH_STATE, pathId, state));
     }
 
     void connectionClosed(Connection c) {
@@ -433,7 +463,7 @@ public final class Endpoint {
         private EngineConfig config = EngineConfig.defaults();
         private boolean listening;
         private Function<EngineConfig, CongestionController> congestionControllerFactory =
-                c -> new FixedWindowController(c.congestionWindowBytes());
+                c -> new FixedWindowController(c.congestionWindowBytes(), c.pacingBurstBytes());
 
         private Builder(RandomGenerator random, byte[] cookieSecret, PeerAddressCodec addressCodec) {
             this.random = Objects.requireNonNull(random, "random");

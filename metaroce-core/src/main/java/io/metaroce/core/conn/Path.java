@@ -1,6 +1,7 @@
 package io.metaroce.core.conn;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.path.RttEstimator;
 import io.metaroce.core.sack.PathReceiveTracker;
 import io.metaroce.core.sack.SendScoreboard;
@@ -24,6 +25,26 @@ final class Path {
     /** CSNs lost on this path, to be retransmitted on it. */
     final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
+    /** Health, a {@link PathState} value; changed only by {@link PathHealth}. */
+    int state = PathState.ACTIVE;
+    /** The state last reported to the application ({@code ConnectionListener.onPathStateChanged}). */
+    int reportedState = PathState.ACTIVE;
+    /** Id of the last health PATH_PROBE sent on this path (0: none yet); its PROBE_ACK is progress. */
+    long probeId;
+    /** When the outstanding health probe counts as unanswered, or {@link Long#MAX_VALUE}. */
+    long probeDeadlineNanos = Long.MAX_VALUE;
+    /** FAILED: when the next probe goes out, or {@link Long#MAX_VALUE}. */
+    long nextProbeNanos = Long.MAX_VALUE;
+    /** FAILED: the current interval between probes (doubles up to the configured ceiling). */
+    long probeIntervalNanos;
+    /** Times this path was declared FAILED. */
+    long failures;
+    /** Health probes sent on this path. */
+    long probesSent;
+    /** Send rate over the last completed measurement window, datagram bytes per second. */
+    long sendRateBytesPerSecond;
+    private long rateWindowStartNanos = Long.MIN_VALUE;
+    private long rateWindowStartBytes;
     long reportedEctCount;
     long reportedCeCount;
 
@@ -41,6 +62,26 @@ final class Path {
         this.remoteAddress = remoteAddress;
         this.scoreboard = new SendScoreboard(id, config.pathWindowPackets());
         this.rtt = new RttEstimator(config.initialRttNanos());
+    }
+
+    /**
+     * Accounts a datagram sent on the path at {@code nowNanos} and closes the rate measurement
+     * window once it spans at least one smoothed RTT (and 10 us, so tiny RTTs do not make it noisy).
+     */
+    void countSent(int datagramBytes, long nowNanos) {
+        packetsSent++;
+        bytesSent += datagramBytes;
+        if (rateWindowStartNanos == Long.MIN_VALUE) {
+            rateWindowStartNanos = nowNanos;
+            rateWindowStartBytes = bytesSent - datagramBytes;
+            return;
+        }
+        long elapsed = nowNanos - rateWindowStartNanos;
+        if (elapsed >= Math.max(rtt.smoothedNanos(), 10_000L)) {
+            sendRateBytesPerSecond = (long) ((bytesSent - rateWindowStartBytes) * 1e9 / elapsed);
+            rateWindowStartNanos = nowNanos;
+            rateWindowStartBytes = bytesSent;
+        }
     }
 
     long rtoNanos(EngineConfig config) {

@@ -1,6 +1,7 @@
 package io.metaroce.core.conn;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
 
 /**
  * The paths of one connection, by id: how many were negotiated, which are open, and where the
@@ -14,6 +15,13 @@ final class Paths {
     private int count;
     /** The path new data tries first, so that new data spreads over the paths in turn. */
     private int nextForData;
+    /** Where the search for a path to take a failed path's retransmissions starts. */
+    private int nextForRescue;
+    /** Open paths that are ACTIVE, and ACTIVE or SUSPECT (in service). */
+    private int activeCount;
+    private int inServiceCount;
+    /** Set when a path changed state, until the connection has reported it. */
+    private boolean stateChanged;
 
     Paths(int count) {
         this.byId = new Path[count];
@@ -32,6 +40,75 @@ final class Paths {
 
     void open(Path path) {
         byId[path.id] = path;
+        countIn(path.state, 1);
+    }
+
+    private void countIn(int state, int delta) {
+        if (state == PathState.ACTIVE) {
+            activeCount += delta;
+        }
+        if (PathState.inService(state)) {
+            inServiceCount += delta;
+        }
+    }
+
+    /** Moves {@code path} to {@code state}, keeping the counts; the connection reports the change. */
+    void state(Path path, int state) {
+        if (path.state == state) {
+            return;
+        }
+        if (byId[path.id] == path) {
+            countIn(path.state, -1);
+            countIn(state, 1);
+        }
+        path.state = state;
+        stateChanged = true;
+    }
+
+    /** Whether a path changed state since the last call; clears the flag. */
+    boolean takeStateChanged() {
+        boolean changed = stateChanged;
+        stateChanged = false;
+        return changed;
+    }
+
+    /** Open paths that are ACTIVE or SUSPECT. */
+    int inServiceCount() {
+        return inServiceCount;
+    }
+
+    /**
+     * Whether new data may go on {@code path}: it is ACTIVE, or SUSPECT while no path is ACTIVE
+     * (the connection keeps trying the paths it has rather than stall).
+     */
+    boolean usableForNewData(Path path) {
+        return path.state == PathState.ACTIVE || (path.state == PathState.SUSPECT && activeCount == 0);
+    }
+
+    /**
+     * The path a CSN lost on {@code lost} is retransmitted on: {@code lost} itself while it is in
+     * service (R-SACK-2), else the next path in service in turn, ACTIVE ones first.
+     */
+    Path retransmitPathFor(Path lost) {
+        if (PathState.inService(lost.state)) {
+            return lost;
+        }
+        Path fallback = null;
+        for (int k = 0; k < count; k++) {
+            int id = (nextForRescue + k) % count;
+            Path p = byId[id];
+            if (p == null || !PathState.inService(p.state)) {
+                continue;
+            }
+            if (p.state == PathState.ACTIVE) {
+                nextForRescue = (id + 1) % count;
+                return p;
+            }
+            if (fallback == null) {
+                fallback = p;
+            }
+        }
+        return fallback != null ? fallback : lost;
     }
 
     /**
@@ -46,7 +123,7 @@ final class Paths {
         Path path = byId[pathId];
         if (path == null) {
             path = new Path(pathId, localSocket, remoteAddress, config);
-            byId[pathId] = path;
+            open(path);
         } else if (path.localSocket != localSocket || !path.remoteAddress.equals(remoteAddress)) {
             // The peer moved the path (a new source port) or a NAT rebound it: answer where it now is.
             path.localSocket = localSocket;
@@ -58,10 +135,23 @@ final class Paths {
     /** Keeps only the first {@code granted} paths [SPEC-CONN-15]. */
     void limitTo(int granted) {
         for (int i = granted; i < count; i++) {
+            if (byId[i] != null) {
+                countIn(byId[i].state, -1);
+            }
             byId[i] = null;
         }
         count = granted;
         nextForData = 0;
+    }
+
+    /** The path in service with the lowest id, else the open path with the lowest id, or null. */
+    Path firstInService() {
+        for (int i = 0; i < count; i++) {
+            if (byId[i] != null && PathState.inService(byId[i].state)) {
+                return byId[i];
+            }
+        }
+        return first();
     }
 
     /** The open path with the lowest id, or null. */

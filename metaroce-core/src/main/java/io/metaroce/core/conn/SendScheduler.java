@@ -74,6 +74,11 @@ final class SendScheduler {
         return responses.isEmpty() ? StreamTable.NONE : responses.peekInt();
     }
 
+    /** Whether a stream or a READ response may have a packet to send (streams paused by RNR excepted). */
+    boolean hasWork() {
+        return !readyStreams.isEmpty() || !responses.isEmpty();
+    }
+
     /** Moves past work request {@code w}, whose every packet has been sent. */
     void advanceCursor(int w) {
         if (work.kind[w] == WorkRequests.READ_RESPONSE) {

@@ -2,6 +2,7 @@ package io.metaroce.core.conn;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.api.WorkOpcode;
@@ -40,6 +41,7 @@ final class Sender {
     private final Paths paths;
     private final StreamTable streams;
     private final CongestionController congestion;
+    private final PathHealth health;
     private final int reorderAllowancePackets;
     private final long rnrRetryDelayNanos;
     private final long maxRtoNanos;
@@ -60,8 +62,9 @@ final class Sender {
     private boolean localProtectionFault;
 
     Sender(EngineConfig config, long localId, ConnectionStats stats, Paths paths, StreamTable streams,
-            CongestionController congestion, PacketEmitter emitter) {
+            CongestionController congestion, PathHealth health, PacketEmitter emitter) {
         this.localId = localId;
+        this.health = health;
         this.stats = stats;
         this.paths = paths;
         this.streams = streams;
@@ -187,7 +190,7 @@ final class Sender {
         long highestBefore = path.scoreboard.highestAcked();
         int acked = path.scoreboard.onAck(p, reorderAllowancePackets, listener);
         if (acked > 0) {
-            path.consecutiveTimeouts = 0;
+            health.onProgress(path, nowNanos);
             if (path.scoreboard.highestAcked() > highestBefore) {
                 path.rtt.update(nowNanos - p.echoTimestampNanos - p.ackDelayNanos);
             }
@@ -203,15 +206,22 @@ final class Sender {
         return true;
     }
 
-    /** {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}. */
-    void onTransmissionAcked(int pathId, long csn, int bytes, long nowNanos, Endpoint endpoint) {
-        congestion.onPacketAcked(pathId, bytes, -1, nowNanos);
+    /**
+     * {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}; the controller gets the
+     * transmission's time from sending to acknowledgement (the receiver's ACK delay included).
+     */
+    void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
+        long rtt = nowNanos - sentAtNanos;
+        congestion.onPacketAcked(pathId, bytes, rtt > 0 ? rtt : -1, nowNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING) {
             delivered(csn, endpoint);
         }
     }
 
-    /** {@link ScoreboardListener#onTransmissionLost}, at {@code nowNanos}: retransmit on the same path. */
+    /**
+     * {@link ScoreboardListener#onTransmissionLost}, at {@code nowNanos}: retransmit on the same
+     * path, or on a path in service if that one has failed [SPEC-LOSS-3], [SPEC-PATH-11].
+     */
     void onTransmissionLost(int pathId, long csn, int bytes, long nowNanos) {
         Path path = paths.get(pathId);
         path.losses++;
@@ -221,7 +231,7 @@ final class Sender {
             packets.finish(csn, PacketTable.ABANDONED);
         } else if (packets.state(csn) == PacketTable.OUTSTANDING && !packets.queued(csn)) {
             packets.queued(csn, true);
-            path.retransmitQueue.addLong(csn);
+            paths.retransmitPathFor(path).retransmitQueue.addLong(csn);
         }
     }
 
@@ -413,6 +423,34 @@ final class Sender {
         return Math.min(t, scheduler.nextResumeNanos());
     }
 
+    /**
+     * When pacing next lets a packet leave on a path that may send, if packets wait to be sent:
+     * the earliest such time after {@code afterNanos}, or {@link Long#MAX_VALUE}.
+     */
+    long nextPacedSendNanos(long afterNanos) {
+        boolean waiting = scheduler.hasWork();
+        for (int i = 0; i < paths.count() && !waiting; i++) {
+            Path p = paths.get(i);
+            waiting = p != null && !p.retransmitQueue.isEmpty();
+        }
+        if (!waiting) {
+            return Long.MAX_VALUE;
+        }
+        long t = Long.MAX_VALUE;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()
+                    || congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+                continue;
+            }
+            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            if (next > afterNanos) {
+                t = Math.min(t, next);
+            }
+        }
+        return t;
+    }
+
     /** Queues again the packets and resumes the streams whose receiver-not-ready delay is over. */
     void releaseDeferred(long nowNanos) {
         while (!deferredUntil.isEmpty() && deferredUntil.peekLong() <= nowNanos) {
@@ -427,12 +465,18 @@ final class Sender {
     }
 
     private void retransmitSoon(long csn) {
-        // Deferred packets go out on the first path that has room, which is the path they were
-        // refused on when the connection has one path.
+        // Deferred packets go out on the next path that may take new data, which is the path they
+        // were refused on when the connection has one path; any open path if none may.
         int count = paths.count();
         Path path = null;
         for (int i = 0; i < count && path == null; i++) {
-            path = paths.get((paths.nextForData() + i) % count);
+            Path candidate = paths.get((paths.nextForData() + i) % count);
+            if (candidate != null && paths.usableForNewData(candidate)) {
+                path = candidate;
+            }
+        }
+        if (path == null) {
+            path = paths.firstInService();
         }
         if (path != null) {
             packets.queued(csn, true);

@@ -55,6 +55,7 @@ public final class Pair {
     private CompletionHandler clientCompletions = (c, s, w, o, st, b, i, h) -> { };
     private CompletionHandler serverCompletions = (c, s, w, o, st, b, i, h) -> { };
     private ConnectionListener serverEvents = new ConnectionListener() { };
+    private ConnectionListener clientEvents = new ConnectionListener() { };
     private Connection clientConnection;
     private Connection serverConnection;
     private long now;
@@ -121,6 +122,16 @@ public final class Pair {
         return new Pair(seed, paths, conditions, config, config, clientCongestion, serverCongestion);
     }
 
+    /**
+     * A pair with its own configuration and congestion-controller factory on each side
+     * ({@code null} factory: the endpoint's default, a fixed window).
+     */
+    public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig,
+            EngineConfig serverConfig, Function<EngineConfig, CongestionController> clientCongestion,
+            Function<EngineConfig, CongestionController> serverCongestion) {
+        return new Pair(seed, paths, conditions, clientConfig, serverConfig, clientCongestion, serverCongestion);
+    }
+
     // ---- wiring ----
 
     public Pair lossModel(LossModel model) {
@@ -140,6 +151,12 @@ public final class Pair {
 
     public Pair onServerEvents(ConnectionListener listener) {
         this.serverEvents = listener;
+        return this;
+    }
+
+    /** Receives the client endpoint's events (connected, path state changes, closed). */
+    public Pair onClientEvents(ConnectionListener listener) {
+        this.clientEvents = listener;
         return this;
     }
 
@@ -249,13 +266,33 @@ public final class Pair {
         server.pollEvents(serverListener);
     }
 
-    private final ConnectionListener clientListener = new ConnectionListener() { };
+    private final ConnectionListener clientListener = new ConnectionListener() {
+        @Override
+        public void onConnected(Connection connection) {
+            clientEvents.onConnected(connection);
+        }
+
+        @Override
+        public void onPathStateChanged(Connection connection, int pathId, int state) {
+            clientEvents.onPathStateChanged(connection, pathId, state);
+        }
+
+        @Override
+        public void onClosed(Connection connection, io.metaroce.core.api.CloseReason reason) {
+            clientEvents.onClosed(connection, reason);
+        }
+    };
 
     private final ConnectionListener serverListener = new ConnectionListener() {
         @Override
         public void onAccepted(Connection connection) {
             serverConnection = connection;
             serverEvents.onAccepted(connection);
+        }
+
+        @Override
+        public void onPathStateChanged(Connection connection, int pathId, int state) {
+            serverEvents.onPathStateChanged(connection, pathId, state);
         }
 
         @Override

@@ -35,7 +35,61 @@ class AimdControllerTest {
         AimdController cc = new AimdController(CONFIG);
         assertThat(cc.windowBytes(0)).isEqualTo(INITIAL);
         assertThat(cc.alpha(0)).as("alpha starts at 1, as in DCTCP").isEqualTo(1.0);
-        assertThat(cc.nextSendTimeNanos(0, 123)).as("no pacing").isEqualTo(123);
+        assertThat(cc.nextSendTimeNanos(0, 123)).as("nothing sent yet: may send now").isEqualTo(123);
+    }
+
+    @Test
+    void pacingSpacesPacketsByBytesOverRate() {
+        // [SPEC-CC-13]: rate = 1.25 * 64 KiB / 100 us (initialRttNanos, no sample yet) = 819.2 MB/s,
+        // so a 4096-byte datagram every 5000 ns; 8 KiB of burst lets 8 KiB plus one datagram go at once.
+        AimdController cc = new AimdController(CONFIG);
+        assertThat(cc.pacingRateBytesPerSecond(0)).isCloseTo(819.2e6, within(1.0));
+        int atOnce = 0;
+        while (cc.nextSendTimeNanos(0, 0) <= 0 && atOnce < 100) {
+            cc.onPacketSent(0, D, 0);
+            atOnce++;
+        }
+        assertThat(atOnce).as("pacingBurstBytes / datagram + 1 back to back from idle").isEqualTo(3);
+        long t = cc.nextSendTimeNanos(0, 0);
+        assertThat(t).isEqualTo(5_000);
+        for (int i = 0; i < 10; i++) {
+            cc.onPacketSent(0, D, t);
+            long next = cc.nextSendTimeNanos(0, t);
+            assertThat(next - t).as("busy: exactly bytes / rate apart").isEqualTo(5_000);
+            t = next;
+        }
+        // Under a hint of half its own rate, the path's rate is the hint.
+        cc.onRateHint(409_600_000L, t);
+        assertThat(cc.pacingRateBytesPerSecond(0)).as("the paths seen share the hint")
+                .isCloseTo(409.6e6, within(1.0));
+        cc.onPacketSent(0, D, t);
+        assertThat(cc.nextSendTimeNanos(0, t) - t).isEqualTo(10_000);
+        // Two paths: the hint is divided in proportion to their own rates (equal here).
+        cc.sendAllowanceBytes(1, t);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(1)).isCloseTo(409.6e6, within(1.0));
+        assertThat(cc.pacingRateBytesPerSecond(1)).isCloseTo(204.8e6, within(1.0));
+    }
+
+    @Test
+    void theWindowDoesNotGrowWhileTheHintLimitsTheRate() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onRateHint(1_000_000L, 0); // far below the window's rate
+        sendAndAck(cc, 0, 10 * INITIAL);
+        assertThat(cc.windowBytes(0)).isEqualTo(INITIAL);
+        cc.onRateHint(0, 0);
+        sendAndAck(cc, 0, INITIAL);
+        assertThat(cc.windowBytes(0)).as("no hint: additive increase again").isEqualTo(INITIAL + D);
+    }
+
+    @Test
+    void aRestoredPathRestartsAtTheMinimumWindow() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onPacketSent(0, D, 0);
+        cc.onPacketLost(0, D, 0);
+        cc.onPathFailed(0, 0);
+        cc.onPathRestored(0, 0);
+        assertThat(cc.windowBytes(0)).isEqualTo(MIN);
+        assertThat(cc.bytesInFlight(0)).isZero();
     }
 
     @Test

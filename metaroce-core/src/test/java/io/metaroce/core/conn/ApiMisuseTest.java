@@ -278,7 +278,15 @@ class ApiMisuseTest {
                 invalid("keepAliveNanos", -1, b -> b.keepAliveNanos(-1)),
                 invalid("keepAliveNanos", 15_000_000_000L, b -> b.keepAliveNanos(15_000_000_000L)),
                 invalid("closeRetryNanos", 0, b -> b.closeRetryNanos(0)),
-                invalid("closeRetries", 101, b -> b.closeRetries(101)));
+                invalid("closeRetries", 101, b -> b.closeRetries(101)),
+                invalid("pathFailureTimeouts", 0, b -> b.pathFailureTimeouts(0)),
+                invalid("pathProbeIntervalNanos", 0, b -> b.pathProbeIntervalNanos(0)),
+                invalid("pathProbeMaxIntervalNanos", 10, b -> b.pathProbeMaxIntervalNanos(10)),
+                invalid("receiveCapacityBytesPerSecond", -1, b -> b.receiveCapacityBytesPerSecond(-1)),
+                invalid("receiveCapacityBytesPerSecond", 1L << 39, b -> b.receiveCapacityBytesPerSecond(1L << 39)),
+                invalid("fairSharePeriodNanos", 0, b -> b.fairSharePeriodNanos(0)),
+                invalid("aimdPacingGainPercent", 99, b -> b.aimdPacingGainPercent(99)),
+                invalid("pacingBurstBytes", -1, b -> b.pacingBurstBytes(-1)));
     }
 
     private static Arguments invalid(String field, long value, UnaryOperator<EngineConfig.Builder> edit) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionHandler;
+import io.metaroce.core.cc.AimdController;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
@@ -46,9 +47,22 @@ class SteadyStateAllocationTest {
 
     @Test
     void steadyStateExchangeAllocatesNothingPerPacket() {
+        measure(Pair.create(7, 4, NetworkConditions.perfect().withLoss(0.01).withDelay(5_000, 1_000, 10_000),
+                EngineConfig.defaults()));
+    }
+
+    /** The same with AIMD windows, pacing, and the receiver's fair-share allocator handing out hints. */
+    @Test
+    void steadyStateWithAimdPacingAndRateHintsAllocatesNothingPerPacket() {
+        EngineConfig config = EngineConfig.builder().receiveCapacityBytesPerSecond(2_000_000_000L).build();
+        measure(Pair.create(8, 4, NetworkConditions.perfect().withLoss(0.01).withDelay(5_000, 1_000, 10_000)
+                .withCeMarking(0.05), config, config, AimdController::new, AimdController::new));
+        assertThat(pair.clientConnection().peerRateHintBytesPerSecond()).as("hints were handed out").isPositive();
+    }
+
+    private void measure(Pair created) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        pair = Pair.create(7, 4, NetworkConditions.perfect().withLoss(0.01).withDelay(5_000, 1_000, 10_000),
-                EngineConfig.defaults()).onClientCompletion(clientDone).onServerCompletion(serverDone).connect();
+        pair = created.onClientCompletion(clientDone).onServerCompletion(serverDone).connect();
         src = pair.client().protectionDomain().register(Arena.ofAuto().allocate((long) SIZE * SLOTS), Access.ALL);
         dst = pair.server().protectionDomain().register(Arena.ofAuto().allocate((long) SIZE * SLOTS), Access.ALL);
         for (int slot = 0; slot < SLOTS; slot++) {

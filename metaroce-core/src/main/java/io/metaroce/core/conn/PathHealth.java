@@ -1,0 +1,171 @@
+package io.metaroce.core.conn;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
+import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.sack.ScoreboardListener;
+
+/**
+ * Tells failure from congestion on each path of a connection and acts on failure (R-PATH-4,
+ * [SPEC-PATH-9] to [SPEC-PATH-13]). Only timeouts without progress count against a path: an
+ * RTO, or a health probe left unanswered. ECN marks and a longer RTT never do; they are the
+ * congestion controller's business and only slow a path down.
+ *
+ * <ul>
+ *   <li>ACTIVE to SUSPECT at the first timeout: the path keeps retransmitting what it lost (on the
+ *       same path, R-SACK-2) but gets no new data while an ACTIVE path exists; with nothing left in
+ *       flight it is tested by a PATH_PROBE.
+ *   <li>SUSPECT to FAILED after {@code min(pathFailureTimeouts, maxConsecutiveTimeouts)} timeouts
+ *       in a row, but only while another path is in service: everything in flight on it is
+ *       declared lost and, with its queued retransmissions, resent on paths in service (the CSN
+ *       names the content, so the receiver still admits each CSN once).
+ *   <li>FAILED paths are probed after {@code pathProbeIntervalNanos}, doubling up to
+ *       {@code pathProbeMaxIntervalNanos}; a probe out is PROBING; its answer makes the path ACTIVE
+ *       with a fresh (small) congestion window.
+ *   <li>The connection ends only when its last path in service reaches
+ *       {@code maxConsecutiveTimeouts}: every other path has failed by then.
+ * </ul>
+ *
+ * <p>Holds no reference to the endpoint or the connection; losses are reported to the listener
+ * passed in. Not thread-safe; owned by its connection.
+ */
+final class PathHealth {
+    // Primitives copied from the configuration, so a connection's own state reaches no shared object.
+    private final Paths paths;
+    private final CongestionController congestion;
+    private final int failureTimeouts;
+    private final int maxConsecutiveTimeouts;
+    private final long probeIntervalNanos;
+    private final long probeMaxIntervalNanos;
+    private final long maxAckDelayNanos;
+    private final long minRtoNanos;
+    private final long maxRtoNanos;
+
+    PathHealth(EngineConfig config, Paths paths, CongestionController congestion) {
+        this.paths = paths;
+        this.congestion = congestion;
+        this.maxConsecutiveTimeouts = config.maxConsecutiveTimeouts();
+        this.failureTimeouts = Math.min(config.pathFailureTimeouts(), config.maxConsecutiveTimeouts());
+        this.probeIntervalNanos = config.pathProbeIntervalNanos();
+        this.probeMaxIntervalNanos = config.pathProbeMaxIntervalNanos();
+        this.maxAckDelayNanos = config.maxAckDelayNanos();
+        this.minRtoNanos = config.minRtoNanos();
+        this.maxRtoNanos = config.maxRtoNanos();
+    }
+
+    private long rtoNanos(Path p, int backoff) {
+        return p.rtt.rtoNanos(maxAckDelayNanos, minRtoNanos, maxRtoNanos, backoff);
+    }
+
+    /**
+     * The path made progress: an ACK newly acknowledged a transmission on it, or the PROBE_ACK of
+     * its latest probe arrived. It is ACTIVE from now on.
+     */
+    void onProgress(Path p, long nowNanos) {
+        p.consecutiveTimeouts = 0;
+        if (p.state == PathState.ACTIVE) {
+            return;
+        }
+        boolean wasOutOfService = !PathState.inService(p.state);
+        paths.state(p, PathState.ACTIVE);
+        p.probeDeadlineNanos = Long.MAX_VALUE;
+        p.nextProbeNanos = Long.MAX_VALUE;
+        if (wasOutOfService) {
+            congestion.onPathRestored(p.id, nowNanos);
+        }
+    }
+
+    /**
+     * A timeout without progress on {@code p}: its RTO fired, or its probe went unanswered while
+     * SUSPECT. May fail the path (its losses go to {@code lost}).
+     *
+     * @return whether the connection must end: {@code p} is the last path in service and has
+     *     reached {@code maxConsecutiveTimeouts}
+     */
+    boolean onTimeout(Path p, long nowNanos, ScoreboardListener lost) {
+        p.consecutiveTimeouts++;
+        if (p.state == PathState.ACTIVE) {
+            paths.state(p, PathState.SUSPECT);
+        }
+        boolean others = paths.inServiceCount() - (PathState.inService(p.state) ? 1 : 0) > 0;
+        if (others && p.state == PathState.SUSPECT && p.consecutiveTimeouts >= failureTimeouts) {
+            fail(p, nowNanos, lost);
+            return false;
+        }
+        return !others && p.consecutiveTimeouts >= maxConsecutiveTimeouts;
+    }
+
+    private void fail(Path p, long nowNanos, ScoreboardListener lost) {
+        paths.state(p, PathState.FAILED);
+        p.failures++;
+        p.probeDeadlineNanos = Long.MAX_VALUE;
+        p.probeIntervalNanos = probeIntervalNanos;
+        p.nextProbeNanos = nowNanos + p.probeIntervalNanos;
+        // Everything still in flight on the path is lost; the send side requeues each CSN on a
+        // path in service because this one is FAILED now.
+        p.scoreboard.onTimeout(Long.MAX_VALUE, false, lost);
+        while (!p.retransmitQueue.isEmpty()) {
+            paths.retransmitPathFor(p).retransmitQueue.addLong(p.retransmitQueue.pollLong());
+        }
+        congestion.onPathFailed(p.id, nowNanos);
+    }
+
+    /** Whether a health PATH_PROBE should go out on {@code p} now. */
+    boolean probeDue(Path p, long nowNanos) {
+        return switch (p.state) {
+            // A SUSPECT path with nothing in flight has no RTO left to test it: a probe does.
+            case PathState.SUSPECT -> p.probeDeadlineNanos == Long.MAX_VALUE && p.scoreboard.packetsInFlight() == 0
+                    && p.retransmitQueue.isEmpty();
+            case PathState.FAILED -> nowNanos >= p.nextProbeNanos;
+            default -> false;
+        };
+    }
+
+    /** A health probe with {@code probeId} went out on {@code p}. */
+    void probeSent(Path p, long probeId, long nowNanos) {
+        p.probeId = probeId;
+        p.probesSent++;
+        if (p.state == PathState.FAILED) {
+            paths.state(p, PathState.PROBING);
+            p.nextProbeNanos = Long.MAX_VALUE;
+            p.probeDeadlineNanos = nowNanos + rtoNanos(p, 0);
+        } else {
+            p.probeDeadlineNanos = nowNanos + rtoNanos(p, p.consecutiveTimeouts);
+        }
+    }
+
+    /** A PROBE_ACK for {@code probeId} came back on {@code p}. */
+    void onProbeAck(Path p, long probeId, long nowNanos) {
+        if (p.state != PathState.ACTIVE && probeId == p.probeId && p.probeId != 0) {
+            onProgress(p, nowNanos);
+        }
+    }
+
+    /** The next time {@link #onProbeTimeout} or a probe is due on {@code p}, or {@link Long#MAX_VALUE}. */
+    long nextTimeoutNanos(Path p) {
+        return Math.min(p.probeDeadlineNanos, p.nextProbeNanos);
+    }
+
+    /**
+     * Runs {@code p}'s probe deadline if it is due: a PROBING path goes back to FAILED with a
+     * doubled probe interval; a SUSPECT path counts a timeout ({@link #onTimeout}).
+     *
+     * @return whether the connection must end
+     */
+    boolean onProbeTimeout(Path p, long nowNanos, ScoreboardListener lost) {
+        if (nowNanos < p.probeDeadlineNanos) {
+            return false;
+        }
+        p.probeDeadlineNanos = Long.MAX_VALUE;
+        if (p.state == PathState.PROBING) {
+            paths.state(p, PathState.FAILED);
+            p.probeIntervalNanos = Math.min(p.probeIntervalNanos * 2, probeMaxIntervalNanos);
+            p.nextProbeNanos = nowNanos + p.probeIntervalNanos;
+            return false;
+        }
+        if (p.state == PathState.SUSPECT) {
+            return onTimeout(p, nowNanos, lost);
+        }
+        return false;
+    }
+}

@@ -1,0 +1,386 @@
+package io.metaroce.core.conn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CloseReason;
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.ConnectionListener;
+import io.metaroce.core.api.PathState;
+import io.metaroce.core.api.PathStats;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.harness.NetworkConditions;
+import io.metaroce.core.harness.Pair;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Congestion and failure told apart, both ways (R-PATH-4, [SPEC-PATH-9] to [SPEC-PATH-13]): a
+ * heavily CE-marked path stays ACTIVE and keeps carrying less; a black-holed path becomes FAILED
+ * within a bounded time while everything completes over the other paths, and is probed back to
+ * ACTIVE once the black hole ends; a connection fails only when every path is dead.
+ */
+class PathHealthTest {
+    private static final long MS = 1_000_000L;
+
+    /** A path state change seen by the client. */
+    private record Change(long atNanos, int pathId, int state) { }
+
+    /** Collects the client's path state changes and its close. */
+    private static final class Events implements ConnectionListener {
+        final List<Change> changes = new ArrayList<>();
+        CloseReason closed;
+        Pair pair;
+
+        @Override
+        public void onPathStateChanged(Connection connection, int pathId, int state) {
+            changes.add(new Change(pair.now(), pathId, state));
+        }
+
+        @Override
+        public void onClosed(Connection connection, CloseReason reason) {
+            closed = reason;
+        }
+
+        long firstTime(int pathId, int state, long after) {
+            return changes.stream().filter(c -> c.pathId == pathId && c.state == state && c.atNanos >= after)
+                    .mapToLong(Change::atNanos).min().orElse(-1);
+        }
+    }
+
+    /**
+     * Steady traffic: a 64 KB WRITE every 100 us into one of 32 slots, each slot's bytes fresh from
+     * the seed and checked at the peer when its WRITE completes (so every byte arrived intact, and
+     * exactly the bytes of that WRITE).
+     */
+    private static final class Traffic {
+        static final int SLOT = 64 * 1024;
+        static final int SLOTS = 32;
+        final Pair pair;
+        final MemoryRegion src;
+        final MemoryRegion dst;
+        final boolean[] busy = new boolean[SLOTS];
+        final SplittableRandom random;
+        long posted;
+        long completed;
+        long failed;
+        long corrupt;
+        long next;
+
+        Traffic(Pair pair, long seed) {
+            this.pair = pair;
+            this.random = new SplittableRandom(seed);
+            this.src = TestMemory.region(pair.client(), (long) SLOT * SLOTS, Access.ALL, 0);
+            this.dst = TestMemory.region(pair.server(), (long) SLOT * SLOTS, Access.ALL, 0);
+            pair.onClientCompletion((c, s, wrId, op, status, bytes, imm, hasImm) -> {
+                int slot = (int) wrId;
+                busy[slot] = false;
+                if (status != CompletionStatus.SUCCESS) {
+                    failed++;
+                    return;
+                }
+                completed++;
+                MemorySegment sent = src.segment().asSlice((long) slot * SLOT, SLOT);
+                MemorySegment got = dst.segment().asSlice((long) slot * SLOT, SLOT);
+                if (sent.mismatch(got) != -1) {
+                    corrupt++;
+                }
+            });
+        }
+
+        /** Posts the next WRITE if its slot is free. */
+        void postOne() {
+            int slot = (int) (next++ % SLOTS);
+            if (busy[slot]) {
+                return;
+            }
+            byte[] bytes = new byte[SLOT];
+            random.nextBytes(bytes);
+            MemorySegment.copy(bytes, 0, src.segment(), ValueLayout.JAVA_BYTE, (long) slot * SLOT, SLOT);
+            int r = pair.clientConnection().postWrite(0, slot, src, (long) slot * SLOT, SLOT, dst.remoteKey(),
+                    (long) slot * SLOT);
+            assertThat(r).isEqualTo(PostResult.OK);
+            busy[slot] = true;
+            posted++;
+        }
+
+        /** Posts a WRITE every 100 us until {@code untilNanos}. */
+        void runUntil(long untilNanos) {
+            while (pair.now() < untilNanos && pair.clientConnection().state() == ConnectionState.ESTABLISHED) {
+                postOne();
+                pair.advance(100_000L);
+            }
+        }
+
+        /** Keeps every slot busy (a WRITE posted as soon as one completes) until {@code untilNanos}. */
+        void saturateUntil(long untilNanos) {
+            while (pair.now() < untilNanos && pair.clientConnection().state() == ConnectionState.ESTABLISHED) {
+                for (int i = 0; i < SLOTS; i++) {
+                    postOne();
+                }
+                pair.advance(10_000L);
+            }
+        }
+
+        boolean idle() {
+            for (boolean b : busy) {
+                if (b) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private static long[] packetsPerPath(Connection c, int paths) {
+        PathStats stats = new PathStats();
+        long[] out = new long[paths];
+        for (int i = 0; i < paths; i++) {
+            c.readPathStats(i, stats);
+            out[i] = stats.packetsSent;
+        }
+        return out;
+    }
+
+    // =====================================================================================
+    // Congestion is not failure
+    // =====================================================================================
+
+    @ParameterizedTest(name = "CE marks {0} on path 0, seed {1}")
+    @CsvSource({"0.5, 31", "0.7, 32", "0.9, 33"})
+    void aHeavilyMarkedPathStaysActiveAndCarriesLessWithoutAnyLoss(double marks, long seed) {
+        String where = "seed " + seed + ", marks " + marks;
+        System.out.println("PathHealthTest congestion: " + where);
+        Events events = new Events();
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 0)
+                        .withCeMarkingOnPaths(marks, 1L), EngineConfig.defaults(), AimdController::new,
+                AimdController::new)
+                .onClientEvents(events);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        // Every slot kept busy: the paths are window-limited, so the windows decide the shares.
+        traffic.saturateUntil(pair.now() + 10 * MS);
+        pair.driveUntil(traffic::idle, 100 * MS, "traffic drains, " + where);
+
+        Connection c = pair.clientConnection();
+        PathStats stats = new PathStats();
+        long[] packets = packetsPerPath(c, 4);
+        long total = packets[0] + packets[1] + packets[2] + packets[3];
+        assertThat(events.changes).as("no path ever left ACTIVE (%s)", where).isEmpty();
+        for (int path = 0; path < 4; path++) {
+            assertThat(c.readPathStats(path, stats)).isTrue();
+            assertThat(stats.state).as("path %d (%s)", path, where).isEqualTo(PathState.ACTIVE);
+            assertThat(stats.losses).as("path %d lost nothing (%s)", path, where).isZero();
+            assertThat(stats.retransmissions).as("path %d retransmitted nothing (%s)", path, where).isZero();
+            assertThat(stats.timeouts).as("path %d (%s)", path, where).isZero();
+        }
+        c.readPathStats(0, stats);
+        assertThat(stats.ecnFraction()).as("path 0 was marked (%s)", where).isBetween(marks - 0.1, marks + 0.1);
+        double share = (double) packets[0] / total;
+        System.out.printf("PathHealthTest congestion %s: packets per path %d %d %d %d, marked path's share %.3f%n",
+                where, packets[0], packets[1], packets[2], packets[3], share);
+        assertThat(share).as("the marked path carries less than an even quarter, but something (%s)", where)
+                .isGreaterThan(0.0).isLessThan(0.2);
+        assertThat(traffic.failed).as(where).isZero();
+        assertThat(traffic.corrupt).as(where).isZero();
+        assertThat(traffic.completed).as(where).isEqualTo(traffic.posted).isGreaterThan(400);
+        assertThat(c.stats().retransmissions()).as(where).isZero();
+    }
+
+    // =====================================================================================
+    // Failure is not congestion
+    // =====================================================================================
+
+    @ParameterizedTest(name = "AIMD {0}, seed {1}")
+    @CsvSource({"true, 41", "false, 42", "true, 43"})
+    void aBlackHoledPathFailsEverythingCompletesElsewhereAndItIsProbedBack(boolean aimd, long seed) {
+        int blackHoled = (int) (seed % 4);
+        String where = "seed " + seed + ", black hole on path " + blackHoled + ", AIMD " + aimd;
+        System.out.println("PathHealthTest failure: " + where);
+        EngineConfig config = EngineConfig.defaults();
+        Events events = new Events();
+        long[] hole = {Long.MAX_VALUE, Long.MAX_VALUE};
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
+                        aimd ? AimdController::new : null, aimd ? AimdController::new : null)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == blackHoled && now >= hole[0]
+                        && now < hole[1]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        long start = pair.now();
+        traffic.runUntil(start + 5 * MS);
+        hole[0] = pair.now();
+        hole[1] = hole[0] + 40 * MS;
+        traffic.runUntil(hole[1]);
+        Connection c = pair.clientConnection();
+        long[] duringHole = packetsPerPath(c, 4);
+        traffic.runUntil(hole[1] + 150 * MS);
+        pair.driveUntil(traffic::idle, 100 * MS, "traffic drains, " + where);
+        long[] after = packetsPerPath(c, 4);
+
+        System.out.println("PathHealthTest failure " + where + ": changes " + events.changes);
+        long suspect = events.firstTime(blackHoled, PathState.SUSPECT, hole[0]);
+        long failed = events.firstTime(blackHoled, PathState.FAILED, hole[0]);
+        long back = events.firstTime(blackHoled, PathState.ACTIVE, hole[1]);
+        System.out.printf("PathHealthTest failure %s: SUSPECT %.2f ms and FAILED %.2f ms after the hole began, "
+                + "ACTIVE again %.2f ms after it ended%n", where, (suspect - hole[0]) / 1e6, (failed - hole[0]) / 1e6,
+                (back - hole[1]) / 1e6);
+        assertThat(suspect).as("path becomes SUSPECT (%s)", where).isGreaterThan(hole[0]);
+        assertThat(failed).as("then FAILED (%s)", where).isGreaterThanOrEqualTo(suspect);
+        // min RTO 1 ms, backed off: 1 + 2 + 4 ms of timeouts after the first packet lost, plus slack.
+        assertThat(failed - hole[0]).as("FAILED within a bounded time (%s)", where).isLessThan(12 * MS);
+        assertThat(events.changes).as("only the black-holed path changes state (%s)", where)
+                .allMatch(ch -> ch.pathId == blackHoled);
+        // After the hole ends, the next probe (the interval doubles from 1 ms to at most 100 ms) brings it back.
+        assertThat(back).as("probed back to ACTIVE after the hole (%s)", where).isPositive();
+        assertThat(back - hole[1]).as("within one probe interval ceiling (%s)", where)
+                .isLessThanOrEqualTo(config.pathProbeMaxIntervalNanos() + 5 * MS);
+        assertThat(c.pathState(blackHoled)).as(where).isEqualTo(PathState.ACTIVE);
+        assertThat(after[blackHoled] - duringHole[blackHoled]).as("it carries traffic again (%s)", where)
+                .isGreaterThan(100);
+        PathStats stats = new PathStats();
+        c.readPathStats(blackHoled, stats);
+        assertThat(stats.failures).as(where).isEqualTo(1);
+        assertThat(stats.probesSent).as(where).isPositive();
+
+        assertThat(c.state()).as("the connection never failed (%s)", where).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(events.closed).as(where).isNull();
+        assertThat(traffic.failed).as("no WRITE failed (%s)", where).isZero();
+        assertThat(traffic.corrupt).as("every WRITE's bytes arrived intact (%s)", where).isZero();
+        assertThat(traffic.completed).as(where).isEqualTo(traffic.posted).isGreaterThan(1500);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {51, 52})
+    void theConnectionFailsOnlyWhenEveryPathIsDead(long seed) {
+        String where = "seed " + seed;
+        System.out.println("PathHealthTest all paths dead: " + where);
+        EngineConfig config = EngineConfig.builder().maxConsecutiveTimeouts(6).maxRtoNanos(20 * MS).build();
+        Events events = new Events();
+        boolean[] dead = new boolean[3];
+        Pair pair = Pair.create(seed, 3, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> dead[pathId]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        Connection c = pair.clientConnection();
+        traffic.runUntil(pair.now() + 5 * MS);
+        dead[0] = true;
+        dead[1] = true;
+        long twoDead = pair.now();
+        traffic.runUntil(twoDead + 60 * MS);
+        assertThat(c.state()).as("one path left: still up (%s)", where).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(c.pathState(0)).as(where).isIn(PathState.FAILED, PathState.PROBING);
+        assertThat(c.pathState(1)).as(where).isIn(PathState.FAILED, PathState.PROBING);
+        assertThat(c.pathState(2)).as(where).isEqualTo(PathState.ACTIVE);
+        pair.driveUntil(traffic::idle, 100 * MS, "traffic drains over path 2, " + where);
+        assertThat(traffic.failed).as(where).isZero();
+        assertThat(traffic.corrupt).as(where).isZero();
+        assertThat(traffic.completed).as(where).isEqualTo(traffic.posted);
+
+        dead[2] = true;
+        long allDead = pair.now();
+        traffic.postOne();
+        pair.driveUntil(() -> c.state() == ConnectionState.CLOSED, 2_000 * MS, "connection gives up, " + where);
+        System.out.println("PathHealthTest all paths dead " + where + ": changes " + events.changes
+                + ", closed after " + (pair.now() - allDead) / 1e6 + " ms");
+        assertThat(events.closed).as(where).isEqualTo(CloseReason.PEER_UNREACHABLE);
+        assertThat(traffic.failed).as("the last WRITE failed with the connection (%s)", where).isEqualTo(1);
+        PathStats stats = new PathStats();
+        c.readPathStats(2, stats);
+        assertThat(stats.consecutiveTimeouts).as("the last path ran out its timeouts (%s)", where)
+                .isEqualTo(config.maxConsecutiveTimeouts());
+        assertThat(stats.failures).as("the last path in service is never failed (%s)", where).isZero();
+    }
+
+    @Test
+    void aFailedPathRepathedToANewSocketIsProbedAtOnceAndThePeerFollows() {
+        long seed = 65;
+        int newSocket = 5;
+        Events events = new Events();
+        boolean[] blackHoled = {false};
+        Pair[] holder = new Pair[1];
+        // The fabric drops path 1's packets only while they use its original source port (socket 1).
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 0),
+                        EngineConfig.defaults())
+                .onClientEvents(new ConnectionListener() {
+                    @Override
+                    public void onPathStateChanged(Connection connection, int pathId, int state) {
+                        events.onPathStateChanged(connection, pathId, state);
+                        if (pathId == 1 && state == PathState.FAILED && connection.pathState(1) == PathState.FAILED) {
+                            connection.repath(1, newSocket);
+                        }
+                    }
+                })
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == 1 && blackHoled[0]
+                        && holder[0].clientConnection().readPathStats(1, new PathStats())
+                        && socketOf(holder[0].clientConnection(), 1) != newSocket);
+        holder[0] = pair;
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        Connection c = pair.clientConnection();
+        traffic.runUntil(pair.now() + 2 * MS);
+        blackHoled[0] = true;
+        long hole = pair.now();
+        traffic.runUntil(hole + 30 * MS);
+        pair.driveUntil(traffic::idle, 100 * MS, "traffic drains, seed " + seed);
+
+        long failed = events.firstTime(1, PathState.FAILED, hole);
+        long back = events.firstTime(1, PathState.ACTIVE, failed);
+        System.out.println("PathHealthTest repath seed " + seed + ": changes " + events.changes);
+        assertThat(failed).as("path 1 failed on its old port, seed %d", seed).isPositive();
+        assertThat(back - failed).as("probed from the new port at once: back within one RTT or so, seed %d", seed)
+                .isBetween(0L, 1 * MS);
+        assertThat(socketOf(c, 1)).isEqualTo(newSocket);
+        PathStats server = new PathStats();
+        pair.serverConnection().readPathStats(1, server);
+        assertThat(server.remoteAddress).as("the peer rebound path 1 to the new source port")
+                .isEqualTo(Pair.clientAddress(newSocket));
+        assertThat(traffic.failed).isZero();
+        assertThat(traffic.corrupt).isZero();
+        assertThat(traffic.completed).isEqualTo(traffic.posted);
+        assertThatThrownBy(() -> c.repath(7, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("path 7");
+    }
+
+    private static int socketOf(Connection c, int pathId) {
+        PathStats stats = new PathStats();
+        c.readPathStats(pathId, stats);
+        return stats.localSocket;
+    }
+
+    @Test
+    void aSinglePathConnectionStillEndsAfterMaxConsecutiveTimeouts() {
+        long seed = 61;
+        EngineConfig config = EngineConfig.builder().maxConsecutiveTimeouts(4).maxRtoNanos(20 * MS).build();
+        Events events = new Events();
+        boolean[] dead = {false};
+        Pair pair = Pair.create(seed, 1, NetworkConditions.perfect(), config).onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> dead[0] && !fromClient);
+        events.pair = pair;
+        pair.connect();
+        dead[0] = true;
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.postOne();
+        Connection c = pair.clientConnection();
+        pair.driveUntil(() -> c.state() == ConnectionState.CLOSED, 1_000 * MS, "seed " + seed);
+        assertThat(events.closed).isEqualTo(CloseReason.PEER_UNREACHABLE);
+        assertThat(c.stats().timeouts()).isEqualTo(4);
+        assertThat(events.changes).extracting(Change::state).containsExactly(PathState.SUSPECT);
+    }
+}

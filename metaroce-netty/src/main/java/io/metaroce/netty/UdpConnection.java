@@ -35,6 +35,9 @@ public final class UdpConnection {
     private final int[] ownedSockets;
     private final Long2ObjectHashMap<Pending> pending = new Long2ObjectHashMap<>();
     private long nextWorkRequestId = 1;
+    /** Each path's last reported state and, for repathing, when it was last moved. */
+    private final int[] pathStates;
+    private final long[] lastRepathNanos;
     private CompletableFuture<UdpConnection> connectFuture;
     private boolean ended;
 
@@ -54,6 +57,8 @@ public final class UdpConnection {
         this.localId = core.localId();
         this.ownedSockets = ownedSockets;
         this.connectFuture = connectFuture;
+        this.pathStates = new int[core.pathCount()];
+        this.lastRepathNanos = new long[core.pathCount()];
     }
 
     // ---- getters (thread-safe: immutable) ----
@@ -191,6 +196,24 @@ public final class UdpConnection {
         if (p != null) {
             p.future.complete(new Completion(p.userId, streamId, opcode, status, bytes, immediate, hasImmediate));
         }
+    }
+
+    /** Records path {@code pathId}'s new state; returns the one it had. */
+    int recordPathState(int pathId, int state) {
+        if (pathId < 0 || pathId >= pathStates.length) {
+            return state;
+        }
+        int previous = pathStates[pathId];
+        pathStates[pathId] = state;
+        return previous;
+    }
+
+    long lastRepathNanos(int pathId) {
+        return lastRepathNanos[pathId];
+    }
+
+    void lastRepathNanos(int pathId, long nanos) {
+        lastRepathNanos[pathId] = nanos;
     }
 
     void onConnected() {

@@ -4,6 +4,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CloseReason;
 import io.metaroce.core.api.CompletionHandler;
 import io.metaroce.core.api.ConnectionListener;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.cc.CongestionController;
@@ -75,6 +76,8 @@ public final class UdpEndpoint implements AutoCloseable {
     /** Bound on blocking calls into the event loop and on close. */
     private static final long BLOCKING_TIMEOUT_SECONDS = 30;
     private static final int COOKIE_SECRET_BYTES = 32;
+    /** Least time between two moves of one path that keeps failing its probes. */
+    static final long REPATH_RETRY_NANOS = 50_000_000L;
 
     private final EngineConfig config;
     private final SocketLayer layer;
@@ -87,6 +90,7 @@ public final class UdpEndpoint implements AutoCloseable {
     private final Endpoint endpoint;
     private final AcceptListener acceptListener;
     private final double dropProbability;
+    private final boolean repathOnFailure;
     private final long clockOrigin;
     private final List<InetSocketAddress> localAddresses;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -113,6 +117,7 @@ public final class UdpEndpoint implements AutoCloseable {
     private long datagramsSent;
     private long datagramsDropped;
     private long sendErrors;
+    private long pathsRepathed;
 
     private final Runnable driveTask = () -> {
         drivePending = false;
@@ -170,6 +175,24 @@ public final class UdpEndpoint implements AutoCloseable {
                 conn.onEnded(reason, null);
             }
         }
+
+        @Override
+        public void onPathStateChanged(Connection c, int pathId, int state) {
+            UdpConnection conn = connections.get(c.localId());
+            if (conn == null) {
+                return;
+            }
+            int previous = conn.recordPathState(pathId, state);
+            if (state == PathState.FAILED && repathOnFailure && pathId < conn.ownedSockets().length) {
+                long now = now();
+                // Entering FAILED from service: move at once. After a probe went unanswered: only
+                // now and then, in case the new port hashed onto the same broken link.
+                if (previous != PathState.PROBING || now - conn.lastRepathNanos(pathId) >= REPATH_RETRY_NANOS) {
+                    conn.lastRepathNanos(pathId, now);
+                    repath(conn, pathId);
+                }
+            }
+        }
     };
 
     private UdpEndpoint(Builder b) {
@@ -182,6 +205,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.sourcePortCount = b.sourcePortCount;
         this.acceptListener = b.acceptListener;
         this.dropProbability = b.dropProbability;
+        this.repathOnFailure = b.repathOnFailure;
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
@@ -350,7 +374,8 @@ public final class UdpEndpoint implements AutoCloseable {
             }
             return new UdpEndpointStats(datagramsReceived, datagramsSent, datagramsDropped, sendErrors,
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
-                    s.connectionsAccepted(), endpoint.connectionCount(), open, layer.name(), layer.readsEcn());
+                    s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
+                    layer.readsEcn());
         });
     }
 
@@ -619,6 +644,32 @@ public final class UdpEndpoint implements AutoCloseable {
         void bound(UdpSocket socket, Throwable failure);
     }
 
+    /**
+     * Moves a failed path of one of this endpoint's outgoing connections to a fresh socket (a new
+     * UDP source port, so ECMP hashes it onto another route) [SPEC-PATH-13]; the engine probes it
+     * from there at once. The old socket is closed once the path has moved.
+     */
+    private void repath(UdpConnection conn, int pathId) {
+        int index = allocateSocketIndex();
+        bindPathSocket(index, planes[pathId % planes.length], Math.max(1, sourcePortCount), (socket, failure) -> {
+            if (socket == null || shutDown || conn.isEnded()) {
+                if (socket != null) {
+                    socket.close();
+                }
+                freeSocketIndex(index);
+                LOG.debug("could not repath path {} of {}", pathId, conn, failure);
+                return;
+            }
+            installSocket(index, socket);
+            int old = conn.ownedSockets()[pathId];
+            conn.core().repath(pathId, index);
+            conn.ownedSockets()[pathId] = index;
+            releaseSockets(new int[] {old});
+            pathsRepathed++;
+            requestDrive();
+        });
+    }
+
     private void finishConnect(List<InetSocketAddress> servers, int[] indices, UdpSocket[] bound, Throwable bindFailure,
             CompletableFuture<UdpConnection> f) {
         Throwable failure = shutDown ? new IllegalStateException("endpoint is closed") : bindFailure;
@@ -769,6 +820,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private int firstSourcePort;
         private int sourcePortCount;
         private double dropProbability;
+        private boolean repathOnFailure = true;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
@@ -878,6 +930,17 @@ public final class UdpEndpoint implements AutoCloseable {
             }
             this.firstSourcePort = first;
             this.sourcePortCount = last - first + 1;
+            return this;
+        }
+
+        /**
+         * Whether a path of an outgoing connection that the engine declares FAILED is moved to a
+         * fresh socket (a new source port: another ECMP route), so it can come back while the old
+         * route is still broken (default true). Without it, a failed path waits for its old route
+         * to answer the engine's probes.
+         */
+        public Builder repathOnFailure(boolean value) {
+            this.repathOnFailure = value;
             return this;
         }
 

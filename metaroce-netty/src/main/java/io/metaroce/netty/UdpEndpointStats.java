@@ -15,11 +15,13 @@ package io.metaroce.netty;
  * @param invalidCookies CONNECTs dropped for a forged, stale or misaddressed cookie
  * @param connectionsAccepted incoming connections created
  * @param openConnections connections the engine holds (every state but CLOSED)
- * @param openSockets sockets open (the listen socket and every path socket)
+ * @param openSockets sockets open (the listen sockets and every path socket)
+ * @param pathsRepathed failed paths moved to a fresh socket (a new source port)
  * @param datapath name of the socket layer ({@code nio}, ...)
  * @param ecnCapable whether the socket layer reads the ECN field of received datagrams
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
-        long connectionsAccepted, int openConnections, int openSockets, String datapath, boolean ecnCapable) {
+        long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
+        boolean ecnCapable) {
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.cc.AimdController;
 import io.metaroce.core.memory.Access;
@@ -14,12 +15,18 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -103,6 +110,10 @@ class MultipathFabricTest {
      * then the ones a test makes on purpose.
      */
     private void connect(boolean aimd) throws Exception {
+        connect(aimd, false);
+    }
+
+    private void connect(boolean aimd, boolean repath) throws Exception {
         long window = 1 << 20;
         EngineConfig config = EngineConfig.builder().congestionWindowBytes(window).minRtoNanos(25_000_000L)
                 .aimdMaxWindowBytes(window / PATHS).aimdInitialWindowBytes(window / PATHS).build();
@@ -111,7 +122,7 @@ class MultipathFabricTest {
                 .config(config).bindAddress(TwoHostFabric.HOST_B).listenPort(4791).listening(true)
                 .acceptListener(accepted::add);
         UdpEndpoint.Builder cb = UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(loopIn(fabric.a))
-                .config(config).bindAddress(TwoHostFabric.HOST_A);
+                .config(config).bindAddress(TwoHostFabric.HOST_A).repathOnFailure(repath);
         if (aimd) {
             sb.congestionController(AimdController::new);
             cb.congestionController(AimdController::new);
@@ -228,31 +239,143 @@ class MultipathFabricTest {
 
     @Test
     @Timeout(120)
-    void tenPercentDropOnOneLinkIsChargedToItsPaths() throws Exception {
+    void tenPercentDropOnOneLinkIsChargedToItsPathsLosses() throws Exception {
         connect(false);
         fabric.markCe(1); // only to tell which paths link 1 carries; the fixed window ignores marks
         fabric.dropOneIn(1, 10);
         transferVerified(32 << 20, 3);
-        long lossyRetx = 0;
+        long lossyLosses = 0;
         long lossySent = 0;
-        long cleanRetx = 0;
+        long cleanLosses = 0;
         long cleanSent = 0;
         for (PathStats p : paths()) {
             if (onMarkedLink(p)) {
-                lossyRetx += p.retransmissions;
+                lossyLosses += p.losses;
                 lossySent += p.packetsSent;
             } else {
-                cleanRetx += p.retransmissions;
+                cleanLosses += p.losses;
                 cleanSent += p.packetsSent;
             }
         }
         assertThat(lossySent).as("paths on the lossy link carried data").isPositive();
-        double lossyRate = (double) lossyRetx / lossySent;
-        double cleanRate = cleanSent == 0 ? 0 : (double) cleanRetx / cleanSent;
-        assertThat(lossyRate).as("retransmitted fraction on the lossy link's paths").isGreaterThan(0.03);
+        double lossyRate = (double) lossyLosses / lossySent;
+        double cleanRate = cleanSent == 0 ? 0 : (double) cleanLosses / cleanSent;
+        assertThat(lossyRate).as("fraction of the lossy link's transmissions declared lost").isGreaterThan(0.03);
         // Timers that fire on a loaded host add a little everywhere; the drops add only to link 1.
-        assertThat(lossyRate).as("retransmitted fraction on lossy paths (%d of %d) vs clean ones (%d of %d); %s; %s",
-                lossyRetx, lossySent, cleanRetx, cleanSent, fabric.rules(), java.util.Arrays.toString(paths()))
+        assertThat(lossyRate).as("losses on lossy paths (%d of %d) vs clean ones (%d of %d); %s; %s",
+                lossyLosses, lossySent, cleanLosses, cleanSent, fabric.rules(), Arrays.toString(paths()))
                 .isGreaterThan(3 * cleanRate);
+    }
+
+    /** The ids of the paths that link {@code link} carries, learnt from a short CE-marked transfer. */
+    private Set<Integer> pathsOverLink(int link) throws Exception {
+        fabric.markCe(link);
+        transferVerified(4 << 20, 40 + link);
+        fabric.clearRules();
+        Set<Integer> ids = new TreeSet<>();
+        for (PathStats p : paths()) {
+            if (p.ceReported > 0) {
+                ids.add(p.pathId);
+            }
+        }
+        assertThat(ids).as("paths hashed onto link %d", link).isNotEmpty().hasSizeLessThan(PATHS);
+        return ids;
+    }
+
+    /**
+     * Keeps verified transfers of 8 MiB going, one after another, until {@code stop} is set; the
+     * future fails if any byte of any of them is wrong.
+     */
+    private CompletableFuture<Integer> pumpUntil(AtomicBoolean stop, long firstSeed) {
+        return CompletableFuture.supplyAsync(() -> {
+            int transfers = 0;
+            try {
+                while (!stop.get()) {
+                    transferVerified(8 << 20, firstSeed + transfers++);
+                }
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+            return transfers;
+        });
+    }
+
+    /** Waits until {@code condition} holds for the client's paths; fails naming {@code what} otherwise. */
+    private void awaitPaths(String what, Predicate<PathStats[]> condition, long seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        PathStats[] p = paths();
+        while (!condition.test(p)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + " within " + seconds + " s; paths: " + Arrays.toString(p));
+            }
+            Thread.sleep(10);
+            p = paths();
+        }
+    }
+
+    private static boolean allActive(PathStats[] paths) {
+        return Arrays.stream(paths).allMatch(p -> p.state == PathState.ACTIVE);
+    }
+
+    @Test
+    @Timeout(120)
+    void aBlackHoledLinkFailsItsPathsTheTransferMovesAndThePathsAreProbedBackWhenItReturns() throws Exception {
+        connect(false, false);
+        Set<Integer> onLink1 = pathsOverLink(1);
+        long[] sentBefore = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Integer> traffic = pumpUntil(stop, 100);
+        awaitPaths("traffic on every path", p -> Arrays.stream(p).allMatch(x -> x.packetsSent > sentBefore[x.pathId]),
+                20);
+        fabric.blackHole(1);
+        awaitPaths("the black-holed link's paths out of service, the others in service", p -> Arrays.stream(p)
+                .allMatch(x -> onLink1.contains(x.pathId) != PathState.inService(x.state)), 20);
+        long[] sentWhileDown = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+        awaitPaths("traffic going on over link 0", p -> Arrays.stream(p)
+                .filter(x -> !onLink1.contains(x.pathId)).allMatch(x -> x.packetsSent > sentWhileDown[x.pathId] + 100),
+                20);
+
+        fabric.clearRules();
+        awaitPaths("every path probed back into service", MultipathFabricTest::allActive, 20);
+        long[] sentBack = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+        awaitPaths("every path carrying data again", p -> Arrays.stream(p)
+                .allMatch(x -> x.packetsSent > sentBack[x.pathId] + 10), 20);
+        stop.set(true);
+        assertThat(traffic.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("transfers, each verified byte for byte")
+                .isPositive();
+        for (PathStats p : paths()) {
+            if (onLink1.contains(p.pathId)) {
+                assertThat(p.failures).as("path %d failed while its link was black-holed", p.pathId).isPositive();
+            }
+        }
+        assertThat(client.stats().pathsRepathed()).as("repathing was off").isZero();
+    }
+
+    @Test
+    @Timeout(120)
+    void withRepathingFailedPathsMoveToNewSourcePortsAndComeBackWhileTheirLinkIsStillDown() throws Exception {
+        connect(false, true);
+        Set<Integer> onLink1 = pathsOverLink(1);
+        int[] portsBefore = connection.stats().localSocketPorts();
+
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Integer> traffic = pumpUntil(stop, 200);
+        fabric.blackHole(1);
+        awaitPaths("the black-holed link's paths declared failed", p -> Arrays.stream(p)
+                .filter(x -> onLink1.contains(x.pathId)).allMatch(x -> x.failures > 0), 20);
+        // Link 1 stays black-holed: paths back in service must have moved to ports hashed onto link 0.
+        awaitPaths("every path back in service while link 1 is still down", MultipathFabricTest::allActive, 30);
+        long[] sentBack = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+        awaitPaths("every path carrying data again", p -> Arrays.stream(p)
+                .allMatch(x -> x.packetsSent > sentBack[x.pathId] + 10), 20);
+        stop.set(true);
+        assertThat(traffic.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("transfers, each verified byte for byte")
+                .isPositive();
+        int[] portsAfter = connection.stats().localSocketPorts();
+        for (int id : onLink1) {
+            assertThat(portsAfter[id]).as("path %d moved to a new source port", id).isNotEqualTo(portsBefore[id]);
+        }
+        assertThat(client.stats().pathsRepathed()).isGreaterThanOrEqualTo(onLink1.size());
     }
 }

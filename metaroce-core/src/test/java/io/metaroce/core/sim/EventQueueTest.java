@@ -17,13 +17,13 @@ class EventQueueTest {
 
     @Test
     void popsByTimeThenInsertionOrderForManySeeds() {
-        for (long seed = 1; seed <= 200; seed++) {
+        for (long seed = 1; seed <= 100; seed++) {
             SplittableRandom r = new SplittableRandom(seed);
             EventQueue q = new EventQueue();
             List<Entry> reference = new ArrayList<>();
             List<Entry> popped = new ArrayList<>();
             long seq = 0;
-            int ops = 50 + r.nextInt(3_000);
+            int ops = 50 + r.nextInt(1_500);
             for (int i = 0; i < ops; i++) {
                 if (q.isEmpty() || r.nextInt(3) != 0) {
                     long t = r.nextInt(40); // few distinct times: many ties
@@ -42,7 +42,7 @@ class EventQueueTest {
             List<Entry> pending = new ArrayList<>();
             int next = 0;
             SplittableRandom replay = new SplittableRandom(seed);
-            int replayOps = 50 + replay.nextInt(3_000);
+            int replayOps = 50 + replay.nextInt(1_500);
             int poppedIndex = 0;
             int pendingCount = 0;
             for (int i = 0; i < replayOps; i++) {

@@ -120,7 +120,7 @@ public final class SimCommand implements Callable<Integer> {
         SimParameters p = parameters();
         List<String> protocols = protocols();
         List<String> notes = new ArrayList<>();
-        if (protocol.equals("both") && !SimProtocols.AVAILABLE.containsKey("rocev2")) {
+        if (!scenario.equals("speed") && protocol.equals("both") && !SimProtocols.AVAILABLE.containsKey("rocev2")) {
             notes.add("rocev2: the RoCEv2 baseline is not in this build yet; ran metaroce only");
         }
         out.printf(Locale.ROOT, "sim %s: %s k=%d planes=%d, %s buffers, %.0f Gbit/s links, %d ns delay, seed %d,"

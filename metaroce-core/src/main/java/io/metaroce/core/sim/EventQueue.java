@@ -11,38 +11,39 @@ import java.util.Arrays;
  * <p>Not thread-safe.
  */
 public final class EventQueue {
-    private long[] time = new long[1024];
-    private long[] order = new long[1024];
-    private long[] payload = new long[1024];
+    /** Entries interleaved as (time, order, payload) triples, so one entry sits in one cache line. */
+    private long[] heap = new long[3 * 1024];
     private int size;
     private long sequence;
     private long popped;
 
     /** Schedules {@code eventPayload} at virtual time {@code atNanos}. */
     public void push(long atNanos, long eventPayload) {
-        if (size == time.length) {
-            int n = size * 2;
-            time = Arrays.copyOf(time, n);
-            order = Arrays.copyOf(order, n);
-            payload = Arrays.copyOf(payload, n);
+        long[] h = heap;
+        if (3 * size == h.length) {
+            h = Arrays.copyOf(h, h.length * 2);
+            heap = h;
         }
         long seq = sequence++;
         int i = size++;
         // Sift up by moving parents down into the hole, then write once.
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            long pt = time[parent];
-            if (pt < atNanos || (pt == atNanos && order[parent] < seq)) {
+            int pb = 3 * parent;
+            long pt = h[pb];
+            if (pt < atNanos || (pt == atNanos && h[pb + 1] < seq)) {
                 break;
             }
-            time[i] = pt;
-            order[i] = order[parent];
-            payload[i] = payload[parent];
+            int ib = 3 * i;
+            h[ib] = pt;
+            h[ib + 1] = h[pb + 1];
+            h[ib + 2] = h[pb + 2];
             i = parent;
         }
-        time[i] = atNanos;
-        order[i] = seq;
-        payload[i] = eventPayload;
+        int ib = 3 * i;
+        h[ib] = atNanos;
+        h[ib + 1] = seq;
+        h[ib + 2] = eventPayload;
     }
 
     /** Whether no event is pending. */
@@ -57,12 +58,12 @@ public final class EventQueue {
 
     /** Time of the earliest event, or {@link Long#MAX_VALUE} if none. */
     public long peekTime() {
-        return size == 0 ? Long.MAX_VALUE : time[0];
+        return size == 0 ? Long.MAX_VALUE : heap[0];
     }
 
     /** Payload of the earliest event; only valid when not empty. */
     public long peekPayload() {
-        return payload[0];
+        return heap[2];
     }
 
     /** Events popped since this queue was made. */
@@ -80,30 +81,39 @@ public final class EventQueue {
         if (n == 0) {
             return;
         }
-        long t = time[n];
-        long o = order[n];
-        long p = payload[n];
+        long[] h = heap;
+        int nb = 3 * n;
+        long t = h[nb];
+        long o = h[nb + 1];
+        long p = h[nb + 2];
         int i = 0;
         while (true) {
             int l = 2 * i + 1;
             if (l >= n) {
                 break;
             }
-            int r = l + 1;
+            int lb = 3 * l;
+            int mb = lb;
             int m = l;
-            if (r < n && (time[r] < time[l] || (time[r] == time[l] && order[r] < order[l]))) {
-                m = r;
+            if (l + 1 < n) {
+                int rb = lb + 3;
+                if (h[rb] < h[lb] || (h[rb] == h[lb] && h[rb + 1] < h[lb + 1])) {
+                    mb = rb;
+                    m = l + 1;
+                }
             }
-            if (t < time[m] || (t == time[m] && o < order[m])) {
+            if (t < h[mb] || (t == h[mb] && o < h[mb + 1])) {
                 break;
             }
-            time[i] = time[m];
-            order[i] = order[m];
-            payload[i] = payload[m];
+            int ib = 3 * i;
+            h[ib] = h[mb];
+            h[ib + 1] = h[mb + 1];
+            h[ib + 2] = h[mb + 2];
             i = m;
         }
-        time[i] = t;
-        order[i] = o;
-        payload[i] = p;
+        int ib = 3 * i;
+        h[ib] = t;
+        h[ib + 1] = o;
+        h[ib + 2] = p;
     }
 }

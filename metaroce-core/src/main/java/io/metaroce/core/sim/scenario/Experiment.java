@@ -73,7 +73,7 @@ public final class Experiment {
 
     /** Runs until every flow is established; fails naming the seed if that takes too long. */
     public void establish() {
-        boolean ok = network.runUntil(() -> flows.stream().allMatch(SimFlow::established), ESTABLISH_DEADLINE_NANOS);
+        boolean ok = network.runUntil(this::allEstablished, ESTABLISH_DEADLINE_NANOS);
         if (!ok) {
             long up = flows.stream().filter(SimFlow::established).count();
             throw new IllegalStateException(protocol.name() + ": only " + up + " of " + flows.size()
@@ -118,8 +118,26 @@ public final class Experiment {
         for (SimFlow f : flows) {
             f.stopPosting();
         }
-        return network.runUntil(() -> flows.stream().allMatch(f -> f.outstandingMessages() == 0),
-                network.now() + DRAIN_NANOS);
+        return network.runUntil(this::nothingOutstanding, network.now() + DRAIN_NANOS);
+    }
+
+    // Plain loops: these run before every event.
+    private boolean allEstablished() {
+        for (int i = 0; i < flows.size(); i++) {
+            if (!flows.get(i).established()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean nothingOutstanding() {
+        for (int i = 0; i < flows.size(); i++) {
+            if (flows.get(i).outstandingMessages() != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code T0}: when the flows started. */

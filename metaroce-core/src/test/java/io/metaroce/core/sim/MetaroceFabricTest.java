@@ -79,7 +79,10 @@ class MetaroceFabricTest {
 
     @Test
     void aSmallIncastReportsItsFairnessAndConvergence() {
-        // 8:1 on a k=4 fat-tree with shallow buffers, 2 ms measured.
+        // 8:1 on a k=4 fat-tree with shallow buffers, 2 ms measured. The engine of 2026-11-29 (AIMD,
+        // no pacing, no rate hints) gives: never converges within ±10% (window 88 us), Jain 0.21,
+        // goodput 0.67, 1,239 drops, peak queue 65,060 B (the whole buffer). The bounds below are
+        // what it reaches; docs/benchmarks.md has the full-size figures.
         SimParameters p = SimParameters.defaults().withTopology(TopologyKind.FAT_TREE, 4, 1).withSenders(8)
                 .withDuration(2_000_000L);
         ScenarioResult r = Scenarios.run("incast", p, seed -> MetaroceProtocol.withAimd(seed, false));

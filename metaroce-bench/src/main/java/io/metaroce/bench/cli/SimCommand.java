@@ -141,6 +141,9 @@ public final class SimCommand implements Callable<Integer> {
             timings.add(new double[] {wall, cpu});
             printTable(out, r, wall, cpu);
         }
+        if (results.size() > 1) {
+            printSideBySide(out, results);
+        }
         long events = results.stream().mapToLong(ScenarioResult::eventsProcessed).sum();
         double wall = timings.stream().mapToDouble(t -> t[0]).sum();
         double cpu = timings.stream().mapToDouble(t -> t[1]).sum();
@@ -216,6 +219,23 @@ public final class SimCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "  %-36s %.3f ms%n", "simulated", r.simulatedNanos() / 1e6);
         out.printf(Locale.ROOT, "  %-36s %.2f s (%.0f events/s)%n", "wall", wall, r.eventsProcessed() / wall);
         out.printf(Locale.ROOT, "  %-36s %.2f s%n", "cpu", cpu);
+    }
+
+    /** One row per metric, one column per protocol: the comparison the scenario exists for. */
+    private static void printSideBySide(PrintWriter out, List<ScenarioResult> results) {
+        out.printf(Locale.ROOT, "%n%s, side by side%n  %-36s", results.get(0).scenario(), "metric");
+        for (ScenarioResult r : results) {
+            out.printf(Locale.ROOT, " %16s", r.protocol());
+        }
+        out.println();
+        for (String key : results.get(0).metrics().keySet()) {
+            out.printf(Locale.ROOT, "  %-36s", key);
+            for (ScenarioResult r : results) {
+                Object v = r.metrics().get(key);
+                out.printf(Locale.ROOT, " %16s", v == null ? "-" : format(v));
+            }
+            out.println();
+        }
     }
 
     private static String format(Object v) {

@@ -7,8 +7,8 @@ import io.metaroce.core.sim.fabric.LinkSpec;
 import io.metaroce.core.sim.fabric.Network;
 import io.metaroce.core.sim.fabric.Topologies;
 import io.metaroce.core.sim.metaroce.MetaroceProtocol;
+import io.metaroce.core.sim.scenario.IncastScenario;
 import io.metaroce.core.sim.scenario.ScenarioResult;
-import io.metaroce.core.sim.scenario.Scenarios;
 import io.metaroce.core.sim.scenario.SimParameters;
 import io.metaroce.core.sim.scenario.TopologyKind;
 import io.metaroce.core.sim.workload.FlowSpec;
@@ -85,15 +85,16 @@ class MetaroceFabricTest {
         // what it reaches; docs/benchmarks.md has the full-size figures.
         SimParameters p = SimParameters.defaults().withTopology(TopologyKind.FAT_TREE, 4, 1).withSenders(8)
                 .withDuration(2_000_000L);
-        ScenarioResult r = Scenarios.run("incast", p, seed -> MetaroceProtocol.withAimd(seed, false));
+        IncastScenario.Result result = IncastScenario.run(p, seed -> MetaroceProtocol.withAimd(seed, false));
+        ScenarioResult r = result.report();
         assertThat(r.metrics()).containsKeys("convergence_rtts", "jain_fairness", "peak_queue_bytes", "drops", "goodput_fraction");
         assertThat(r.telemetry().flowCount()).isEqualTo(8);
-        double jain = r.number("jain_fairness");
-        assertThat(jain).isBetween(1.0 / 8, 1.0);
-        assertThat(r.number("goodput_fraction")).isBetween(0.5, 1.0);
-        assertThat(r.number("peak_queue_bytes")).isLessThanOrEqualTo(BufferPreset.SHALLOW.bufferBytes());
+        assertThat(result.jainFairness()).isBetween(1.0 / 8, 1.0);
+        assertThat(result.goodputFraction()).isBetween(0.5, 1.0);
+        assertThat(result.peakQueueBytes()).isLessThanOrEqualTo(BufferPreset.SHALLOW.bufferBytes());
+        assertThat(result.drops()).isPositive();
         boolean converged = r.metrics().get("converged").equals(true);
-        assertThat(r.number("convergence_rtts") >= 0).isEqualTo(converged);
+        assertThat(result.convergenceRtts() >= 0).isEqualTo(converged);
         System.out.println("incast 8:1 metaroce: " + r.metrics());
     }
 }

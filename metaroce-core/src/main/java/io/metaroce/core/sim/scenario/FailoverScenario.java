@@ -30,7 +30,7 @@ public final class FailoverScenario {
     }
 
     /** Runs failover with {@code p} and the protocol {@code protocol} makes. */
-    public static ScenarioResult run(SimParameters p, LongFunction<SimProtocol> protocol) {
+    public static Result run(SimParameters p, LongFunction<SimProtocol> protocol) {
         Experiment x = new Experiment(p, protocol, Scenarios.PACKET_BUFFER_BYTES);
         Network net = x.network();
         int[][] pairs = Scenarios.crossPairs(net.hostCount(), p.senders());
@@ -84,7 +84,8 @@ public final class FailoverScenario {
         m.put("window_us", Scenarios.round(w * bucket / 1000.0, 2));
         m.put("base_rtt_us", Scenarios.round(rtt / 1000.0, 3));
         m.put("verified", x.verified());
-        return new ScenarioResult("failover", x.protocol().name(), m, t, rtt, p.linkGbps(), net.eventsProcessed(), net.now());
+        ScenarioResult report = new ScenarioResult("failover", x.protocol().name(), m, t, rtt, p.linkGbps(), net.eventsProcessed(), net.now());
+        return new Result((double) m.get("rtts_to_recover"), (long) m.get("bytes_lost_to_application"), report);
     }
 
     /** The link of the route whose switch ends sit highest (core over aggregation over edge). */
@@ -99,5 +100,13 @@ public final class FailoverScenario {
             }
         }
         return best;
+    }
+
+    /**
+     * The issue's failover figures ({@code rttsToRecover} is -1 if goodput never recovered), and the full report.
+     *
+     * <p>Immutable and thread-safe to read.
+     */
+    public record Result(double rttsToRecover, long bytesLostToApplication, ScenarioResult report) {
     }
 }

@@ -30,8 +30,12 @@ public final class IncastScenario {
     private IncastScenario() {
     }
 
+    private static double r(Map<String, Object> m, String key) {
+        return (double) m.get(key);
+    }
+
     /** Runs incast with {@code p} and the protocol {@code protocol} makes. */
-    public static ScenarioResult run(SimParameters p, LongFunction<SimProtocol> protocol) {
+    public static Result run(SimParameters p, LongFunction<SimProtocol> protocol) {
         Experiment x = new Experiment(p, protocol, Scenarios.PACKET_BUFFER_BYTES);
         Network net = x.network();
         int receiver = 0;
@@ -74,6 +78,16 @@ public final class IncastScenario {
         m.put("fair_share_gbps", Scenarios.round(Scenarios.gbps(fair), 3));
         m.put("ce_marks", net.marks());
         m.put("retransmissions", x.retransmissions());
-        return new ScenarioResult("incast", x.protocol().name(), m, t, rtt, p.linkGbps(), net.eventsProcessed(), net.now());
+        ScenarioResult report = new ScenarioResult("incast", x.protocol().name(), m, t, rtt, p.linkGbps(), net.eventsProcessed(), net.now());
+        return new Result(r(m, "convergence_rtts"), r(m, "jain_fairness"), (long) m.get("peak_queue_bytes"), (long) m.get("drops"),
+                r(m, "goodput_fraction"), report);
+    }
+
+    /**
+     * The issue's incast figures ({@code convergenceRtts} is -1 if the run never converged), and the full report.
+     *
+     * <p>Immutable and thread-safe to read.
+     */
+    public record Result(double convergenceRtts, double jainFairness, long peakQueueBytes, long drops, double goodputFraction, ScenarioResult report) {
     }
 }

@@ -22,7 +22,7 @@ public final class LossScenario {
     }
 
     /** Runs the loss scenario with {@code p} and the protocol {@code protocol} makes. */
-    public static ScenarioResult run(SimParameters p, LongFunction<SimProtocol> protocol) {
+    public static Result run(SimParameters p, LongFunction<SimProtocol> protocol) {
         Run clean = once(p, protocol, 0);
         Run lossy = once(p, protocol, p.lossProbability());
         Map<String, Object> m = new LinkedHashMap<>();
@@ -35,9 +35,10 @@ public final class LossScenario {
         m.put("bytes_lost_to_application", lossy.lost);
         m.put("verified", lossy.x.verified());
         Network net = lossy.x.network();
-        return new ScenarioResult("loss", lossy.x.protocol().name(), m, lossy.x.telemetry(),
+        ScenarioResult report = new ScenarioResult("loss", lossy.x.protocol().name(), m, lossy.x.telemetry(),
                 lossy.x.baseRttNanos(Scenarios.DATAGRAM_BYTES), p.linkGbps(),
                 net.eventsProcessed() + clean.x.network().eventsProcessed(), net.now() + clean.x.network().now());
+        return new Result((double) m.get("goodput_fraction"), (long) m.get("bytes_lost_to_application"), report);
     }
 
     private record Run(Experiment x, long delivered, long drops, long lost) {
@@ -64,5 +65,13 @@ public final class LossScenario {
         long delivered = x.deliveredBytes();
         x.drain();
         return new Run(x, delivered, net.lossDrops() + net.tailDrops() + net.blackholeDrops(), x.bytesLostToApplication());
+    }
+
+    /**
+     * The issue's loss figures (goodput relative to the run without loss), and the full report.
+     *
+     * <p>Immutable and thread-safe to read.
+     */
+    public record Result(double goodputFraction, long bytesLostToApplication, ScenarioResult report) {
     }
 }

@@ -23,7 +23,7 @@ public final class MultiplaneScenario {
     }
 
     /** Runs the degraded-plane scenario with {@code p} and the protocol {@code protocol} makes. */
-    public static ScenarioResult run(SimParameters p, LongFunction<SimProtocol> protocol) {
+    public static Result run(SimParameters p, LongFunction<SimProtocol> protocol) {
         if (p.topology() != TopologyKind.MULTIPLANE || p.planes() < 2) {
             throw new IllegalArgumentException("the multiplane scenario needs --topology multiplane and --planes >= 2");
         }
@@ -56,8 +56,9 @@ public final class MultiplaneScenario {
         m.put("ce_marks", net.marks());
         m.put("retransmissions", x.retransmissions());
         m.put("base_rtt_us", Scenarios.round(rtt / 1000.0, 3));
-        return new ScenarioResult("multiplane", x.protocol().name(), m, x.telemetry(), rtt, p.linkGbps(),
+        ScenarioResult report = new ScenarioResult("multiplane", x.protocol().name(), m, x.telemetry(), rtt, p.linkGbps(),
                 net.eventsProcessed(), net.now());
+        return new Result((double) m.get("degraded_plane_share"), (double) m.get("goodput_fraction"), report);
     }
 
     private static long[] senderPlaneBytes(Network net, int[][] pairs) {
@@ -68,5 +69,13 @@ public final class MultiplaneScenario {
             }
         }
         return bytes;
+    }
+
+    /**
+     * The issue's multiplane figures, and the full report.
+     *
+     * <p>Immutable and thread-safe to read.
+     */
+    public record Result(double degradedPlaneShare, double goodputFraction, ScenarioResult report) {
     }
 }

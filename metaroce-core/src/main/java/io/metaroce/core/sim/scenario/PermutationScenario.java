@@ -21,7 +21,7 @@ public final class PermutationScenario {
     }
 
     /** Runs the permutation with {@code p} and the protocol {@code protocol} makes. */
-    public static ScenarioResult run(SimParameters p, LongFunction<SimProtocol> protocol) {
+    public static Result run(SimParameters p, LongFunction<SimProtocol> protocol) {
         Experiment x = new Experiment(p, protocol, Scenarios.PACKET_BUFFER_BYTES);
         Network net = x.network();
         int[] to = Scenarios.derangement(net.hostCount(), p.seed());
@@ -45,7 +45,16 @@ public final class PermutationScenario {
         m.put("ce_marks", net.marks());
         m.put("retransmissions", x.retransmissions());
         m.put("base_rtt_us", Scenarios.round(rtt / 1000.0, 3));
-        return new ScenarioResult("permutation", x.protocol().name(), m, x.telemetry(), rtt, p.linkGbps(),
+        ScenarioResult report = new ScenarioResult("permutation", x.protocol().name(), m, x.telemetry(), rtt, p.linkGbps(),
                 net.eventsProcessed(), net.now());
+        return new Result((double) m.get("goodput_fraction"), report);
+    }
+
+    /**
+     * The issue's permutation figure, and the full report.
+     *
+     * <p>Immutable and thread-safe to read.
+     */
+    public record Result(double goodputFraction, ScenarioResult report) {
     }
 }

@@ -24,11 +24,11 @@ public final class Scenarios {
     /** Runs scenario {@code name} ({@code incast}, {@code loss}, {@code failover}, {@code permutation}, {@code multiplane}). */
     public static ScenarioResult run(String name, SimParameters p, LongFunction<SimProtocol> protocol) {
         return switch (name) {
-            case "incast" -> IncastScenario.run(p, protocol);
-            case "loss" -> LossScenario.run(p, protocol);
-            case "failover" -> FailoverScenario.run(p, protocol);
-            case "permutation" -> PermutationScenario.run(p, protocol);
-            case "multiplane" -> MultiplaneScenario.run(p, protocol);
+            case "incast" -> IncastScenario.run(p, protocol).report();
+            case "loss" -> LossScenario.run(p, protocol).report();
+            case "failover" -> FailoverScenario.run(p, protocol).report();
+            case "permutation" -> PermutationScenario.run(p, protocol).report();
+            case "multiplane" -> MultiplaneScenario.run(p, protocol).report();
             default -> throw new IllegalArgumentException("unknown scenario '" + name
                     + "': use incast, loss, failover, permutation or multiplane");
         };

@@ -493,7 +493,7 @@ public final class Network {
             deliver(node, pkt);
             return;
         }
-        int out = choosePort(node, packets.dstHost[pkt], packets.tupleHash[pkt]);
+        int out = choosePort(node, packets.dstHost(pkt), packets.tupleHash(pkt));
         if (out < 0) {
             portBlackholeDrops[ingress]++;
             packets.release(pkt);
@@ -518,11 +518,11 @@ public final class Network {
     private void deliver(int host, int pkt) {
         SimTransport t = transports[host];
         PacketPool pp = packets;
-        int length = pp.length[pkt];
+        int length = pp.length(pkt);
         hostDelivered[host] += length;
         if (t != null) {
-            t.handleDatagram(now, pp.buffer[pkt], 0, length, pp.dstSocket[pkt],
-                    address(pp.srcHost[pkt], pp.srcSocket[pkt]), pp.ecn[pkt]);
+            t.handleDatagram(now, pp.buffer[pkt], 0, length, pp.dstSocket(pkt),
+                    address(pp.srcHost(pkt), pp.srcSocket(pkt)), pp.ecn(pkt));
         }
         pp.release(pkt);
         if (t != null) {
@@ -561,7 +561,7 @@ public final class Network {
             return;
         }
         drain(p);
-        int frame = packets.length[pkt] + FRAME_OVERHEAD_BYTES;
+        int frame = packets.length(pkt) + FRAME_OVERHEAD_BYTES;
         long q = queued[p];
         if (q + frame > bufferBytes[p]) {
             portTailDrops[p]++;
@@ -569,10 +569,10 @@ public final class Network {
             packets.release(pkt);
             return;
         }
-        int ecn = packets.ecn[pkt];
+        int ecn = packets.ecn(pkt);
         if (ecn == 1 || ecn == 2) {
             if (shouldMark(p, q) || (extraMarkProbability[p] > 0 && random.nextDouble() < extraMarkProbability[p])) {
-                packets.ecn[pkt] = 3;
+                packets.ecn(pkt, 3);
                 portMarks[p]++;
             }
         }
@@ -678,13 +678,8 @@ public final class Network {
         int pkt = packets.allocate();
         PacketPool pp = packets;
         pp.buffer[pkt].put(0, tx.buffer, 0, tx.length);
-        pp.length[pkt] = tx.length;
-        pp.srcHost[pkt] = h;
-        pp.dstHost[pkt] = to.host();
-        pp.srcSocket[pkt] = tx.localSocket;
-        pp.dstSocket[pkt] = to.socket();
-        pp.ecn[pkt] = tx.ecn;
-        pp.tupleHash[pkt] = tupleHash(h, to.host(), tx.localSocket, to.socket());
+        pp.set(pkt, tx.length, h, to.host(), tx.localSocket, to.socket(), tx.ecn,
+                tupleHash(h, to.host(), tx.localSocket, to.socket()));
         enqueue(hostNic[h][planeOf(tx.localSocket, to.socket())], pkt);
     }
 

@@ -11,16 +11,15 @@ import java.util.Arrays;
  * <p>Not thread-safe.
  */
 final class PacketPool {
+    /** Header words per packet: the fields a hop reads sit together, in one 32-byte block. */
+    private static final int WORDS = 4;
     private final int bufferBytes;
     ByteBuffer[] buffer = new ByteBuffer[256];
-    int[] length = new int[256];
-    int[] srcHost = new int[256];
-    int[] dstHost = new int[256];
-    int[] srcSocket = new int[256];
-    int[] dstSocket = new int[256];
-    int[] ecn = new int[256];
-    /** Hash of the 5-tuple, salted per switch at each hop. */
-    long[] tupleHash = new long[256];
+    /**
+     * Per packet: [0] 5-tuple hash, [1] destination host (high) and source host (low),
+     * [2] destination socket (high) and source socket (low), [3] length (high) and ECN (low).
+     */
+    private long[] header = new long[256 * WORDS];
     private int[] free = new int[256];
     private int freeCount;
     private int slots;
@@ -42,17 +41,52 @@ final class PacketPool {
         if (slots == buffer.length) {
             int n = slots * 2;
             buffer = Arrays.copyOf(buffer, n);
-            length = Arrays.copyOf(length, n);
-            srcHost = Arrays.copyOf(srcHost, n);
-            dstHost = Arrays.copyOf(dstHost, n);
-            srcSocket = Arrays.copyOf(srcSocket, n);
-            dstSocket = Arrays.copyOf(dstSocket, n);
-            ecn = Arrays.copyOf(ecn, n);
-            tupleHash = Arrays.copyOf(tupleHash, n);
+            header = Arrays.copyOf(header, n * WORDS);
             free = Arrays.copyOf(free, n);
         }
         buffer[slots] = ByteBuffer.allocate(bufferBytes);
         return slots++;
+    }
+
+    void set(int slot, int length, int srcHost, int dstHost, int srcSocket, int dstSocket, int ecn, long tupleHash) {
+        int b = slot * WORDS;
+        header[b] = tupleHash;
+        header[b + 1] = ((long) dstHost << 32) | (srcHost & 0xFFFF_FFFFL);
+        header[b + 2] = ((long) dstSocket << 32) | (srcSocket & 0xFFFF_FFFFL);
+        header[b + 3] = ((long) length << 32) | (ecn & 0xFFFF_FFFFL);
+    }
+
+    long tupleHash(int slot) {
+        return header[slot * WORDS];
+    }
+
+    int dstHost(int slot) {
+        return (int) (header[slot * WORDS + 1] >>> 32);
+    }
+
+    int srcHost(int slot) {
+        return (int) header[slot * WORDS + 1];
+    }
+
+    int dstSocket(int slot) {
+        return (int) (header[slot * WORDS + 2] >>> 32);
+    }
+
+    int srcSocket(int slot) {
+        return (int) header[slot * WORDS + 2];
+    }
+
+    int length(int slot) {
+        return (int) (header[slot * WORDS + 3] >>> 32);
+    }
+
+    int ecn(int slot) {
+        return (int) header[slot * WORDS + 3];
+    }
+
+    void ecn(int slot, int codepoint) {
+        int i = slot * WORDS + 3;
+        header[i] = (header[i] & 0xFFFF_FFFF_0000_0000L) | (codepoint & 0xFFFF_FFFFL);
     }
 
     void release(int slot) {

@@ -32,8 +32,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = {"Runs a scenario in the deterministic fabric simulator, driving the real engine.",
-                "Scenarios: incast, loss, failover, permutation, multiplane (docs/simulator.md defines",
-                "the metrics); 'speed' runs protocol-free traffic to measure the simulator itself."})
+                "Scenarios: incast, loss, failover, permutation, multiplane (docs/simulator.md",
+                "defines the metrics); 'speed' runs protocol-free traffic to time the simulator.",
+                "The same options give the same figures; only the wall-clock speed varies."})
 public final class SimCommand implements Callable<Integer> {
 
     @Spec

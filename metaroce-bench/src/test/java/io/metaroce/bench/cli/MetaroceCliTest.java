@@ -18,6 +18,7 @@ class MetaroceCliTest {
                 .contains("Commands:")
                 .containsPattern("(?m)^\\s+version\\s")
                 .containsPattern("(?m)^\\s+help\\s")
+                .containsPattern("(?m)^\\s+sim\\s")
                 .contains("sim", "perf", "compare");
         assertThat(run.err()).isEmpty();
     }

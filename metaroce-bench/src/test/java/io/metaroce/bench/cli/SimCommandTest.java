@@ -1,0 +1,77 @@
+package io.metaroce.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code metaroce sim}: runs a scenario, prints its table, writes the JSON and the chart. */
+class SimCommandTest {
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aSmallIncastPrintsATableAndWritesJsonAndAPng(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("incast.json");
+        Path png = dir.resolve("incast.png");
+        CliRun run = CliRun.of("sim", "incast", "--senders", "4", "--k", "4", "--duration-us", "300",
+                "--json", json.toString(), "--plot", png.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        assertThat(run.out()).contains("incast / metaroce", "convergence_rtts", "jain_fairness", "peak_queue_bytes",
+                "goodput_fraction", "events/s").contains("note: rocev2");
+        String text = Files.readString(json);
+        assertThat(text).contains("\"parameters\"", "\"scenario\": \"incast\"", "\"senders\": 4", "\"k\": 4",
+                "\"metaroce\"", "\"rocev2\": null", "\"convergence_rtts\"", "\"jain_fairness\"", "\"peak_queue_bytes\"",
+                "\"drops\"", "\"goodput_fraction\"", "\"events_per_s\"");
+        assertThat(number(text, "goodput_fraction")).isPositive();
+        assertThat(number(text, "events_per_s")).isPositive();
+        assertThat(Files.size(png)).isGreaterThan(1_000);
+        byte[] head = Files.readAllBytes(png);
+        assertThat(head[1]).isEqualTo((byte) 'P');
+        assertThat(head[2]).isEqualTo((byte) 'N');
+    }
+
+    @Test
+    void theSameSeedPrintsTheSameFigures() {
+        CliRun a = CliRun.of("sim", "incast", "--senders", "2", "--k", "4", "--duration-us", "100", "--protocol", "metaroce");
+        CliRun b = CliRun.of("sim", "incast", "--senders", "2", "--k", "4", "--duration-us", "100", "--protocol", "metaroce");
+        assertThat(a.exitCode()).isZero();
+        assertThat(figures(b.out())).isEqualTo(figures(a.out()));
+    }
+
+    @Test
+    void theBaselineFailsFastUntilItIsInTheBuild() {
+        CliRun run = CliRun.of("sim", "incast", "--protocol", "rocev2");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("RoCEv2 baseline is not in this build");
+    }
+
+    @Test
+    void nonsenseOptionsAreUsageErrors() {
+        assertThat(CliRun.of("sim", "tornado").err()).contains("unknown scenario");
+        assertThat(CliRun.of("sim", "incast", "--buffer", "medium").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("sim", "incast", "--topology", "torus").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("sim", "incast", "--k", "3").exitCode()).isEqualTo(2);
+        CliRun tooMany = CliRun.of("sim", "incast", "--k", "4", "--senders", "40", "--duration-us", "10");
+        assertThat(tooMany.exitCode()).isNotZero();
+        assertThat(tooMany.err()).contains("senders");
+    }
+
+    private static String figures(String out) {
+        // Everything but wall-clock lines.
+        return out.lines().filter(l -> !l.contains("wall") && !l.contains("cpu") && !l.contains("events/s"))
+                .reduce("", (x, y) -> x + y + "\n");
+    }
+
+    private static double number(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\": ([-0-9.eE+]+)").matcher(json);
+        assertThat(m.find()).as("%s in %s", key, json).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+}

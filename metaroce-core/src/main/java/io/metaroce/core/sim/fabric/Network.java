@@ -1,0 +1,933 @@
+package io.metaroce.core.sim.fabric;
+
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.sim.EventQueue;
+import io.metaroce.core.sim.SimAddress;
+import io.metaroce.core.sim.SimTransport;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The deterministic fabric simulator: hosts driving {@link SimTransport}s, switches with an output
+ * queue per port, links with a rate and a propagation delay, all in virtual nanoseconds on one
+ * {@link EventQueue}. Everything random (ECMP salts, link loss, probabilistic marking) comes from
+ * one seeded generator, so a run is a pure function of the fabric, the seed and the transports.
+ * See {@code docs/simulator.md} for the model.
+ *
+ * <p><b>Packets.</b> A datagram's bytes are copied from the sender's {@link Transmit} into a
+ * pooled buffer; on the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
+ * {@code length + FRAME_OVERHEAD_BYTES + WIRE_GAP_BYTES} of serialization time.
+ *
+ * <p><b>Output ports.</b> FIFO; a packet is dropped (tail drop) if the bytes queued (including the
+ * one being sent) plus its own exceed the port's buffer; an ECT packet is marked CE per the link's
+ * {@link EcnMarking} on the bytes queued before it, and additionally with the port's extra marking
+ * probability (plane degradation). Departure times are computed at enqueue (FIFO makes them
+ * known), so a hop costs one event: the arrival at the next node.
+ *
+ * <p><b>Hosts.</b> A host pulls the next datagram from its transport only while one of its NIC
+ * ports is idle and fewer than {@code planes} packets wait behind busy NIC ports; with one plane
+ * that is exactly "when the NIC is free", so the transport's own windows and pacing decide what is
+ * queued. It calls {@link SimTransport#handleTimeout} at {@link SimTransport#pollTimeoutNanos}.
+ *
+ * <p><b>Routing.</b> A switch picks among its shortest-path output ports toward the destination
+ * host by a hash of the 5-tuple (source host, destination host, source port, destination port, UDP)
+ * salted per switch. The plane of a datagram is {@code (srcPort + dstPort) mod planes} (symmetric,
+ * so answers travel the plane of the packets they answer).
+ *
+ * <p><b>Faults.</b> A failed link loses everything sent onto it or in flight on it (a black hole)
+ * until routing withdraws it, if asked to, after a delay; links can lose packets at random; a
+ * plane can be degraded with extra marking and loss.
+ *
+ * <p>Not thread-safe: one thread runs a network.
+ */
+public final class Network {
+    /** Ethernet header and FCS (18), IPv4 (20) and UDP (8) bytes around a datagram. */
+    public static final int FRAME_OVERHEAD_BYTES = 46;
+    /** Preamble and inter-frame gap: serialization time only, not buffer. */
+    public static final int WIRE_GAP_BYTES = 20;
+    private static final long UNLIMITED = Long.MAX_VALUE / 4;
+
+    private static final int ARRIVE = 1;
+    private static final int TIMER = 2;
+    private static final int NIC = 3;
+    private static final int ACTION = 4;
+    private static final int SAMPLE = 5;
+    private static final long MASK30 = (1L << 30) - 1;
+
+    private final long seed;
+    private final SplittableRandom random;
+    private final EventQueue events = new EventQueue();
+    private final PacketPool packets;
+    private final Transmit transmit;
+
+    // ---- structure ----
+    private final int hosts;
+    private final int nodes;
+    private final int planes;
+    private final String[] nodeName;
+    private final int[] nodeTier;
+    private final int[] nodePlane;
+    private final int[][] nodePorts;
+    private final int[][] hostNic;
+    private final long[] salt;
+    private final Routing routing;
+
+    // ---- ports: port 2l belongs to link l's first node, 2l+1 to its second; a port's peer is port ^ 1 ----
+    private final int[] portNode;
+    private final long[] picosPerByte;
+    private final long[] propagationNanos;
+    private final long[] bufferBytes;
+    private final long[] ecnMin;
+    private final long[] ecnMax;
+    private final double[] ecnMaxP;
+    private final boolean[] up;
+    private final boolean[] routable;
+    private final double[] lossProbability;
+    private final double[] extraMarkProbability;
+    private final long[] busyUntilPicos;
+    private final long[] queued;
+    private long[][] ringDone;
+    private int[][] ringBytes;
+    private final int[] ringHead;
+    private final int[] ringSize;
+    private final long[] peakDepth;
+    private final long[] portTailDrops;
+    private final long[] portBlackholeDrops;
+    private final long[] portLossDrops;
+    private final long[] portMarks;
+    private final long[] portTxPackets;
+    private final long[] portTxBytes;
+    private final long[] bucketDrops;
+
+    // ---- hosts ----
+    private final SimTransport[] transports;
+    private final boolean[] timerPending;
+    private final long[] timerAt;
+    private final int[] timerGen;
+    private final boolean[] nicPending;
+    /** Whether the host's last pump stopped because its NIC was busy (not because the transport had nothing). */
+    private final boolean[] nicBlocked;
+    private final long[] nicAt;
+    private final int[] nicGen;
+    private SimAddress[][] addresses;
+    private final long[] hostDelivered;
+
+    private final List<Runnable> actions = new ArrayList<>();
+    private Telemetry telemetry;
+    private long telemetryEnd;
+    private long now;
+    private long sameTimeSteps;
+    private long lastStepTime = -1;
+
+    /**
+     * Builds the network described by {@code fabric}, with packet buffers of
+     * {@code maxDatagramBytes} and every random choice drawn from {@code seed}.
+     */
+    public Network(FabricBuilder fabric, long seed, int maxDatagramBytes) {
+        if (fabric.hostCount() == 0) {
+            throw new IllegalArgumentException("a fabric needs at least one host");
+        }
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+        this.packets = new PacketPool(maxDatagramBytes);
+        this.transmit = new Transmit(ByteBuffer.allocate(maxDatagramBytes));
+        this.hosts = fabric.hostCount();
+        this.nodes = fabric.nodeCount();
+        this.planes = fabric.planes;
+        this.nodeName = fabric.nodeNames.toArray(new String[0]);
+        this.nodeTier = fabric.nodeTier.stream().mapToInt(Integer::intValue).toArray();
+        this.nodePlane = fabric.nodePlane.stream().mapToInt(Integer::intValue).toArray();
+        int links = fabric.links.size();
+        int ports = 2 * links;
+        portNode = new int[ports];
+        picosPerByte = new long[ports];
+        propagationNanos = new long[ports];
+        bufferBytes = new long[ports];
+        ecnMin = new long[ports];
+        ecnMax = new long[ports];
+        ecnMaxP = new double[ports];
+        up = new boolean[ports];
+        routable = new boolean[ports];
+        lossProbability = new double[ports];
+        extraMarkProbability = new double[ports];
+        busyUntilPicos = new long[ports];
+        queued = new long[ports];
+        ringDone = new long[ports][];
+        ringBytes = new int[ports][];
+        ringHead = new int[ports];
+        ringSize = new int[ports];
+        peakDepth = new long[ports];
+        portTailDrops = new long[ports];
+        portBlackholeDrops = new long[ports];
+        portLossDrops = new long[ports];
+        portMarks = new long[ports];
+        portTxPackets = new long[ports];
+        portTxBytes = new long[ports];
+        bucketDrops = new long[ports];
+        int[] degree = new int[nodes];
+        for (int l = 0; l < links; l++) {
+            int[] ends = fabric.links.get(l);
+            LinkSpec spec = fabric.linkSpecs.get(l);
+            for (int e = 0; e < 2; e++) {
+                int p = 2 * l + e;
+                int owner = ends[e];
+                portNode[p] = owner;
+                degree[owner]++;
+                picosPerByte[p] = spec.picosPerByte();
+                propagationNanos[p] = spec.propagationNanos();
+                boolean isSwitch = owner >= hosts;
+                bufferBytes[p] = isSwitch ? spec.bufferBytes() : UNLIMITED;
+                EcnMarking m = isSwitch ? spec.ecn() : EcnMarking.OFF;
+                ecnMin[p] = m.minBytes();
+                ecnMax[p] = m.maxBytes();
+                ecnMaxP[p] = m.maxProbability();
+                up[p] = true;
+                routable[p] = true;
+                ringDone[p] = new long[8];
+                ringBytes[p] = new int[8];
+            }
+        }
+        nodePorts = new int[nodes][];
+        for (int n = 0; n < nodes; n++) {
+            nodePorts[n] = new int[degree[n]];
+        }
+        int[] fill = new int[nodes];
+        for (int p = 0; p < ports; p++) {
+            nodePorts[portNode[p]][fill[portNode[p]]++] = p;
+        }
+        hostNic = new int[hosts][];
+        for (int h = 0; h < hosts; h++) {
+            if (nodePorts[h].length != planes) {
+                throw new IllegalArgumentException("host " + nodeName[h] + " has " + nodePorts[h].length
+                        + " links but the fabric has " + planes + " planes: give every host one link per plane");
+            }
+            hostNic[h] = nodePorts[h];
+        }
+        salt = new long[nodes];
+        for (int n = 0; n < nodes; n++) {
+            salt[n] = random.nextLong();
+        }
+        routing = new Routing(nodes, hosts);
+        routing.compute(nodePorts, portPeerTable(ports), portNode, routable);
+        transports = new SimTransport[hosts];
+        timerPending = new boolean[hosts];
+        timerAt = new long[hosts];
+        timerGen = new int[hosts];
+        nicPending = new boolean[hosts];
+        nicBlocked = new boolean[hosts];
+        nicAt = new long[hosts];
+        nicGen = new int[hosts];
+        addresses = new SimAddress[hosts][16];
+        hostDelivered = new long[hosts];
+    }
+
+    private static int[] portPeerTable(int ports) {
+        int[] peer = new int[ports];
+        for (int p = 0; p < ports; p++) {
+            peer[p] = p ^ 1;
+        }
+        return peer;
+    }
+
+    // =====================================================================================
+    // Structure
+    // =====================================================================================
+
+    /** The seed every random choice of this network comes from. */
+    public long seed() {
+        return seed;
+    }
+
+    /** Number of hosts (nodes {@code 0 .. hostCount()-1}). */
+    public int hostCount() {
+        return hosts;
+    }
+
+    /** Number of nodes, hosts and switches. */
+    public int nodeCount() {
+        return nodes;
+    }
+
+    /** Number of parallel planes. */
+    public int planes() {
+        return planes;
+    }
+
+    /** Number of links; link {@code l} has ports {@code 2l} and {@code 2l+1}. */
+    public int linkCount() {
+        return portNode.length / 2;
+    }
+
+    /** Name of node {@code n}. */
+    public String nodeName(int n) {
+        return nodeName[n];
+    }
+
+    /** Tier of node {@code n}: 0 host, 1 leaf/edge, 2 spine/aggregation, 3 core. */
+    public int nodeTier(int n) {
+        return nodeTier[n];
+    }
+
+    /** The node owning port {@code port} (the one that transmits on it). */
+    public int portNode(int port) {
+        return portNode[port];
+    }
+
+    /** The node port {@code port} transmits to. */
+    public int portPeerNode(int port) {
+        return portNode[port ^ 1];
+    }
+
+    /** Plane of port {@code port}: its switch's plane, or for a host NIC port the plane it attaches to. */
+    public int portPlane(int port) {
+        int n = portNode[port] >= hosts ? portNode[port] : portNode[port ^ 1];
+        return nodePlane[n];
+    }
+
+    /** Host {@code host}'s NIC port on {@code plane}. */
+    public int hostPort(int host, int plane) {
+        return hostNic[host][plane];
+    }
+
+    /** The output port of the last hop toward {@code host} on {@code plane}: the switch port facing the host. */
+    public int lastHopPort(int host, int plane) {
+        return hostNic[host][plane] ^ 1;
+    }
+
+    /** The plane a datagram between these sockets travels: {@code (srcPort + dstPort) mod planes}. */
+    public int planeOf(int srcSocket, int dstSocket) {
+        return (SimAddress.port(srcSocket) + SimAddress.port(dstSocket)) % planes;
+    }
+
+    /** A readable name of port {@code port}, e.g. {@code spine1->leaf3}. */
+    public String portName(int port) {
+        return nodeName[portNode[port]] + "->" + nodeName[portNode[port ^ 1]];
+    }
+
+    /**
+     * The output ports a datagram from {@code srcHost}'s {@code srcSocket} to {@code dstHost}'s
+     * {@code dstSocket} takes under the current routes, first the source's NIC port; it ends at a
+     * port facing {@code dstHost}, or early (at a switch with no route) if the host is unreachable.
+     */
+    public int[] trace(int srcHost, int srcSocket, int dstHost, int dstSocket) {
+        long tuple = tupleHash(srcHost, dstHost, srcSocket, dstSocket);
+        int[] out = new int[8];
+        int n = 0;
+        int p = hostNic[srcHost][planeOf(srcSocket, dstSocket)];
+        while (true) {
+            if (n == out.length) {
+                out = Arrays.copyOf(out, n * 2);
+            }
+            out[n++] = p;
+            int node = portNode[p ^ 1];
+            if (node < hosts || n > nodes) {
+                break;
+            }
+            int next = choosePort(node, dstHost, tuple);
+            if (next < 0) {
+                break;
+            }
+            p = next;
+        }
+        return Arrays.copyOf(out, n);
+    }
+
+    // =====================================================================================
+    // Hosts and addresses
+    // =====================================================================================
+
+    /** Attaches the transport host {@code host} drives (once per host). */
+    public void attach(int host, SimTransport transport) {
+        if (transports[host] != null) {
+            throw new IllegalStateException("host " + host + " already has a transport");
+        }
+        transports[host] = transport;
+    }
+
+    /** The interned address of {@code socket} on {@code host}. */
+    public SimAddress address(int host, int socket) {
+        SimAddress[] row = addresses[host];
+        if (socket >= row.length) {
+            row = Arrays.copyOf(row, Math.max(socket + 1, row.length * 2));
+            addresses[host] = row;
+        }
+        SimAddress a = row[socket];
+        if (a == null) {
+            a = new SimAddress(host, socket);
+            row[socket] = a;
+        }
+        return a;
+    }
+
+    /**
+     * Lets host {@code host} send what its transport has now and re-arms its timer: call after
+     * handing the transport work from outside the event loop (an action, a flow start).
+     */
+    public void wake(int host) {
+        pump(host);
+        armTimer(host);
+    }
+
+    // =====================================================================================
+    // Time and events
+    // =====================================================================================
+
+    /** Current virtual time. */
+    public long now() {
+        return now;
+    }
+
+    /** Events processed so far. */
+    public long eventsProcessed() {
+        return events.popped();
+    }
+
+    /** Runs {@code action} at virtual time {@code atNanos} (not before now). */
+    public void schedule(long atNanos, Runnable action) {
+        if (atNanos < now) {
+            throw new IllegalArgumentException("cannot schedule in the past: " + atNanos + " < now " + now);
+        }
+        actions.add(action);
+        events.push(atNanos, payload(ACTION, actions.size() - 1, 0));
+    }
+
+    /** Samples {@code t} every bucket from its start until {@code untilNanos}. */
+    public void record(Telemetry t, long untilNanos) {
+        if (telemetry != null) {
+            throw new IllegalStateException("a network records one telemetry");
+        }
+        this.telemetry = t;
+        this.telemetryEnd = untilNanos;
+        long first = t.startNanos() + t.bucketNanos();
+        if (first <= untilNanos) {
+            events.push(Math.max(first, now), payload(SAMPLE, 0, 0));
+        }
+        Arrays.fill(peakDepth, 0);
+        Arrays.fill(bucketDrops, 0);
+    }
+
+    /** Runs every event up to and including {@code untilNanos}; then the clock reads {@code untilNanos}. */
+    public void runUntil(long untilNanos) {
+        while (!events.isEmpty() && events.peekTime() <= untilNanos) {
+            step();
+        }
+        now = Math.max(now, untilNanos);
+    }
+
+    /**
+     * Runs events until {@code done} holds (checked before each event) or the next event is
+     * after {@code deadlineNanos}; returns whether {@code done} holds.
+     */
+    public boolean runUntil(BooleanSupplier done, long deadlineNanos) {
+        while (!done.getAsBoolean()) {
+            if (events.isEmpty() || events.peekTime() > deadlineNanos) {
+                now = Math.max(now, Math.min(deadlineNanos, events.peekTime()));
+                return done.getAsBoolean();
+            }
+            step();
+        }
+        return true;
+    }
+
+    private static long payload(int kind, int a, int b) {
+        return ((long) kind << 60) | ((long) a << 30) | (b & MASK30);
+    }
+
+    private void step() {
+        long t = events.peekTime();
+        long e = events.peekPayload();
+        events.pop();
+        if (t == lastStepTime) {
+            if (++sameTimeSteps > 50_000_000L) {
+                throw new IllegalStateException("livelock at t=" + t + "ns: events keep arriving at the same instant (seed "
+                        + seed + ")");
+            }
+        } else {
+            sameTimeSteps = 0;
+            lastStepTime = t;
+        }
+        now = t;
+        int kind = (int) (e >>> 60);
+        int a = (int) ((e >>> 30) & MASK30);
+        int b = (int) (e & MASK30);
+        switch (kind) {
+            case ARRIVE -> arrive(a, b);
+            case TIMER -> timer(a, b);
+            case NIC -> nic(a, b);
+            case ACTION -> {
+                Runnable r = actions.set(a, null);
+                r.run();
+            }
+            case SAMPLE -> sample();
+            default -> throw new IllegalStateException("unknown event kind " + kind);
+        }
+    }
+
+    private void sample() {
+        telemetry.sample(this);
+        long next = now + telemetry.bucketNanos();
+        if (next <= telemetryEnd) {
+            events.push(next, payload(SAMPLE, 0, 0));
+        }
+    }
+
+    // =====================================================================================
+    // Packets through the fabric
+    // =====================================================================================
+
+    /** Packet {@code pkt} arrives at the node owning {@code ingress}, the far end of the link it crossed. */
+    private void arrive(int pkt, int ingress) {
+        if (!up[ingress]) {
+            // In flight on a link that failed meanwhile.
+            portBlackholeDrops[ingress ^ 1]++;
+            bucketDrops[ingress ^ 1]++;
+            packets.release(pkt);
+            return;
+        }
+        int node = portNode[ingress];
+        if (node < hosts) {
+            deliver(node, pkt);
+            return;
+        }
+        int out = choosePort(node, packets.dstHost(pkt), packets.tupleHash(pkt));
+        if (out < 0) {
+            portBlackholeDrops[ingress]++;
+            packets.release(pkt);
+            return;
+        }
+        enqueue(out, pkt);
+    }
+
+    private int choosePort(int node, int dst, long tuple) {
+        int n = routing.groupSize(node, dst);
+        if (n == 0) {
+            return -1;
+        }
+        if (n == 1) {
+            return routing.port(node, dst, 0);
+        }
+        long h = mix(tuple ^ salt[node]);
+        int index = (int) (((h >>> 32) * n) >>> 32);
+        return routing.port(node, dst, index);
+    }
+
+    private void deliver(int host, int pkt) {
+        SimTransport t = transports[host];
+        PacketPool pp = packets;
+        int length = pp.length(pkt);
+        hostDelivered[host] += length;
+        if (t != null) {
+            t.handleDatagram(now, pp.buffer[pkt], 0, length, pp.dstSocket(pkt),
+                    address(pp.srcHost(pkt), pp.srcSocket(pkt)), pp.ecn(pkt));
+        }
+        pp.release(pkt);
+        if (t != null) {
+            pump(host);
+            armTimer(host);
+        }
+    }
+
+    private void drain(int p) {
+        long nowPicos = now * 1000;
+        int size = ringSize[p];
+        if (size == 0) {
+            return;
+        }
+        long[] done = ringDone[p];
+        int[] bytes = ringBytes[p];
+        int mask = done.length - 1;
+        int head = ringHead[p];
+        long q = queued[p];
+        while (size > 0 && done[head] <= nowPicos) {
+            q -= bytes[head];
+            head = (head + 1) & mask;
+            size--;
+        }
+        ringHead[p] = head;
+        ringSize[p] = size;
+        queued[p] = q;
+    }
+
+    /** Puts packet {@code pkt} on output port {@code p}: black hole, tail drop, marking, departure, arrival. */
+    private void enqueue(int p, int pkt) {
+        if (!up[p]) {
+            portBlackholeDrops[p]++;
+            bucketDrops[p]++;
+            packets.release(pkt);
+            return;
+        }
+        drain(p);
+        int frame = packets.length(pkt) + FRAME_OVERHEAD_BYTES;
+        long q = queued[p];
+        if (q + frame > bufferBytes[p]) {
+            portTailDrops[p]++;
+            bucketDrops[p]++;
+            packets.release(pkt);
+            return;
+        }
+        int ecn = packets.ecn(pkt);
+        if (ecn == 1 || ecn == 2) {
+            if (shouldMark(p, q) || (extraMarkProbability[p] > 0 && random.nextDouble() < extraMarkProbability[p])) {
+                packets.ecn(pkt, 3);
+                portMarks[p]++;
+            }
+        }
+        long startPicos = Math.max(now * 1000, busyUntilPicos[p]);
+        long donePicos = startPicos + (long) (frame + WIRE_GAP_BYTES) * picosPerByte[p];
+        busyUntilPicos[p] = donePicos;
+        pushRing(p, donePicos, frame);
+        q += frame;
+        queued[p] = q;
+        if (q > peakDepth[p]) {
+            peakDepth[p] = q;
+        }
+        portTxPackets[p]++;
+        portTxBytes[p] += frame;
+        if (lossProbability[p] > 0 && random.nextDouble() < lossProbability[p]) {
+            portLossDrops[p]++;
+            packets.release(pkt);
+            return;
+        }
+        long arrival = (donePicos + 999) / 1000 + propagationNanos[p];
+        events.push(arrival, payload(ARRIVE, pkt, p ^ 1));
+    }
+
+    private boolean shouldMark(int p, long q) {
+        if (q < ecnMin[p]) {
+            return false;
+        }
+        if (q >= ecnMax[p]) {
+            return true;
+        }
+        double prob = ecnMaxP[p] * (q - ecnMin[p]) / (double) (ecnMax[p] - ecnMin[p]);
+        return random.nextDouble() < prob;
+    }
+
+    private void pushRing(int p, long donePicos, int bytes) {
+        long[] done = ringDone[p];
+        int size = ringSize[p];
+        if (size == done.length) {
+            int n = size * 2;
+            long[] d2 = new long[n];
+            int[] b2 = new int[n];
+            int head = ringHead[p];
+            for (int i = 0; i < size; i++) {
+                int j = (head + i) & (size - 1);
+                d2[i] = done[j];
+                b2[i] = ringBytes[p][j];
+            }
+            ringDone[p] = d2;
+            ringBytes[p] = b2;
+            ringHead[p] = 0;
+            done = d2;
+        }
+        int tail = (ringHead[p] + size) & (done.length - 1);
+        done[tail] = donePicos;
+        ringBytes[p][tail] = bytes;
+        ringSize[p] = size + 1;
+    }
+
+    // =====================================================================================
+    // Host NICs and timers
+    // =====================================================================================
+
+    /** Pulls datagrams from host {@code h}'s transport while its NIC can take them. */
+    private void pump(int h) {
+        SimTransport t = transports[h];
+        if (t == null) {
+            return;
+        }
+        int[] nic = hostNic[h];
+        long nowPicos = now * 1000;
+        while (true) {
+            boolean idle = false;
+            int backlog = 0;
+            long firstDone = Long.MAX_VALUE;
+            for (int p : nic) {
+                drain(p);
+                if (busyUntilPicos[p] <= nowPicos) {
+                    idle = true;
+                } else {
+                    backlog += ringSize[p] - 1;
+                    firstDone = Math.min(firstDone, ringDone[p][ringHead[p]]);
+                }
+            }
+            if (!idle || backlog >= planes) {
+                nicBlocked[h] = true;
+                armNic(h, (firstDone + 999) / 1000);
+                return;
+            }
+            if (!t.pollTransmit(now, transmit)) {
+                nicBlocked[h] = false;
+                return;
+            }
+            send(h);
+        }
+    }
+
+    private void send(int h) {
+        Transmit tx = transmit;
+        if (!(tx.remoteAddress instanceof SimAddress to)) {
+            throw new IllegalStateException("host " + h + "'s transport sent to " + tx.remoteAddress
+                    + ": remote addresses in the simulator are SimAddress objects (Network.address)");
+        }
+        int pkt = packets.allocate();
+        PacketPool pp = packets;
+        pp.buffer[pkt].put(0, tx.buffer, 0, tx.length);
+        pp.set(pkt, tx.length, h, to.host(), tx.localSocket, to.socket(), tx.ecn,
+                tupleHash(h, to.host(), tx.localSocket, to.socket()));
+        enqueue(hostNic[h][planeOf(tx.localSocket, to.socket())], pkt);
+    }
+
+    private void armNic(int h, long at) {
+        if (nicPending[h] && nicAt[h] <= at) {
+            return;
+        }
+        nicPending[h] = true;
+        nicAt[h] = at;
+        int gen = (nicGen[h] + 1) & (int) MASK30;
+        nicGen[h] = gen;
+        events.push(at, payload(NIC, h, gen));
+    }
+
+    private void nic(int h, int gen) {
+        if (gen != nicGen[h] || !nicPending[h]) {
+            return; // superseded by an earlier wake-up
+        }
+        nicPending[h] = false;
+        SimTransport t = transports[h];
+        if (t.pollTimeoutNanos() <= now) {
+            t.handleTimeout(now);
+        }
+        pump(h);
+        armTimer(h);
+    }
+
+    private void armTimer(int h) {
+        SimTransport t = transports[h];
+        long at = t.pollTimeoutNanos();
+        if (at <= now && nicBlocked[h]) {
+            // Work due now that waits for the NIC (an ACK to send, say): the NIC wake-up handles it.
+            return;
+        }
+        at = Math.max(at, now);
+        if (at == Long.MAX_VALUE || (timerPending[h] && timerAt[h] <= at)) {
+            return;
+        }
+        timerPending[h] = true;
+        timerAt[h] = at;
+        int gen = (timerGen[h] + 1) & (int) MASK30;
+        timerGen[h] = gen;
+        events.push(at, payload(TIMER, h, gen));
+    }
+
+    private void timer(int h, int gen) {
+        if (gen != timerGen[h] || !timerPending[h]) {
+            return;
+        }
+        timerPending[h] = false;
+        SimTransport t = transports[h];
+        if (t.pollTimeoutNanos() <= now) {
+            t.handleTimeout(now);
+        }
+        pump(h);
+        armTimer(h);
+    }
+
+    // =====================================================================================
+    // Faults
+    // =====================================================================================
+
+    /**
+     * At {@code atNanos}, link {@code link} fails in both directions: everything sent onto it or
+     * in flight on it is lost. If {@code withdrawAfterNanos >= 0}, routing withdraws the link that
+     * much later (ECMP then avoids it); otherwise it stays a black hole.
+     */
+    public void failLink(int link, long atNanos, long withdrawAfterNanos) {
+        checkLink(link);
+        schedule(atNanos, () -> {
+            up[2 * link] = false;
+            up[2 * link + 1] = false;
+        });
+        if (withdrawAfterNanos >= 0) {
+            schedule(atNanos + withdrawAfterNanos, () -> {
+                routable[2 * link] = false;
+                routable[2 * link + 1] = false;
+                routing.compute(nodePorts, portPeerTable(portNode.length), portNode, routable);
+            });
+        }
+    }
+
+    /** Fails every link of plane {@code plane} at {@code atNanos}, as {@link #failLink} does. */
+    public void failPlane(int plane, long atNanos, long withdrawAfterNanos) {
+        for (int l = 0; l < linkCount(); l++) {
+            if (portPlane(2 * l) == plane) {
+                failLink(l, atNanos, withdrawAfterNanos);
+            }
+        }
+    }
+
+    /** Sets the probability that link {@code link} loses a packet, in both directions, from now on. */
+    public void setLinkLoss(int link, double probability) {
+        checkLink(link);
+        checkProbability(probability);
+        lossProbability[2 * link] = probability;
+        lossProbability[2 * link + 1] = probability;
+    }
+
+    /** Sets the loss probability of every link. */
+    public void setLossEverywhere(double probability) {
+        for (int l = 0; l < linkCount(); l++) {
+            setLinkLoss(l, probability);
+        }
+    }
+
+    /**
+     * At {@code atNanos}, degrades plane {@code plane}: every switch port in it marks ECT packets
+     * with the extra probability {@code markProbability} (on top of its queue rule), and every
+     * link in it (host links included) loses packets with {@code lossProbability}.
+     */
+    public void degradePlane(int plane, long atNanos, double markProbability, double lossProbability) {
+        if (plane < 0 || plane >= planes) {
+            throw new IllegalArgumentException("plane " + plane + " not in [0, " + planes + ")");
+        }
+        checkProbability(markProbability);
+        checkProbability(lossProbability);
+        schedule(atNanos, () -> {
+            for (int p = 0; p < portNode.length; p++) {
+                if (portPlane(p) == plane) {
+                    if (portNode[p] >= hosts) {
+                        extraMarkProbability[p] = markProbability;
+                    }
+                    this.lossProbability[p] = lossProbability;
+                }
+            }
+        });
+    }
+
+    private void checkLink(int link) {
+        if (link < 0 || link >= linkCount()) {
+            throw new IllegalArgumentException("link " + link + " not in [0, " + linkCount() + ")");
+        }
+    }
+
+    private static void checkProbability(double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException("a probability is in [0, 1], got " + p);
+        }
+    }
+
+    // =====================================================================================
+    // Counters
+    // =====================================================================================
+
+    /** Bytes queued at output port {@code port} now (including the packet being sent). */
+    public long portDepth(int port) {
+        drain(port);
+        return queued[port];
+    }
+
+    /** Largest depth of {@code port} since the last call (or the start of recording); resets it to the current depth. */
+    long takePeakDepth(int port) {
+        long peak = Math.max(peakDepth[port], portDepth(port));
+        peakDepth[port] = queued[port];
+        return peak;
+    }
+
+    long takeBucketDrops(int port) {
+        long d = bucketDrops[port];
+        bucketDrops[port] = 0;
+        return d;
+    }
+
+    /** Packets tail-dropped at {@code port}. */
+    public long portTailDrops(int port) {
+        return portTailDrops[port];
+    }
+
+    /** Packets lost at {@code port} to a failed link (or, counted at the ingress, to a missing route). */
+    public long portBlackholeDrops(int port) {
+        return portBlackholeDrops[port];
+    }
+
+    /** Packets {@code port}'s link lost at random. */
+    public long portLossDrops(int port) {
+        return portLossDrops[port];
+    }
+
+    /** Packets {@code port} marked CE. */
+    public long portMarks(int port) {
+        return portMarks[port];
+    }
+
+    /** Packets {@code port} started to send (lost ones included). */
+    public long portTxPackets(int port) {
+        return portTxPackets[port];
+    }
+
+    /** Frame bytes {@code port} started to send (lost ones included). */
+    public long portTxBytes(int port) {
+        return portTxBytes[port];
+    }
+
+    /** Tail drops over all ports. */
+    public long tailDrops() {
+        return sum(portTailDrops);
+    }
+
+    /** Black-hole drops over all ports. */
+    public long blackholeDrops() {
+        return sum(portBlackholeDrops);
+    }
+
+    /** Random-loss drops over all links. */
+    public long lossDrops() {
+        return sum(portLossDrops);
+    }
+
+    /** CE marks over all ports. */
+    public long marks() {
+        return sum(portMarks);
+    }
+
+    /** Datagram bytes delivered to host {@code host}'s transport. */
+    public long hostReceivedBytes(int host) {
+        return hostDelivered[host];
+    }
+
+    /** Packets in the network now (in flight or queued). */
+    public int packetsInFlight() {
+        return packets.inUse();
+    }
+
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long v : a) {
+            s += v;
+        }
+        return s;
+    }
+
+    // =====================================================================================
+    // Hashing
+    // =====================================================================================
+
+    private static long tupleHash(int srcHost, int dstHost, int srcSocket, int dstSocket) {
+        long h = 17; // UDP
+        h = h * 0x9E3779B97F4A7C15L + srcHost;
+        h = h * 0x9E3779B97F4A7C15L + dstHost;
+        h = h * 0x9E3779B97F4A7C15L + SimAddress.port(srcSocket);
+        h = h * 0x9E3779B97F4A7C15L + SimAddress.port(dstSocket);
+        return mix(h);
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

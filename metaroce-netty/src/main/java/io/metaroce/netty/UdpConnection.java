@@ -194,7 +194,9 @@ public final class UdpConnection {
             boolean hasImmediate) {
         Pending p = pending.remove(workRequestId);
         if (p != null) {
-            p.future.complete(new Completion(p.userId, streamId, opcode, status, bytes, immediate, hasImmediate));
+            Completion c = new Completion(p.userId, streamId, opcode, status, bytes, immediate, hasImmediate);
+            owner.notifyCompletion(this, c);
+            p.future.complete(c);
         }
     }
 

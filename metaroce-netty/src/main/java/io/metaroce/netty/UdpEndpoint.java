@@ -91,6 +91,7 @@ public final class UdpEndpoint implements AutoCloseable {
     private final AcceptListener acceptListener;
     private final double dropProbability;
     private final boolean repathOnFailure;
+    private final CompletionListener completionListener;
     private final long clockOrigin;
     private final List<InetSocketAddress> localAddresses;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -206,6 +207,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.acceptListener = b.acceptListener;
         this.dropProbability = b.dropProbability;
         this.repathOnFailure = b.repathOnFailure;
+        this.completionListener = b.completionListener;
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
@@ -584,6 +586,17 @@ public final class UdpEndpoint implements AutoCloseable {
         endpoint.handleDatagram(now(), data, offset, length, socket, sender, ecn);
     }
 
+    /** Tells the application's completion listener, if any; a listener that throws is logged, not fatal. */
+    void notifyCompletion(UdpConnection connection, Completion completion) {
+        if (completionListener != null) {
+            try {
+                completionListener.onCompletion(connection, completion);
+            } catch (RuntimeException e) {
+                LOG.warn("completion listener threw", e);
+            }
+        }
+    }
+
     private void onCompletion(long connectionId, int streamId, long workRequestId, int opcode, int status,
             long byteLength, int immediate, boolean hasImmediate) {
         UdpConnection c = connections.get(connectionId);
@@ -821,6 +834,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private int sourcePortCount;
         private double dropProbability;
         private boolean repathOnFailure = true;
+        private CompletionListener completionListener;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
@@ -963,6 +977,20 @@ public final class UdpEndpoint implements AutoCloseable {
         public Builder secureRandom(SecureRandom value) {
             this.secureRandom = Objects.requireNonNull(value, "secureRandom");
             return this;
+        }
+
+        /**
+         * Told about every completion, on the event loop, before its future completes (default
+         * none). For polling from application threads, pass a {@link UdpCompletionQueue}.
+         */
+        public Builder completionListener(CompletionListener value) {
+            this.completionListener = Objects.requireNonNull(value, "completionListener");
+            return this;
+        }
+
+        /** Every completion is also entered into {@code queue}, to be polled from any thread. */
+        public Builder completionQueue(UdpCompletionQueue queue) {
+            return completionListener(Objects.requireNonNull(queue, "queue"));
         }
 
         /** Told about accepted connections, on the event loop (default none). */

@@ -26,9 +26,8 @@ import picocli.CommandLine.Spec;
         description = {
             "MetaRoCE: an RDMA transport for AI traffic over UDP on lossy Ethernet, in pure Java.",
             "",
-            "Coming soon: 'sim' (deterministic fabric simulator), 'perf server'/'perf client' and latency"
-                    + " (today 'perf loopback' measures throughput over real UDP on 127.0.0.1) and 'compare'"
-                    + " (side-by-side runs of transport configurations).",
+            "Coming soon: 'sim' (deterministic fabric simulator) and 'compare' (side-by-side runs of transport"
+                    + " configurations).",
         },
         subcommands = {
             DemoCommand.class,

@@ -63,7 +63,8 @@ final class BandwidthClient implements ClientTraffic {
             return;
         }
         long count = slotCount[slot]++;
-        SlotOp op = cycle[(int) (count % cycle.length)];
+        // Slots start at different points of the cycle, so every op is in flight from the start.
+        SlotOp op = cycle[(int) ((slot + count) % cycle.length)];
         op.post(ctx, slot, count).whenComplete((goOn, e) -> {
             if (e != null) {
                 ctx.counters.failed("slot " + slot + ": " + e);

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Thread-safety: call from one thread (the side's main thread); completions arrive on the
  * event loop and only complete futures.
  */
-public final class ControlChannel {
+final class ControlChannel {
     /** The stream the control messages use; data uses streams 1 and up. */
     public static final int STREAM = 0;
     private static final int BUFFERS = 4;

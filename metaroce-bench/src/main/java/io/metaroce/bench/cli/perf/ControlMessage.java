@@ -25,7 +25,7 @@ import java.util.Arrays;
  * @param values the numbers of the message, meaning by type
  * @param text a reason or a first failure, possibly empty
  */
-public record ControlMessage(int type, long[] values, String text) {
+record ControlMessage(int type, long[] values, String text) {
     /** Size of every control message and of every control receive. */
     public static final int BYTES = 256;
     /** "MRPERF01": the control format, version 1. */

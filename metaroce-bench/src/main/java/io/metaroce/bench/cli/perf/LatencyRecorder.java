@@ -34,22 +34,11 @@ final class LatencyRecorder {
     }
 
     /** Percentiles of the counted round trips, in microseconds; null if none was counted. */
-    Latency percentiles() {
+    LatencyPercentiles percentiles() {
         if (total.getTotalCount() == 0) {
             return null;
         }
-        return new Latency(total.getValueAtPercentile(50) / 1000.0, total.getValueAtPercentile(99) / 1000.0,
+        return new LatencyPercentiles(total.getValueAtPercentile(50) / 1000.0, total.getValueAtPercentile(99) / 1000.0,
                 total.getValueAtPercentile(99.9) / 1000.0, total.getTotalCount());
-    }
-
-    /**
-     * Round-trip percentiles. Immutable and thread-safe.
-     *
-     * @param p50Us median, microseconds
-     * @param p99Us 99th percentile, microseconds
-     * @param p999Us 99.9th percentile, microseconds
-     * @param samples round trips counted
-     */
-    record Latency(double p50Us, double p99Us, double p999Us, long samples) {
     }
 }

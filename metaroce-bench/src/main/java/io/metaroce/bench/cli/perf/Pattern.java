@@ -15,7 +15,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Thread-safe: immutable.
  */
-public final class Pattern {
+final class Pattern {
     private static final long TAG_RECEIVED = 1;
     private static final long TAG_READ_AREA = 2;
     private static final long TAG_WRITE_AREA = 3;

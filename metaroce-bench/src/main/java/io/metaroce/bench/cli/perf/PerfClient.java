@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safety: one run per instance, driven by the calling thread.
  */
-public final class PerfClient {
+final class PerfClient {
     /** Longest wait for a control answer (READY, RESULT). */
     static final double CONTROL_SECONDS = 30;
     /** Longest wait for the messages in flight at the end. */

@@ -13,7 +13,7 @@ import java.util.Locale;
  * <p>No JSON library is on the classpath, so this writes the fixed shape by hand; strings are
  * escaped per RFC 8259 and non-finite numbers become {@code null}. Thread-safe (stateless).
  */
-public final class PerfJson {
+final class PerfJson {
     private PerfJson() {
     }
 

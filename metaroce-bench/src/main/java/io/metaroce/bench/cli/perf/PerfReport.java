@@ -25,7 +25,7 @@ import java.util.List;
 public record PerfReport(RunParams params, double durationSeconds, double goodputGbps, double messagesPerSecond,
         long messages, long[] messagesByKind, long checkedBytes, long clientRetransmits, long serverRetransmits,
         long droppedOnPurpose, long mismatches, long failures, String firstFailure, List<PathRow> perPath,
-        LatencyRecorder.Latency latency) {
+        LatencyPercentiles latency) {
 
     /** Copies the mutable parts. */
     public PerfReport {
@@ -51,11 +51,6 @@ public record PerfReport(RunParams params, double durationSeconds, double goodpu
     /** Messages of one kind (client side). */
     public long messages(MessageKind kind) {
         return messagesByKind[kind.ordinal()];
-    }
-
-    /** Round-trip percentiles in microseconds: p50. */
-    public double p50Us() {
-        return latency == null ? Double.NaN : latency.p50Us();
     }
 
     /** The one-word result: {@code verified}, or what went wrong. */

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: {@link #localAddress()} and {@link #close()} from any thread; {@link #serveOne}
  * from one thread at a time.
  */
-public final class PerfServer implements AutoCloseable {
+final class PerfServer implements AutoCloseable {
     /** Longest wait for the client's PARAMS after it connected. */
     static final double PARAMS_SECONDS = 10;
     /** Slack beyond the announced warm-up and duration before the server gives up on DONE. */

@@ -15,7 +15,7 @@ public final class ReportPrinter {
     public static void print(PrintWriter out, PerfReport r) {
         out.println();
         if (r.latency() != null) {
-            LatencyRecorder.Latency l = r.latency();
+            LatencyPercentiles l = r.latency();
             out.printf(Locale.ROOT, "%-14s p50 %9.1f   p99 %9.1f   p99.9 %9.1f  (round trip, us; %,d samples)%n",
                     "latency", l.p50Us(), l.p99Us(), l.p999Us(), l.samples());
         }

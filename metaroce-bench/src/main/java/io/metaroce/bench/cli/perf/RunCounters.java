@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * bytes were checked and matched, mismatches and failures. Written on an event loop, read by the
  * main thread for progress and the report. Thread-safe (atomics).
  */
-public final class RunCounters {
+final class RunCounters {
     private final AtomicLong messages = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong verified = new AtomicLong();

@@ -17,7 +17,7 @@ package io.metaroce.bench.cli.perf;
  * </ol>
  * Immutable and thread-safe.
  */
-public final class ServerLayout {
+final class ServerLayout {
     /** Buffers of the latency server's echo ring. */
     public static final int ECHO_BUFFERS = 4;
     /** The receive ring per stream holds this many times the messages a stream can have in flight. */

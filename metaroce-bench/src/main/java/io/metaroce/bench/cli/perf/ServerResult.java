@@ -11,7 +11,7 @@ package io.metaroce.bench.cli.perf;
  * @param droppedOnPurpose datagrams the server's datapath dropped on purpose ({@code --drop})
  * @param firstFailure the first failure, or empty
  */
-public record ServerResult(long verified, long mismatches, long failures, long retransmits, long droppedOnPurpose,
+record ServerResult(long verified, long mismatches, long failures, long retransmits, long droppedOnPurpose,
         String firstFailure) {
 
     /** Errors: mismatches plus failures. */

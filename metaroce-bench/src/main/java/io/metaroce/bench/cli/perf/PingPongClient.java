@@ -13,9 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The client side of a latency run: one ping outstanding. Each round posts a cleared receive for
  * the echo, then SENDs a fresh {@link Pattern#pingKey} pattern on stream 1; the server checks it
  * and SENDs it back ({@link EchoServer}); the client checks the echo and records the time from
- * posting the SEND to the echo's completion. The next round starts once both the SEND and the
- * echo have completed (so no buffer is reused while the transport may still need it); two buffers
- * of each kind alternate, so a stale echo never passes.
+ * posting the SEND to the echo's completion. The next round starts once the echo is in and the
+ * SEND of the round before has completed: two buffers of each kind alternate, so no send buffer is
+ * rewritten while the transport may still need it and a stale echo never passes.
  *
  * <p>Thread-safety: {@link #start()}, {@link #stop()}, {@link #active()} from any thread; rounds
  * run on the connection's event loop.
@@ -33,6 +33,7 @@ final class PingPongClient implements ClientTraffic {
     private final AtomicInteger active = new AtomicInteger();
     private volatile boolean stopping;
     private long round;
+    private CompletableFuture<Completion> lastPing = CompletableFuture.completedFuture(null);
     private volatile long completedRounds;
 
     PingPongClient(UdpConnection connection, RunParams params, Pattern pattern, RunCounters counters,
@@ -71,7 +72,11 @@ final class PingPongClient implements ClientTraffic {
 
     private void nextRound() {
         if (stopping) {
-            active.set(0);
+            // The last ping's completion is still to be checked before the run may end.
+            lastPing.whenComplete((c, e) -> {
+                checkPing(lastPing, round - 1);
+                active.set(0);
+            });
             return;
         }
         long q = round++;
@@ -85,19 +90,32 @@ final class PingPongClient implements ClientTraffic {
         pattern.fill(memory, sendOffset, size, key);
         long start = System.nanoTime();
         CompletableFuture<Completion> ping = connection.postSend(STREAM, q, region, sendOffset, size);
-        CompletableFuture.allOf(echo, ping).whenComplete((ignored, error) -> {
-            // allOf fails if either did; look at each for the report.
-            boolean ok = check(ping, "ping SEND") & check(echo, "echo receive");
-            if (!ok) {
+        // The next round reuses the send buffer of the ping before this one: it waits for that
+        // ping's completion (usually long done), not for this one's, whose ACK may be delayed.
+        CompletableFuture<Completion> before = lastPing;
+        lastPing = ping;
+        echo.whenComplete((ignored, error) -> {
+            if (!check(echo, "echo receive " + q)) {
                 active.set(0);
                 return;
             }
             latency.record(echoAt[0] - start);
-            completedRounds = q + 1;
             counters.completed(MessageKind.PING, 2L * size);
             counters.checked(pattern.matches(memory, echoOffset, size, key), "echo of ping " + q);
-            nextRound();
+            completedRounds = q + 1;
+            before.whenComplete((c, e) -> {
+                if (checkPing(before, q - 1)) {
+                    nextRound();
+                } else {
+                    active.set(0);
+                }
+            });
         });
+    }
+
+    /** Whether ping {@code q}'s SEND succeeded (true for the placeholder before the first round). */
+    private boolean checkPing(CompletableFuture<Completion> f, long q) {
+        return q < 0 || check(f, "ping SEND " + q);
     }
 
     private boolean check(CompletableFuture<Completion> f, String what) {

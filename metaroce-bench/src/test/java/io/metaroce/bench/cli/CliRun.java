@@ -30,7 +30,7 @@ record CliRun(int exitCode, String out, String err) {
         StringWriter out = new StringWriter(); // backed by a StringBuffer: safe to read while written
         StringWriter err = new StringWriter();
         CompletableFuture<CliRun> done = new CompletableFuture<>();
-        Thread.ofPlatform().daemon(true).name("cli-" + String.join("-", args)).start(() -> {
+        Thread thread = Thread.ofPlatform().daemon(true).name("cli-" + String.join("-", args)).unstarted(() -> {
             try {
                 int exitCode = execute(out, err, args);
                 done.complete(new CliRun(exitCode, out.toString(), err.toString()));
@@ -38,11 +38,12 @@ record CliRun(int exitCode, String out, String err) {
                 done.completeExceptionally(t);
             }
         });
-        return new Background(out, err, done);
+        thread.start();
+        return new Background(out, err, done, thread);
     }
 
     /** A run in progress. */
-    record Background(StringWriter out, StringWriter err, CompletableFuture<CliRun> done) {
+    record Background(StringWriter out, StringWriter err, CompletableFuture<CliRun> done, Thread thread) {
 
         /** Waits until the output has a match of {@code regex} and returns its first group. */
         String await(String regex, long seconds) throws InterruptedException {

@@ -103,6 +103,42 @@ class PerfCommandTest {
         assertThat(run.out()).containsPattern("datagrams dropped on purpose: [1-9]");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "write", "mixed"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void corruptedPayloadsAreCaughtAndFailTheRun(String op, @TempDir Path dir) throws Exception {
+        Path json = dir.resolve("perf.json");
+        CliRun run = CliRun.of("perf", "loopback", "--op", op, "--duration", "1", "--size", "4096", "--paths", "2",
+                "--depth", "8", "--corrupt-every", "7", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        assertThat(run.out()).containsPattern("(?m)^result: .*MISMATCH \\([1-9][0-9]* messages differ; first: .*bytes differ");
+        String text = Files.readString(json);
+        assertThat(text).contains("\"verified\": false");
+        assertThat(number(text, "errors")).isPositive();
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aServerForeverServesOneRunAfterAnother() throws Exception {
+        CliRun.Background server = CliRun.start("perf", "server", "--bind", "127.0.0.1:0", "--forever");
+        try {
+            String port = server.await("listening on 127\\.0\\.0\\.1:(\\d+)", 20);
+            for (String op : new String[] {"write", "read"}) {
+                CliRun client = CliRun.of("perf", "client", "--connect", "127.0.0.1:" + port, "--op", op, "--duration",
+                        "0.5", "--size", "2048", "--paths", "1", "--depth", "4");
+                assertThat(client.exitCode()).as(client.out() + client.err()).isZero();
+            }
+            server.await("(?s)(served: .*verified.*served: .*verified)", 20);
+            assertThat(server.done()).isNotDone();
+        } finally {
+            server.thread().interrupt();
+        }
+        CliRun served = server.join(20); // interrupted while waiting for a third client
+        assertThat(served.exitCode()).as(served.out() + served.err()).isZero();
+        assertThat(served.out()).contains("stopped after 2 runs");
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aClientWithNoServerFailsClearlyWithinBoundedTime() throws Exception {

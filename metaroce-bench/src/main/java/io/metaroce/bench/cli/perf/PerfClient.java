@@ -40,6 +40,7 @@ final class PerfClient {
     private final double drop;
     private final EngineConfig config;
     private final PrintWriter out;
+    private int corruptEvery;
 
     /**
      * A client for one run.
@@ -63,6 +64,15 @@ final class PerfClient {
         this.drop = drop;
         this.config = config;
         this.out = out;
+    }
+
+    /**
+     * Testing aid: flips one byte of every {@code n}-th SEND or WRITE payload after its pattern is
+     * written (0: never), so that a run shows its checks catch corruption. Returns this.
+     */
+    PerfClient corruptEvery(int n) {
+        this.corruptEvery = n;
+        return this;
     }
 
     /**
@@ -111,7 +121,7 @@ final class PerfClient {
         LatencyRecorder latency = params.latency() ? new LatencyRecorder() : null;
         ClientTraffic traffic = params.latency()
                 ? new PingPongClient(connection, params, pattern, counters, latency, arena)
-                : new BandwidthClient(new SlotContext(connection, params, remoteKey, pattern, counters, arena));
+                : new BandwidthClient(new SlotContext(connection, params, remoteKey, pattern, counters, arena, corruptEvery));
 
         // ---- the timed part ----
         long start = System.nanoTime();

@@ -56,7 +56,8 @@ public final class PerfClientCommand implements Callable<Integer> {
                 options.drop * 100, PerfClient.address(server));
         out.flush();
         try {
-            PerfReport report = new PerfClient(params, server, local, options.drop, options.config(), out).run();
+            PerfReport report = new PerfClient(params, server, local, options.drop, options.config(), out)
+                    .corruptEvery(options.corruptEvery).run();
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             PrintWriter err = spec.commandLine().getErr();

@@ -44,7 +44,7 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
                 params.describe(), options.drop * 100, options.windowBytes);
         out.flush();
         try {
-            PerfReport report = run(params, options.drop, options.config(), out);
+            PerfReport report = run(params, options.drop, options.config(), options.corruptEvery, out);
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf loopback: " + e.getMessage());
@@ -61,6 +61,12 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
      */
     public static PerfReport run(RunParams params, double drop, EngineConfig config, PrintWriter out)
             throws InterruptedException {
+        return run(params, drop, config, 0, out);
+    }
+
+    /** As {@link #run(RunParams, double, EngineConfig, PrintWriter)}, corrupting every {@code corruptEvery}-th payload. */
+    static PerfReport run(RunParams params, double drop, EngineConfig config, int corruptEvery, PrintWriter out)
+            throws InterruptedException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config)) {
             PrintWriter quiet = new PrintWriter(Writer.nullWriter());
@@ -68,7 +74,8 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
             Thread thread = Thread.ofPlatform().name("perf-server").daemon(true).start(serving);
             PerfReport report;
             try {
-                report = new PerfClient(params, server.localAddress(), loopback, drop, config, out).run();
+                report = new PerfClient(params, server.localAddress(), loopback, drop, config, out)
+                        .corruptEvery(corruptEvery).run();
             } catch (RuntimeException e) {
                 thread.interrupt(); // the server may still be waiting for the connection
                 throw e;

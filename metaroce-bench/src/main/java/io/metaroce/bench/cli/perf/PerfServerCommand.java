@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
                 "size, streams, duration and --lat, so only the address is needed here. Prints 'listening on",
                 "ADDR:PORT' once bound (with port 0, the port the system chose), a progress line every second and",
                 "what it checked. Serves one run and exits (non-zero if anything it checked failed), or with",
-                "--forever one run after another."})
+                "--forever one run after another (when stopped, the exit code is non-zero if any run failed)."})
 public final class PerfServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -41,7 +41,7 @@ public final class PerfServerCommand implements Callable<Integer> {
 
     /** Runs; see the command's description. */
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() {
         InetSocketAddress address;
         try {
             address = HostPort.parse(bind, HostPort.DEFAULT_PORT);
@@ -65,11 +65,20 @@ public final class PerfServerCommand implements Callable<Integer> {
         try (server) {
             out.println("listening on " + PerfClient.address(server.localAddress()));
             out.flush();
-            int exit;
+            int worst = 0;
+            int served = 0;
             do {
-                exit = server.serveOne(out);
+                try {
+                    worst = Math.max(worst, server.serveOne(out));
+                    served++;
+                } catch (InterruptedException e) {
+                    // Stopped while waiting for a client: the runs served so far decide the exit code.
+                    out.println("stopped after " + served + " run" + (served == 1 ? "" : "s"));
+                    out.flush();
+                    return served == 0 ? 1 : worst;
+                }
             } while (forever);
-            return exit;
+            return worst;
         }
     }
 }

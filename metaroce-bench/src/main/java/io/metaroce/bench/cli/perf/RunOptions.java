@@ -64,6 +64,11 @@ public final class RunOptions {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON.")
     Path jsonFile;
 
+    @Option(names = "--corrupt-every", hidden = true, paramLabel = "N", defaultValue = "0",
+            description = "Testing aid: flip one byte of every N-th SEND or WRITE payload after its pattern is "
+                    + "written, to show that the checks catch it (the run then fails).")
+    int corruptEvery;
+
     /** The run these options describe; a usage error if they make no sense. */
     RunParams params(CommandSpec spec) {
         int s = size != null ? size : latency ? DEFAULT_LATENCY_SIZE : DEFAULT_SIZE;
@@ -83,6 +88,9 @@ public final class RunOptions {
         checkDrop(spec, drop);
         if (windowBytes < 65_536) {
             throw new ParameterException(spec.commandLine(), "--window must be at least 65536");
+        }
+        if (corruptEvery < 0) {
+            throw new ParameterException(spec.commandLine(), "--corrupt-every must be 0 (off) or positive");
         }
         return p;
     }

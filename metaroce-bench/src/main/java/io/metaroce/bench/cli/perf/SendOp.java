@@ -12,7 +12,7 @@ final class SendOp implements SlotOp {
         int stream = ServerLayout.streamOf(slot, ctx.params.streams());
         long sequence = ctx.nextReceiveSequence(stream);
         long offset = ctx.sourceOffset(slot);
-        ctx.pattern.fill(ctx.memory, offset, ctx.size, Pattern.receivedKey(stream, sequence));
+        ctx.fillSource(offset, Pattern.receivedKey(stream, sequence));
         return ctx.connection.postSend(stream, slot, ctx.region, offset, ctx.size).handle((c, e) -> {
             if (!ctx.succeeded(c, e, ctx.size, "SEND")) {
                 return false;

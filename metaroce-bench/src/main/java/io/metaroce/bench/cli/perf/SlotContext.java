@@ -6,6 +6,7 @@ import io.metaroce.netty.Completion;
 import io.metaroce.netty.UdpConnection;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -30,9 +31,13 @@ final class SlotContext {
     private final long[] receiveSequence;
     /** Receive-consuming messages that completed successfully: what the server should have checked. */
     private long receiverMessages;
+    /** Testing aid: every this many payloads one byte is flipped after the pattern is written (0: never). */
+    private final int corruptEvery;
+    private long payloads;
 
     SlotContext(UdpConnection connection, RunParams params, int remoteKey, Pattern pattern, RunCounters counters,
-            Arena arena) {
+            Arena arena, int corruptEvery) {
+        this.corruptEvery = corruptEvery;
         this.connection = connection;
         this.params = params;
         this.layout = ServerLayout.of(params);
@@ -53,6 +58,18 @@ final class SlotContext {
     /** Offset of a slot's destination buffer (where READs land). */
     long destinationOffset(int slot) {
         return ((long) params.depth() + slot) * size;
+    }
+
+    /**
+     * Writes the pattern of {@code key} into the source buffer of a slot (what a SEND or WRITE
+     * carries), then, if corruption was asked for and this payload's turn has come, flips a byte.
+     */
+    void fillSource(long offset, long key) {
+        pattern.fill(memory, offset, size, key);
+        if (corruptEvery > 0 && ++payloads % corruptEvery == 0) {
+            long at = offset + (payloads * 31) % size;
+            memory.set(ValueLayout.JAVA_BYTE, at, (byte) ~memory.get(ValueLayout.JAVA_BYTE, at));
+        }
     }
 
     /** The next receive-consuming message number of {@code stream}. */

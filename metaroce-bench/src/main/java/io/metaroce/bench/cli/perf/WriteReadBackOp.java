@@ -16,7 +16,7 @@ final class WriteReadBackOp implements SlotOp {
         long source = ctx.sourceOffset(slot);
         long destination = ctx.destinationOffset(slot);
         long remote = ctx.layout.writeOffset(slot);
-        ctx.pattern.fill(ctx.memory, source, ctx.size, key);
+        ctx.fillSource(source, key);
         return ctx.connection.postWrite(stream, slot, ctx.region, source, ctx.size, ctx.remoteKey, remote)
                 .handle((c, e) -> ctx.succeeded(c, e, ctx.size, "WRITE"))
                 .thenCompose(written -> {

@@ -13,7 +13,7 @@ final class WriteWithImmediateOp implements SlotOp {
         int stream = ServerLayout.streamOf(slot, ctx.params.streams());
         long sequence = ctx.nextReceiveSequence(stream);
         long offset = ctx.sourceOffset(slot);
-        ctx.pattern.fill(ctx.memory, offset, ctx.size, Pattern.receivedKey(stream, sequence));
+        ctx.fillSource(offset, Pattern.receivedKey(stream, sequence));
         return ctx.connection.postWriteWithImmediate(stream, slot, ctx.region, offset, ctx.size, ctx.remoteKey,
                 ctx.layout.receiveOffset(stream, sequence), (int) sequence).handle((c, e) -> {
                     if (!ctx.succeeded(c, e, ctx.size, "WRITE_WITH_IMM")) {

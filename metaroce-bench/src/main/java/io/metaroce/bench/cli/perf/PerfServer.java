@@ -14,7 +14,10 @@ import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The server side of perf runs, on a listening {@link UdpEndpoint}: takes one accepted
@@ -34,6 +37,8 @@ final class PerfServer implements AutoCloseable {
     /** Longest wait, after DONE, for the last receives to be checked. */
     static final double CHECK_SECONDS = 10;
     private static final double CLOSE_SECONDS = 10;
+    /** Seed of the server datapath's drop decisions (the client's derives from the run's seed). */
+    private static final long DROP_SEED = 0x5E27E2L;
 
     private final UdpEndpoint endpoint;
     private final BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
@@ -49,7 +54,7 @@ final class PerfServer implements AutoCloseable {
     public PerfServer(InetSocketAddress bind, double drop, EngineConfig config) {
         try {
             endpoint = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
-                    .config(config).dropProbability(drop).dropSeed(0x5E_27E2L ^ System.nanoTime())
+                    .config(config).dropProbability(drop).dropSeed(DROP_SEED)
                     .acceptListener(accepted::add).build();
         } catch (RuntimeException e) {
             throw new PerfException("cannot listen on " + PerfClient.address(bind) + ": " + e.getMessage(), e);
@@ -151,8 +156,11 @@ final class PerfServer implements AutoCloseable {
             while (!done.isDone() && !connection.closeFuture().isDone() && System.nanoTime() < giveUp) {
                 try {
                     done.get(Math.max(1, progress.nextAt() - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (Exception e) {
-                    // timed out (a progress line is due) or failed (handled below)
+                } catch (TimeoutException | ExecutionException | CancellationException e) {
+                    // a progress line is due, or DONE failed (reported below)
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new PerfException("interrupted during the run", e);
                 }
                 long now = System.nanoTime();
                 if (progress.due(now) && !done.isDone()) {
@@ -214,7 +222,10 @@ final class PerfServer implements AutoCloseable {
                 loop.submit(task).get((long) PARAMS_SECONDS, TimeUnit.SECONDS);
                 // The posts queued tasks of their own; one more round trip runs them.
                 loop.submit(() -> { }).get((long) PARAMS_SECONDS, TimeUnit.SECONDS);
-            } catch (Exception e) {
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PerfException("interrupted while setting up the run", e);
+            } catch (ExecutionException | TimeoutException e) {
                 throw new PerfException("setting up the run on the event loop: " + e, e);
             }
         }
@@ -231,15 +242,21 @@ final class PerfServer implements AutoCloseable {
                 connection.abort();
                 try {
                     connection.closeFuture().get((long) CLOSE_SECONDS, TimeUnit.SECONDS);
-                } catch (Exception e) {
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the endpoint's close releases it in any case
+                } catch (ExecutionException | TimeoutException e) {
                     // the endpoint's close releases it in any case
                 }
             }
-            if (region != null) {
-                endpoint.deregister(region);
-            }
-            if (control != null) {
-                control.release();
+            try {
+                if (region != null) {
+                    endpoint.deregister(region);
+                }
+                if (control != null) {
+                    control.release();
+                }
+            } catch (IllegalStateException e) {
+                // interrupted or the endpoint is closing: its close releases the regions in any case
             }
         }
     }

@@ -12,7 +12,8 @@ import java.lang.foreign.MemorySegment;
  * message that consumed it against {@link Pattern#receivedKey}(stream, its number on the stream):
  * a SEND's bytes land in the receive's buffer, and a WRITE_WITH_IMM's were written to the same
  * buffer by the client. Freed receives are posted again in batches of one stream-depth, so at
- * least three stream-depths stay posted ahead of the client.
+ * least the ring less one stream-depth stays posted ahead of the stream's oldest incomplete
+ * message (see {@link ServerLayout} for why the ring is deep).
  *
  * <p>Thread-safety: {@link #postAll()} and the completions run on the connection's event loop;
  * construct it anywhere.

@@ -48,6 +48,10 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
             return "--duration must be in (0, 86400] seconds";
         } else if (warmupNanos < 0 || warmupNanos > 86_400_000_000_000L) {
             return "--warmup must be in [0, 86400] seconds";
+        } else if (!latency && op.consumesReceives()
+                && ServerLayout.of(this).postedReceives() > ServerLayout.MAX_POSTED_RECEIVES) {
+            return "the server would keep more than " + ServerLayout.MAX_POSTED_RECEIVES
+                    + " receives posted; lower --depth or --streams";
         } else if (ServerLayout.of(this).regionBytes() > MAX_REGION_BYTES || 2L * depth * size > MAX_REGION_BYTES) {
             return "the run needs more than 1 GiB of registered memory; lower --size, --depth or --streams";
         }

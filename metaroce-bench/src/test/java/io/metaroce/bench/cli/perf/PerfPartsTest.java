@@ -123,6 +123,9 @@ class PerfPartsTest {
                 }
             }
             assertThat(l.ring()).as(seed).isGreaterThanOrEqualTo(2 * l.perStream());
+            if (p.problem() == null && op.consumesReceives() && !lat) {
+                assertThat(l.postedReceives()).as(seed).isLessThanOrEqualTo(ServerLayout.MAX_POSTED_RECEIVES);
+            }
         }
     }
 
@@ -172,5 +175,11 @@ class PerfPartsTest {
         assertThat(new RunParams(Op.send, 8192, 4, 4, 0, 1, 0, false, 1).problem()).contains("--depth");
         assertThat(new RunParams(Op.send, 8192, 4, 4, 32, 0, 0, false, 1).problem()).contains("--duration");
         assertThat(new RunParams(Op.send, 16 << 20, 1024, 4, 4096, 1, 0, false, 1).problem()).contains("1 GiB");
+        // The largest stream and depth counts fit the engine's limit of posted receives (with shallow rings).
+        RunParams widest = new RunParams(Op.send, 64, RunParams.MAX_STREAMS, 4, RunParams.MAX_DEPTH, 1, 0, false, 1);
+        assertThat(widest.problem()).isNull();
+        assertThat(ServerLayout.of(widest).postedReceives()).isEqualTo(ServerLayout.MAX_POSTED_RECEIVES);
+        // Small runs get deep rings: 16 times the messages a stream has in flight.
+        assertThat(ServerLayout.of(ok).ring()).isEqualTo(16 * ServerLayout.of(ok).perStream());
     }
 }

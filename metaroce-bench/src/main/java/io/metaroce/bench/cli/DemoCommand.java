@@ -26,10 +26,12 @@ import picocli.CommandLine.Spec;
  * thread-safe (a picocli command).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"A MetaRoCE server and client in this process move data over real UDP on 127.0.0.1: several",
-                "paths (one UDP source port each), loss injected by both sides' datapaths, SEND, WRITE,",
-                "WRITE_WITH_IMM and READ in turn, every byte checked. Prints progress every second, the per-path",
-                "table and a summary; the exit code is non-zero on any mismatch or failure."})
+        description = {"A server and a client move verified data over lossy UDP paths on 127.0.0.1.",
+                "A MetaRoCE server and client in this process move data over real UDP on 127.0.0.1: "
+                + "several paths (one UDP source port each), loss injected by both sides' datapaths, SEND, "
+                + "WRITE, WRITE_WITH_IMM and READ in turn, every byte checked. Prints progress every "
+                + "second, the per-path table and a summary; the exit code is non-zero on any mismatch or "
+                + "failure."})
 public final class DemoCommand implements Callable<Integer> {
     /**
      * The engine defaults are tuned for a data-centre fabric (100 us first RTT estimate, 1 ms least

@@ -17,10 +17,11 @@ import picocli.CommandLine.Spec;
  * {@code io.metaroce.bench.cli.perf}. Not thread-safe (a picocli command).
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, synopsisSubcommandLabel = "COMMAND",
-        description = {"Bandwidth and latency of MetaRoCE over real UDP sockets, in the shape of the perftest tools",
-                "(ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat): every byte checked, live progress, a per-path",
-                "table, optional JSON. Start 'perf server' on one host and 'perf client --connect' on another, or",
-                "run both in one process with 'perf loopback'."},
+        description = {"Bandwidth and latency over real UDP, in the shape of the perftest tools.",
+                "Bandwidth and latency of MetaRoCE over real UDP sockets, in the shape of the perftest "
+                + "tools (ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat): every byte checked, live "
+                + "progress, a per-path table, optional JSON. Start 'perf server' on one host and 'perf "
+                + "client --connect' on another, or run both in one process with 'perf loopback'."},
         subcommands = {PerfServerCommand.class, PerfClientCommand.class, PerfLoopbackCommand.class})
 public final class PerfCommand implements Callable<Integer> {
 

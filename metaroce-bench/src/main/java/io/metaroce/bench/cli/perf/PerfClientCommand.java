@@ -17,10 +17,11 @@ import picocli.CommandLine.Spec;
  * the run from the client. Not thread-safe (a picocli command).
  */
 @Command(name = "client", mixinStandardHelpOptions = true,
-        description = {"Connects to a 'metaroce perf server' and runs: the server learns the operation, size, streams,",
-                "duration and --lat from this side, so it needs only its address. Every received byte is checked",
-                "(by the server for send/write, here for read and --lat echoes); the exit code is non-zero on any",
-                "mismatch or failed completion, or if no server answers."})
+        description = {"Runs against a perf server, which learns the run from here.",
+                "Connects to a 'metaroce perf server' and runs: the server learns the operation, size, "
+                + "streams, duration and --lat from this side, so it needs only its address. Every received "
+                + "byte is checked (by the server for send/write, here for read and --lat echoes); the exit "
+                + "code is non-zero on any mismatch or failed completion, or if no server answers."})
 public final class PerfClientCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

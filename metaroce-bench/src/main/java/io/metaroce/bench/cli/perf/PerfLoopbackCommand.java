@@ -22,10 +22,12 @@ import picocli.CommandLine.Spec;
  * command).
  */
 @Command(name = "loopback", mixinStandardHelpOptions = true,
-        description = {"Runs a perf server and a perf client in this process over 127.0.0.1 (each on its own event",
-                "loop, the client with one UDP socket per path), the same code as 'server' and 'client'. --drop",
-                "applies to both sides. Every message carries a fresh pattern and every received byte is checked;",
-                "the exit code is non-zero on any mismatch or failed completion."})
+        description = {"A perf server and a perf client in this process over 127.0.0.1.",
+                "Runs a perf server and a perf client in this process over 127.0.0.1 (each on its own "
+                + "event loop, the client with one UDP socket per path), the same code as 'server' and "
+                + "'client'. --drop applies to both sides. Every message carries a fresh pattern and every "
+                + "received byte is checked; the exit code is non-zero on any mismatch or failed "
+                + "completion."})
 public final class PerfLoopbackCommand implements Callable<Integer> {
     private static final long SERVER_JOIN_SECONDS = 30;
 

@@ -14,11 +14,13 @@ import picocli.CommandLine.Spec;
  * receives, and reports back. Not thread-safe (a picocli command).
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
-        description = {"Listens for a 'metaroce perf client' and serves its run: the client sends the operation,",
-                "size, streams, duration and --lat, so only the address is needed here. Prints 'listening on",
-                "ADDR:PORT' once bound (with port 0, the port the system chose), a progress line every second and",
-                "what it checked. Serves one run and exits (non-zero if anything it checked failed), or with",
-                "--forever one run after another (when stopped, the exit code is non-zero if any run failed)."})
+        description = {"Serves perf runs, learning each run from its client.",
+                "Listens for a 'metaroce perf client' and serves its run: the client sends the operation, "
+                + "size, streams, duration and --lat, so only the address is needed here. Prints 'listening "
+                + "on ADDR:PORT' once bound (with port 0, the port the system chose), a progress line every "
+                + "second and what it checked. Serves one run and exits (non-zero if anything it checked "
+                + "failed), or with --forever one run after another (when stopped, the exit code is "
+                + "non-zero if any run failed)."})
 public final class PerfServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

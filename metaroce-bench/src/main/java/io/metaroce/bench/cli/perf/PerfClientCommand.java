@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli.perf;
 
 import java.io.PrintWriter;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
@@ -34,7 +35,7 @@ public final class PerfClientCommand implements Callable<Integer> {
     String connect;
 
     @Option(names = "--bind", paramLabel = "ADDR", description = "Local address of the path sockets "
-            + "(default: 127.0.0.1 for a loopback server, else the wildcard address).")
+            + "(default: the loopback address for a loopback server, else the wildcard address).")
     String bind;
 
     /** Runs; see the command's description. */
@@ -68,10 +69,12 @@ public final class PerfClientCommand implements Callable<Integer> {
         }
     }
 
-    private static InetAddress defaultBind(InetAddress server) {
+    /** The loopback address for a loopback server, else the wildcard address, of the server's family. */
+    static InetAddress defaultBind(InetAddress server) {
+        boolean v6 = server instanceof Inet6Address;
         if (server.isLoopbackAddress()) {
-            return InetAddress.getLoopbackAddress();
+            return HostPort.address(v6 ? "::1" : "127.0.0.1");
         }
-        return HostPort.address(server instanceof java.net.Inet6Address ? "::" : "0.0.0.0");
+        return HostPort.address(v6 ? "::" : "0.0.0.0");
     }
 }

@@ -144,6 +144,15 @@ class PerfPartsTest {
     }
 
     @Test
+    void theClientBindsTheAddressFamilyAndScopeOfItsServer() {
+        assertThat(PerfClientCommand.defaultBind(HostPort.address("127.0.0.1"))).isEqualTo(HostPort.address("127.0.0.1"));
+        assertThat(PerfClientCommand.defaultBind(HostPort.address("::1"))).isEqualTo(HostPort.address("::1"));
+        assertThat(PerfClientCommand.defaultBind(HostPort.address("192.0.2.7")).isAnyLocalAddress()).isTrue();
+        assertThat(PerfClientCommand.defaultBind(HostPort.address("2001:db8::7")))
+                .isEqualTo(HostPort.address("::")).isInstanceOf(java.net.Inet6Address.class);
+    }
+
+    @Test
     void theJsonHasTheFieldsEscapesStringsAndNullsNonFiniteNumbers() {
         RunParams p = new RunParams(Op.send, 64, 1, 2, 1, 1_000_000_000L, 0, true, 1);
         PerfReport r = new PerfReport(p, 1.0, Double.NaN, 1234.5, 10, new long[MessageKind.values().length], 640, 1,

@@ -119,6 +119,8 @@ public final class DemoCommand implements Callable<Integer> {
                 r.goodputGbps(), r.durationSeconds(), r.messagesPerSecond());
         out.printf(Locale.ROOT, "  %-16s %,10d datagrams dropped on purpose, %,d retransmitted (client %,d + server %,d)%n",
                 "loss", r.droppedOnPurpose(), r.retransmits(), r.clientRetransmits(), r.serverRetransmits());
+        out.printf(Locale.ROOT, "  %-16s %,10d retransmission timeouts, %,d transmissions declared lost (client side)%n",
+                "recovery", r.clientTimeouts(), r.clientLosses());
         if (!r.verified()) {
             out.println("  first problem: " + r.firstFailure());
         }

@@ -209,8 +209,8 @@ final class PerfClient {
         String first = counters.firstFailure() != null ? counters.firstFailure()
                 : result.firstFailure().isEmpty() ? null : "server: " + result.firstFailure();
         return new PerfReport(params, seconds, measuredBytes * 8.0 / seconds / 1e9, measuredMessages / seconds,
-                counters.messages(), byKind, checkedMessages * params.size(), stats.retransmissions(),
-                result.retransmits(), dropped, counters.mismatches() + result.mismatches(),
+                counters.messages(), byKind, checkedMessages * params.size(), stats.retransmissions(), stats.timeouts(),
+                stats.losses(), result.retransmits(), dropped, counters.mismatches() + result.mismatches(),
                 counters.failures() + result.failures(), first, rows, latency == null ? null : latency.percentiles());
     }
 

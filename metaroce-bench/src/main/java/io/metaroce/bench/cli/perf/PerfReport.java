@@ -14,6 +14,10 @@ import java.util.List;
  * @param messagesByKind messages completed per {@link MessageKind} (index = ordinal), client side
  * @param checkedBytes payload bytes whose every byte was checked, both sides, whole run
  * @param clientRetransmits retransmissions of the client's connection
+ * @param clientTimeouts retransmission timeouts of the client's connection (a timeout of a packet
+ *     whose ACK was only late makes a spurious retransmission)
+ * @param clientLosses transmissions the client's connection declared lost (by timeout or by
+ *     acknowledgement gaps)
  * @param serverRetransmits retransmissions of the server's connection (from its RESULT)
  * @param droppedOnPurpose datagrams both datapaths dropped on purpose ({@code --drop})
  * @param mismatches messages with a wrong byte, both sides
@@ -23,7 +27,7 @@ import java.util.List;
  * @param latency round-trip percentiles of a latency run, else null
  */
 public record PerfReport(RunParams params, double durationSeconds, double goodputGbps, double messagesPerSecond,
-        long messages, long[] messagesByKind, long checkedBytes, long clientRetransmits, long serverRetransmits,
+        long messages, long[] messagesByKind, long checkedBytes, long clientRetransmits, long clientTimeouts, long clientLosses, long serverRetransmits,
         long droppedOnPurpose, long mismatches, long failures, String firstFailure, List<PathRow> perPath,
         LatencyPercentiles latency) {
 

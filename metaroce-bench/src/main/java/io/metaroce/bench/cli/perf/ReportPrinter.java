@@ -23,8 +23,9 @@ public final class ReportPrinter {
                 r.params().latency() ? " both ways" : "", r.durationSeconds());
         out.printf(Locale.ROOT, "%-14s %,12.0f%s%n", "messages/s", r.messagesPerSecond(),
                 r.params().latency() ? "  (round trips)" : "");
-        out.printf(Locale.ROOT, "%-14s %,12d  (client %,d + server %,d; datagrams dropped on purpose: %,d)%n",
-                "retransmits", r.retransmits(), r.clientRetransmits(), r.serverRetransmits(), r.droppedOnPurpose());
+        out.printf(Locale.ROOT, "%-14s %,12d  (client %,d + server %,d; datagrams dropped on purpose: %,d; client "
+                + "timeouts %,d, losses %,d)%n", "retransmits", r.retransmits(), r.clientRetransmits(),
+                r.serverRetransmits(), r.droppedOnPurpose(), r.clientTimeouts(), r.clientLosses());
         printPaths(out, r);
         out.println();
         out.printf(Locale.ROOT, "result: %,d messages, %,.1f MiB checked byte for byte: %s%n", r.messages(),

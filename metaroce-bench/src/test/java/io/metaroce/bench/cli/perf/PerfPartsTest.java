@@ -156,7 +156,7 @@ class PerfPartsTest {
     void theJsonHasTheFieldsEscapesStringsAndNullsNonFiniteNumbers() {
         RunParams p = new RunParams(Op.send, 64, 1, 2, 1, 1_000_000_000L, 0, true, 1);
         PerfReport r = new PerfReport(p, 1.0, Double.NaN, 1234.5, 10, new long[MessageKind.values().length], 640, 1,
-                2, 0, 0, 0, null, List.of(new PathRow(0, 4000, 5, 600, 12.25, 0, "est\"ab\\lished\n")),
+                0, 0, 2, 0, 0, 0, null, List.of(new PathRow(0, 4000, 5, 600, 12.25, 0, "est\"ab\\lished\n")),
                 new LatencyPercentiles(10.5, 20, 30, 9));
         String json = PerfJson.of(r);
         assertThat(json).contains("\"op\": \"lat\"", "\"size\": 64", "\"streams\": 1", "\"paths\": 2",

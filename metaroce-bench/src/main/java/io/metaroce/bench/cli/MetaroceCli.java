@@ -26,9 +26,7 @@ import picocli.CommandLine.Spec;
         description = {
             "MetaRoCE: an RDMA transport for AI traffic over UDP on lossy Ethernet, in pure Java.",
             "",
-            "Coming soon: 'perf server'/'perf client' and latency"
-                    + " (today 'perf loopback' measures throughput over real UDP on 127.0.0.1) and 'compare'"
-                    + " (side-by-side runs of transport configurations).",
+            "Coming soon: 'compare' (side-by-side runs of MetaRoCE, raw UDP, TCP and Aeron).",
         },
         subcommands = {
             DemoCommand.class,

@@ -2,6 +2,8 @@ package io.metaroce.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -10,52 +12,163 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code metaroce perf loopback} moves verified data over real UDP on 127.0.0.1 and reports it. */
+/**
+ * {@code metaroce perf}: a server and a client (here in one JVM, over 127.0.0.1 and ephemeral
+ * ports, talking only through the addresses given on their command lines) and loopback move
+ * verified data over real UDP and report it.
+ */
 class PerfCommandTest {
 
-    @Test
-    @Timeout(value = 30, unit = TimeUnit.SECONDS)
-    void aShortSendRunVerifiesEveryByteAndWritesTheJson(@TempDir Path dir) throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "write", "read", "mixed"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aServerAndAClientRunEachOpVerifiedAndTheJsonSaysSo(String op, @TempDir Path dir) throws Exception {
         Path json = dir.resolve("perf.json");
-        CliRun run = CliRun.of("perf", "loopback", "--duration", "1", "--size", "8192", "--paths", "2", "--json", json.toString());
+        CliRun.Background server = CliRun.start("perf", "server", "--bind", "127.0.0.1:0");
+        String port = server.await("listening on 127\\.0\\.0\\.1:(\\d+)", 20);
 
-        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        assertThat(run.out()).contains("goodput").contains("messages/s").contains("retransmits")
+        CliRun client = CliRun.of("perf", "client", "--connect", "127.0.0.1:" + port, "--op", op, "--duration", "1",
+                "--size", "4096", "--streams", "3", "--paths", "2", "--depth", "8", "--json", json.toString());
+        CliRun served = server.join(30);
+
+        assertThat(client.exitCode()).as(client.out() + client.err()).isZero();
+        assertThat(served.exitCode()).as(served.out() + served.err()).isZero();
+        assertThat(client.out()).contains("goodput").contains("messages/s").contains("retransmits")
                 .contains("path  src_port").containsPattern("(?m)^result: .*verified$");
-        assertThat(run.out().lines().filter(l -> l.matches("\\s+[0-9]+\\s+[0-9]+\\s+[0-9,]+\\s+[0-9,]+\\s+.*active")))
-                .as(run.out()).hasSize(2);
+        assertThat(client.out().lines().filter(l -> l.matches("\\s+[0-9]+\\s+[0-9]+\\s+[0-9,]+\\s+[0-9,]+\\s+.*established")))
+                .as(client.out()).hasSize(2);
+        // The server learned the run from the client alone.
+        assertThat(served.out()).contains(op + ", depth 8, 4096-byte messages, 3 streams, 2 paths, 1.0 s")
+                .containsPattern("(?m)^served: .*verified$");
 
         String text = Files.readString(json);
-        assertThat(text).contains("\"op\": \"send\"", "\"size\": 8192", "\"streams\": 4", "\"paths\": 2",
-                "\"duration_s\"", "\"goodput_gbps\"", "\"messages_per_s\"", "\"retransmits\"", "\"verified\": true",
-                "\"errors\": 0", "\"per_path\"", "\"path\"", "\"src_port\"", "\"packets\"", "\"bytes\"", "\"srtt_us\"",
-                "\"ecn_fraction\"", "\"state\": \"active\"");
-        assertThat(Pattern.compile("\"state\"").matcher(text).results().count()).isEqualTo(2);
+        assertThat(text).contains("\"op\": \"" + op + "\"", "\"size\": 4096", "\"streams\": 3", "\"paths\": 2",
+                "\"verified\": true", "\"errors\": 0", "\"state\": \"established\"");
+        assertThat(Pattern.compile("\"src_port\": [1-9][0-9]*").matcher(text).results().count()).isEqualTo(2);
+        assertThat(number(text, "duration_s")).isBetween(0.9, 5.0);
         assertThat(number(text, "goodput_gbps")).isPositive();
+        assertThat(number(text, "messages_per_s")).isPositive();
+        assertThat(number(text, "retransmits")).isGreaterThanOrEqualTo(0);
+        assertThat(number(text, "packets")).isPositive();
+        assertThat(number(text, "bytes")).isPositive();
+        assertThat(number(text, "srtt_us")).isPositive();
+        assertThat(number(text, "ecn_fraction")).isBetween(0.0, 1.0);
+        assertThat(text).doesNotContain("latency_us");
+        if (!op.equals("read")) {
+            // The server checked what it received: its count is in its summary line.
+            assertThat(served.out()).containsPattern("served: [1-9][0-9,]* messages checked here");
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void latencyGivesOrderedPercentilesWithTheServerEchoing(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("lat.json");
+        CliRun.Background server = CliRun.start("perf", "server", "--bind", "127.0.0.1:0");
+        String port = server.await("listening on 127\\.0\\.0\\.1:(\\d+)", 20);
+
+        CliRun client = CliRun.of("perf", "client", "--connect", "127.0.0.1:" + port, "--lat", "--duration", "1",
+                "--warmup", "0.5", "--json", json.toString());
+        CliRun served = server.join(30);
+
+        assertThat(client.exitCode()).as(client.out() + client.err()).isZero();
+        assertThat(served.exitCode()).as(served.out()).isZero();
+        assertThat(served.out()).contains("ping-pong latency").contains("64-byte messages");
+        assertThat(client.out()).contains("warm-up done").containsPattern("latency\\s+p50")
+                .containsPattern("(?m)^t=\\s*\\d+\\.\\ds .* p50 +\\S+ us$"); // the progress line
+        String text = Files.readString(json);
+        assertThat(text).contains("\"op\": \"lat\"", "\"size\": 64", "\"verified\": true", "\"latency_us\"");
+        double p50 = number(text, "p50");
+        double p99 = number(text, "p99");
+        double p999 = number(text, "p999");
+        assertThat(p50).isPositive();
+        assertThat(p50).isLessThanOrEqualTo(p99);
+        assertThat(p99).isLessThanOrEqualTo(p999);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void loopbackWithDroppedDatagramsRetransmitsAndStillVerifies(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("perf.json");
+        CliRun run = CliRun.of("perf", "loopback", "--duration", "1", "--paths", "2", "--drop", "0.05", "--json",
+                json.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        String text = Files.readString(json);
+        assertThat(text).contains("\"verified\": true", "\"errors\": 0");
+        assertThat(number(text, "retransmits")).as(text).isPositive();
+        assertThat(run.out()).containsPattern("datagrams dropped on purpose: [1-9]");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "write", "mixed"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void corruptedPayloadsAreCaughtAndFailTheRun(String op, @TempDir Path dir) throws Exception {
+        Path json = dir.resolve("perf.json");
+        CliRun run = CliRun.of("perf", "loopback", "--op", op, "--duration", "1", "--size", "4096", "--paths", "2",
+                "--depth", "8", "--corrupt-every", "7", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        assertThat(run.out()).containsPattern("(?m)^result: .*MISMATCH \\([1-9][0-9]* messages differ; first: .*bytes differ");
+        String text = Files.readString(json);
+        assertThat(text).contains("\"verified\": false");
+        assertThat(number(text, "errors")).isPositive();
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aServerForeverServesOneRunAfterAnother() throws Exception {
+        CliRun.Background server = CliRun.start("perf", "server", "--bind", "127.0.0.1:0", "--forever");
+        try {
+            String port = server.await("listening on 127\\.0\\.0\\.1:(\\d+)", 20);
+            for (String op : new String[] {"write", "read"}) {
+                CliRun client = CliRun.of("perf", "client", "--connect", "127.0.0.1:" + port, "--op", op, "--duration",
+                        "0.5", "--size", "2048", "--paths", "1", "--depth", "4");
+                assertThat(client.exitCode()).as(client.out() + client.err()).isZero();
+            }
+            server.await("(?s)(served: .*verified.*served: .*verified)", 20);
+            assertThat(server.done()).isNotDone();
+        } finally {
+            server.thread().interrupt();
+        }
+        CliRun served = server.join(20); // interrupted while waiting for a third client
+        assertThat(served.exitCode()).as(served.out() + served.err()).isZero();
+        assertThat(served.out()).contains("stopped after 2 runs");
     }
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
-    void droppedDatagramsAreRetransmittedAndStillVerified(@TempDir Path dir) throws Exception {
-        Path json = dir.resolve("perf.json");
-        CliRun run = CliRun.of("perf", "loopback", "--duration", "1", "--paths", "2", "--drop", "0.05", "--json", json.toString());
+    void aClientWithNoServerFailsClearlyWithinBoundedTime() throws Exception {
+        int port;
+        try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort(); // free once closed: nothing listens there
+        }
+        long start = System.nanoTime();
+        CliRun run = CliRun.of("perf", "client", "--connect", "127.0.0.1:" + port, "--duration", "1");
+        double seconds = (System.nanoTime() - start) / 1e9;
 
-        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        String text = Files.readString(json);
-        assertThat(text).contains("\"verified\": true");
-        assertThat(number(text, "retransmits")).as(text).isPositive();
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains("no MetaRoCE perf server answered at 127.0.0.1:" + port);
+        assertThat(seconds).isLessThan(15);
     }
 
     @Test
-    void nonsenseOptionsAreAUsageError() {
-        CliRun run = CliRun.of("perf", "loopback", "--op", "atomic");
-        assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("--op");
-        assertThat(CliRun.of("perf", "loopback", "--paths", "0").exitCode()).isEqualTo(2);
+    void nonsenseOptionsAreUsageErrors() {
+        CliRun badOp = CliRun.of("perf", "loopback", "--op", "atomic");
+        assertThat(badOp.exitCode()).isEqualTo(2);
+        assertThat(badOp.err()).contains("--op");
+        assertThat(CliRun.of("perf", "loopback", "--paths", "0").err()).contains("--paths must be");
+        assertThat(CliRun.of("perf", "loopback", "--size", "0").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("perf", "loopback", "--drop", "1").err()).contains("--drop must be");
+        assertThat(CliRun.of("perf", "client", "--duration", "1").err()).contains("--connect");
+        assertThat(CliRun.of("perf", "client", "--connect", "127.0.0.1:99999").err()).contains("port must be");
+        assertThat(CliRun.of("perf", "server", "--bind", "[::1").exitCode()).isEqualTo(2);
         CliRun bare = CliRun.of("perf");
         assertThat(bare.exitCode()).isEqualTo(2);
-        assertThat(bare.err()).contains("loopback");
+        assertThat(bare.err()).contains("server, client or loopback");
     }
 
     private static double number(String json, String key) {

@@ -1,0 +1,68 @@
+package io.metaroce.bench.cli.perf;
+
+import java.util.Locale;
+
+/**
+ * The parameters of one perf run. The client decides them and sends them to the server in the
+ * first control message ({@link ControlMessage#params}), so the server needs only its address on
+ * the command line. Immutable and thread-safe.
+ *
+ * @param op what is posted (ignored when {@code latency})
+ * @param size bytes per message
+ * @param streams data streams (ids 1..streams; stream 0 carries the control messages)
+ * @param paths paths of the connection
+ * @param depth messages in flight (1 for a latency run)
+ * @param durationNanos measured time
+ * @param warmupNanos time before the measured part, not counted
+ * @param latency whether this is a ping-pong latency run
+ * @param seed seed of the message patterns
+ */
+public record RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
+        boolean latency, long seed) {
+
+    /** Largest --size. */
+    public static final int MAX_SIZE = 16 << 20;
+    /** Largest --streams (the engine's default maxStreams is 4096; stream 0 is the control stream). */
+    public static final int MAX_STREAMS = 1024;
+    /** Largest --depth. */
+    public static final int MAX_DEPTH = 4096;
+    /** Largest memory either side registers for data. */
+    public static final long MAX_REGION_BYTES = 1L << 30;
+
+    /**
+     * What is wrong with these parameters, or null if nothing. Both sides check: the client before
+     * it connects, the server when the parameters arrive.
+     */
+    public String problem() {
+        if (op == null) {
+            return "--op is missing";
+        } else if (size < 1 || size > MAX_SIZE) {
+            return "--size must be in [1, " + MAX_SIZE + "]";
+        } else if (streams < 1 || streams > MAX_STREAMS) {
+            return "--streams must be in [1, " + MAX_STREAMS + "]";
+        } else if (paths < 1 || paths > 64) {
+            return "--paths must be in [1, 64]";
+        } else if (depth < 1 || depth > MAX_DEPTH) {
+            return "--depth must be in [1, " + MAX_DEPTH + "]";
+        } else if (durationNanos <= 0 || durationNanos > 86_400_000_000_000L) {
+            return "--duration must be in (0, 86400] seconds";
+        } else if (warmupNanos < 0 || warmupNanos > 86_400_000_000_000L) {
+            return "--warmup must be in [0, 86400] seconds";
+        } else if (!latency && op.consumesReceives()
+                && ServerLayout.of(this).postedReceives() > ServerLayout.MAX_POSTED_RECEIVES) {
+            return "the server would keep more than " + ServerLayout.MAX_POSTED_RECEIVES
+                    + " receives posted; lower --depth or --streams";
+        } else if (ServerLayout.of(this).regionBytes() > MAX_REGION_BYTES || 2L * depth * size > MAX_REGION_BYTES) {
+            return "the run needs more than 1 GiB of registered memory; lower --size, --depth or --streams";
+        }
+        return null;
+    }
+
+    /** One line for the console. */
+    public String describe() {
+        String what = latency ? "ping-pong latency (SEND, echoed)" : op + ", depth " + depth;
+        return String.format(Locale.ROOT, "%s, %d-byte messages, %d stream%s, %d path%s, %.1f s%s", what, size,
+                streams, streams == 1 ? "" : "s", paths, paths == 1 ? "" : "s", durationNanos / 1e9,
+                warmupNanos > 0 ? String.format(Locale.ROOT, " after %.1f s warm-up", warmupNanos / 1e9) : "");
+    }
+}

@@ -1,0 +1,105 @@
+package io.metaroce.bench.cli.perf;
+
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.netty.Completion;
+import io.metaroce.netty.UdpConnection;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CompletionException;
+
+/**
+ * What the client's {@link SlotOp}s share: the connection, the client's memory (a source buffer
+ * and a destination buffer per slot), the server's region key and layout, the patterns, the
+ * counters, and the per-stream count of receive-consuming messages (which tells SEND and
+ * WRITE_WITH_IMM which server buffer and pattern their message has).
+ *
+ * <p>Thread-safety: after construction, used only on the connection's event loop.
+ */
+final class SlotContext {
+    final UdpConnection connection;
+    final RunParams params;
+    final ServerLayout layout;
+    final int remoteKey;
+    final Pattern pattern;
+    final RunCounters counters;
+    final int size;
+    final MemorySegment memory;
+    final MemoryRegion region;
+    /** Per data stream (index = stream id): receive-consuming messages posted so far. */
+    private final long[] receiveSequence;
+    /** Receive-consuming messages that completed successfully: what the server should have checked. */
+    private long receiverMessages;
+    /** Testing aid: every this many payloads one byte is flipped after the pattern is written (0: never). */
+    private final int corruptEvery;
+    private long payloads;
+
+    SlotContext(UdpConnection connection, RunParams params, int remoteKey, Pattern pattern, RunCounters counters,
+            Arena arena, int corruptEvery) {
+        this.corruptEvery = corruptEvery;
+        this.connection = connection;
+        this.params = params;
+        this.layout = ServerLayout.of(params);
+        this.remoteKey = remoteKey;
+        this.pattern = pattern;
+        this.counters = counters;
+        this.size = params.size();
+        this.memory = arena.allocate(2L * params.depth() * size, 8);
+        this.region = connection.endpoint().register(memory, Access.LOCAL_WRITE);
+        this.receiveSequence = new long[params.streams() + 1];
+    }
+
+    /** Offset of a slot's source buffer (what SENDs and WRITEs carry). */
+    long sourceOffset(int slot) {
+        return (long) slot * size;
+    }
+
+    /** Offset of a slot's destination buffer (where READs land). */
+    long destinationOffset(int slot) {
+        return ((long) params.depth() + slot) * size;
+    }
+
+    /**
+     * Writes the pattern of {@code key} into the source buffer of a slot (what a SEND or WRITE
+     * carries), then, if corruption was asked for and this payload's turn has come, flips a byte.
+     */
+    void fillSource(long offset, long key) {
+        pattern.fill(memory, offset, size, key);
+        if (corruptEvery > 0 && ++payloads % corruptEvery == 0) {
+            long at = offset + (payloads * 31) % size;
+            memory.set(ValueLayout.JAVA_BYTE, at, (byte) ~memory.get(ValueLayout.JAVA_BYTE, at));
+        }
+    }
+
+    /** The next receive-consuming message number of {@code stream}. */
+    long nextReceiveSequence(int stream) {
+        return receiveSequence[stream]++;
+    }
+
+    /** A receive-consuming message completed at the client, so the server must have checked it. */
+    void receiverMessageCompleted() {
+        receiverMessages++;
+    }
+
+    long receiverMessages() {
+        return receiverMessages;
+    }
+
+    /**
+     * Whether a work request succeeded with {@code expectedBytes}; if not, counts the failure.
+     * {@code error} is the future's exception, if any.
+     */
+    boolean succeeded(Completion c, Throwable error, long expectedBytes, String what) {
+        if (error != null) {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            counters.failed(what + ": " + cause);
+            return false;
+        }
+        if (!c.isSuccess() || c.byteLength() != expectedBytes) {
+            counters.failed(what + ": " + c);
+            return false;
+        }
+        return true;
+    }
+}

@@ -1,7 +1,9 @@
 package io.metaroce.bench.cli.perf;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PathStats;
+import io.metaroce.netty.Datapath;
 import io.metaroce.netty.UdpConnection;
 import io.metaroce.netty.UdpConnectionStats;
 import io.metaroce.netty.UdpEndpoint;
@@ -41,6 +43,7 @@ final class PerfClient {
     private final EngineConfig config;
     private final PrintWriter out;
     private int corruptEvery;
+    private Datapath datapath = Datapath.AUTO;
 
     /**
      * A client for one run.
@@ -70,6 +73,11 @@ final class PerfClient {
      * Testing aid: flips one byte of every {@code n}-th SEND or WRITE payload after its pattern is
      * written (0: never), so that a run shows its checks catch corruption. Returns this.
      */
+    PerfClient datapath(Datapath value) {
+        this.datapath = value;
+        return this;
+    }
+
     PerfClient corruptEvery(int n) {
         this.corruptEvery = n;
         return this;
@@ -84,7 +92,7 @@ final class PerfClient {
     public PerfReport run() {
         UdpEndpoint endpoint;
         try {
-            endpoint = UdpEndpoint.builder().bindAddress(bind).config(config).dropProbability(drop)
+            endpoint = UdpEndpoint.builder().datapath(datapath).bindAddress(bind).config(config).dropProbability(drop)
                     .dropSeed(params.seed() ^ 0xC11E_17L).build();
         } catch (RuntimeException e) {
             throw new PerfException("cannot open UDP sockets on " + bind.getHostAddress() + ": " + e.getMessage(), e);
@@ -211,24 +219,20 @@ final class PerfClient {
         return new PerfReport(params, seconds, measuredBytes * 8.0 / seconds / 1e9, measuredMessages / seconds,
                 counters.messages(), byKind, checkedMessages * params.size(), stats.retransmissions(), stats.timeouts(),
                 stats.losses(), result.retransmits(), dropped, counters.mismatches() + result.mismatches(),
-                counters.failures() + result.failures(), first, rows, latency == null ? null : latency.percentiles());
+                counters.failures() + result.failures(), first, rows, latency == null ? null : latency.percentiles(),
+                endpoint.datapathName());
     }
 
-    /**
-     * The per-path table from the client connection's counters. The state column is the
-     * connection's state for every path for now: the engine has no per-path state field yet; when
-     * {@code PathStats} gets one, it goes here.
-     */
+    /** The per-path table from the client connection's counters (path states as the engine reports them). */
     private static List<PathRow> pathRows(PathStats[] paths, UdpConnectionStats stats) {
         List<PathRow> rows = new ArrayList<>();
-        String state = stats.state().name().toLowerCase(Locale.ROOT);
         int[] ports = stats.localSocketPorts();
         for (int i = 0; i < paths.length; i++) {
             PathStats s = paths[i];
             int port = i < ports.length ? ports[i] : -1;
             rows.add(s == null ? new PathRow(i, port, 0, 0, 0, 0, "closed")
                     : new PathRow(i, port, s.packetsSent, s.bytesSent, s.smoothedRttNanos / 1000.0, s.ecnFraction(),
-                            state));
+                            PathState.name(s.state).toLowerCase(Locale.ROOT)));
         }
         return rows;
     }

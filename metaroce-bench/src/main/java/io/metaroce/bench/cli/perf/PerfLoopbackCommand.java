@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli.perf;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.netty.Datapath;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.net.InetAddress;
@@ -46,7 +47,7 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
                 params.describe(), options.drop * 100, options.windowBytes);
         out.flush();
         try {
-            PerfReport report = run(params, options.drop, options.config(), options.corruptEvery, out);
+            PerfReport report = run(params, options.drop, options.config(), options.datapath, options.corruptEvery, out);
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf loopback: " + e.getMessage());
@@ -63,21 +64,21 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
      */
     public static PerfReport run(RunParams params, double drop, EngineConfig config, PrintWriter out)
             throws InterruptedException {
-        return run(params, drop, config, 0, out);
+        return run(params, drop, config, Datapath.AUTO, 0, out);
     }
 
     /** As {@link #run(RunParams, double, EngineConfig, PrintWriter)}, corrupting every {@code corruptEvery}-th payload. */
-    static PerfReport run(RunParams params, double drop, EngineConfig config, int corruptEvery, PrintWriter out)
-            throws InterruptedException {
+    static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath, int corruptEvery,
+            PrintWriter out) throws InterruptedException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config)) {
+        try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config, datapath)) {
             PrintWriter quiet = new PrintWriter(Writer.nullWriter());
             FutureTask<Integer> serving = new FutureTask<>(() -> server.serveOne(quiet));
             Thread thread = Thread.ofPlatform().name("perf-server").daemon(true).start(serving);
             PerfReport report;
             try {
                 report = new PerfClient(params, server.localAddress(), loopback, drop, config, out)
-                        .corruptEvery(corruptEvery).run();
+                        .datapath(datapath).corruptEvery(corruptEvery).run();
             } catch (RuntimeException e) {
                 thread.interrupt(); // the server may still be waiting for the connection
                 throw e;

@@ -19,6 +19,7 @@ import java.util.List;
  * @param clientLosses transmissions the client's connection declared lost (by timeout or by
  *     acknowledgement gaps)
  * @param serverRetransmits retransmissions of the server's connection (from its RESULT)
+ * @param datapath the client's socket layer ({@code linux}, {@code nio})
  * @param droppedOnPurpose datagrams both datapaths dropped on purpose ({@code --drop})
  * @param mismatches messages with a wrong byte, both sides
  * @param failures failed completions or shortfalls, both sides
@@ -29,7 +30,7 @@ import java.util.List;
 public record PerfReport(RunParams params, double durationSeconds, double goodputGbps, double messagesPerSecond,
         long messages, long[] messagesByKind, long checkedBytes, long clientRetransmits, long clientTimeouts, long clientLosses, long serverRetransmits,
         long droppedOnPurpose, long mismatches, long failures, String firstFailure, List<PathRow> perPath,
-        LatencyPercentiles latency) {
+        LatencyPercentiles latency, String datapath) {
 
     /** Copies the mutable parts. */
     public PerfReport {

@@ -4,6 +4,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.netty.Datapath;
 import io.metaroce.netty.UdpConnection;
 import io.metaroce.netty.UdpEndpoint;
 import java.io.PrintWriter;
@@ -52,8 +53,13 @@ final class PerfServer implements AutoCloseable {
      * @throws PerfException if the sockets cannot be opened
      */
     public PerfServer(InetSocketAddress bind, double drop, EngineConfig config) {
+        this(bind, drop, config, Datapath.AUTO);
+    }
+
+    /** As {@link #PerfServer(InetSocketAddress, double, EngineConfig)}, on the socket layer {@code datapath}. */
+    public PerfServer(InetSocketAddress bind, double drop, EngineConfig config, Datapath datapath) {
         try {
-            endpoint = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
+            endpoint = UdpEndpoint.builder().datapath(datapath).bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
                     .config(config).dropProbability(drop).dropSeed(DROP_SEED)
                     .acceptListener(accepted::add).build();
         } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.metaroce.bench.cli.perf;
 
+import io.metaroce.netty.Datapath;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
@@ -38,6 +39,11 @@ public final class PerfServerCommand implements Callable<Integer> {
             defaultValue = "16777216")
     long windowBytes;
 
+    @Option(names = "--datapath", description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: "
+            + "the Linux layer where it runs, NIO elsewhere).", defaultValue = "auto",
+            converter = DatapathConverter.class, completionCandidates = DatapathConverter.Names.class)
+    Datapath datapath;
+
     @Option(names = "--forever", description = "Serve one run after another until stopped (default: one run, then exit).")
     boolean forever;
 
@@ -58,7 +64,7 @@ public final class PerfServerCommand implements Callable<Integer> {
         PerfServer server;
         try {
             server = new PerfServer(address, drop, io.metaroce.core.EngineConfig.defaults().toBuilder()
-                    .congestionWindowBytes(windowBytes).build());
+                    .congestionWindowBytes(windowBytes).build(), datapath);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf server: " + e.getMessage());
             spec.commandLine().getErr().flush();

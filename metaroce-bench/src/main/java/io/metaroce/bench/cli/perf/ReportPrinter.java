@@ -26,6 +26,9 @@ public final class ReportPrinter {
         out.printf(Locale.ROOT, "%-14s %,12d  (client %,d + server %,d; datagrams dropped on purpose: %,d; client "
                 + "timeouts %,d, losses %,d)%n", "retransmits", r.retransmits(), r.clientRetransmits(),
                 r.serverRetransmits(), r.droppedOnPurpose(), r.clientTimeouts(), r.clientLosses());
+        out.printf(Locale.ROOT, "%-14s %12s  (%s)%n", "datapath", r.datapath(), "linux".equals(r.datapath())
+                ? "FFM sockets on epoll: recvmmsg/sendmmsg, GSO/GRO, ECN read from the wire"
+                : "Netty NIO: one datagram per system call, ECN not readable");
         printPaths(out, r);
         out.println();
         out.printf(Locale.ROOT, "result: %,d messages, %,.1f MiB checked byte for byte: %s%n", r.messages(),

@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli.perf;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.netty.Datapath;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,6 +58,11 @@ public final class RunOptions {
     @Option(names = "--window", description = "Congestion window of the connection, bytes (default ${DEFAULT-VALUE}).",
             defaultValue = "16777216")
     long windowBytes;
+
+    @Option(names = "--datapath", description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: "
+            + "the Linux layer where it runs, NIO elsewhere).", defaultValue = "auto",
+            converter = DatapathConverter.class, completionCandidates = DatapathConverter.Names.class)
+    Datapath datapath;
 
     @Option(names = "--seed", description = "Seed of the message patterns (default: random).")
     Long seed;

@@ -44,7 +44,7 @@ public final class RunOptions {
     double warmupSeconds;
 
     @Option(names = "--depth", description = "Messages in flight (default ${DEFAULT-VALUE}; 1 with --lat).",
-            defaultValue = "32")
+            defaultValue = "128")
     int depth;
 
     @Option(names = "--lat", description = "Ping-pong latency instead of bandwidth: the client SENDs, the server "
@@ -63,6 +63,15 @@ public final class RunOptions {
             + "the Linux layer where it runs, NIO elsewhere).", defaultValue = "auto",
             converter = DatapathConverter.class, completionCandidates = DatapathConverter.Names.class)
     Datapath datapath;
+
+    @Option(names = "--min-rto-us", paramLabel = "US", description = "Least retransmission timeout, microseconds "
+            + "(default: the engine's, EngineConfig.minRtoNanos). On a busy shared host a few ms avoids timeouts "
+            + "that only measure the scheduler.")
+    Long minRtoMicros;
+
+    @Option(names = "--initial-rtt-us", paramLabel = "US", description = "Round-trip estimate before the first "
+            + "sample, microseconds (default: the engine's, EngineConfig.initialRttNanos).")
+    Long initialRttMicros;
 
     @Option(names = "--seed", description = "Seed of the message patterns (default: random).")
     Long seed;
@@ -103,7 +112,14 @@ public final class RunOptions {
 
     /** The engine configuration: the defaults with --window. */
     EngineConfig config() {
-        return EngineConfig.defaults().toBuilder().congestionWindowBytes(windowBytes).build();
+        EngineConfig.Builder b = EngineConfig.defaults().toBuilder().congestionWindowBytes(windowBytes);
+        if (minRtoMicros != null) {
+            b.minRtoNanos(minRtoMicros * 1000);
+        }
+        if (initialRttMicros != null) {
+            b.initialRttNanos(initialRttMicros * 1000);
+        }
+        return b.build();
     }
 
     static void checkDrop(CommandSpec spec, double drop) {

@@ -43,6 +43,7 @@ public class CongestionControlBenchmark {
     private long now;
     private long reports;
 
+    /** Makes the controller on the engine's defaults and introduces it to every path. */
     @Setup
     public void setup() {
         EngineConfig config = EngineConfig.defaults();

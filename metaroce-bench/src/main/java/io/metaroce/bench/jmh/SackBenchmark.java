@@ -72,6 +72,7 @@ public class SackBenchmark {
         }
     }
 
+    /** Makes the scoreboard with the engine's default path window and reordering allowance. */
     @Setup
     public void setup() {
         EngineConfig config = EngineConfig.defaults();

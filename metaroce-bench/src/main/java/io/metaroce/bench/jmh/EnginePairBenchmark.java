@@ -34,7 +34,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * Two engines (client and server {@link Endpoint}s) on one thread, joined back to back with no
- * network in between, moving 4 KiB-payload DATA packets on one stream and one path. The client
+ * network in between, moving DATA packets of {@code payloadBytes} payload (4 KiB, where copies and
+ * CRC32C dominate, and 256 B, where the per-packet protocol work does) on one stream and one path. The client
  * keeps a ring of {@value #RING} messages of {@code messageBytes} posted (WRITEs, or SENDs into
  * receives the server keeps pre-posted), so the pipe never idles. One operation is one DATA packet
  * delivered: the score is DATA packets per second, and {@code gc.alloc.rate.norm} (with
@@ -79,8 +80,11 @@ public class EnginePairBenchmark {
     @Param({"16"})
     public int batch;
 
-    /** DATA payload bytes (the datagram size is this plus {@link WireConstants#DATA_OVERHEAD_BYTES}). */
-    @Param({"4096"})
+    /**
+     * DATA payload bytes (the datagram size is this plus {@link WireConstants#DATA_OVERHEAD_BYTES}):
+     * 4096 shows the per-byte costs, 256 mostly the per-packet ones.
+     */
+    @Param({"4096", "256"})
     public int payloadBytes;
 
     private static final Integer SERVER_ADDRESS = Pair.SERVER_ADDRESS;

@@ -78,6 +78,14 @@ public final class Connection implements ScoreboardListener {
     /** Interval before the next CLOSE retransmission; doubles after each, like a retransmission timeout. */
     private long closeIntervalNanos;
     private long drainUntilNanos = Long.MAX_VALUE;
+    /**
+     * {@link #nextTimeoutNanos}'s result without its pacing term, valid while
+     * {@link #deadlinesStale} is false. Drivers ask for the next timeout after every input, and
+     * recomputing it walks every path; but it only changes when this connection's state does,
+     * which only its own entry points do, and each of them marks it stale.
+     */
+    private long cachedDeadlineNanos;
+    private boolean deadlinesStale = true;
 
     /** Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it. */
     private final InboundShare inbound = new InboundShare();
@@ -229,6 +237,7 @@ public final class Connection implements ScoreboardListener {
      * @throws IllegalArgumentException if the path is not open
      */
     public void repath(int pathId, int localSocket) {
+        deadlinesStale = true;
         Path p = pathId >= 0 ? paths.get(pathId) : null;
         if (p == null) {
             throw new IllegalArgumentException("path " + pathId + " is not open on this connection (paths 0 to "
@@ -305,6 +314,7 @@ public final class Connection implements ScoreboardListener {
      * on the stream lands in the n-th receive posted here.
      */
     public int postRecv(int streamId, long workRequestId, MemoryRegion region, long offset, long length) {
+        deadlinesStale = true;
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length, Access.LOCAL_WRITE, "postRecv");
         int gate = postGate();
@@ -320,6 +330,7 @@ public final class Connection implements ScoreboardListener {
 
     private int postOutbound(byte kind, int streamId, long workRequestId, MemoryRegion region, long offset,
             long length, int remoteKey, long remoteOffset, int immediate, boolean hasImmediate) {
+        deadlinesStale = true;
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length,
                 kind == WorkRequests.READ ? Access.LOCAL_WRITE : 0, PostArguments.opName(kind));
@@ -354,6 +365,7 @@ public final class Connection implements ScoreboardListener {
      * exchanged. Posted receives that no SEND consumed complete with CONNECTION_CLOSED.
      */
     public void close() {
+        deadlinesStale = true;
         if (state == ConnectionState.ESTABLISHED) {
             state = ConnectionState.CLOSE_PENDING;
             maybeFinishClosePending();
@@ -364,6 +376,7 @@ public final class Connection implements ScoreboardListener {
 
     /** Aborts at once: outstanding work completes with CONNECTION_CLOSED and the peer is told. */
     public void abort() {
+        deadlinesStale = true;
         if (state == ConnectionState.CONNECTING) {
             finish(CloseReason.LOCAL_ABORT, CompletionStatus.CONNECTION_CLOSED);
             return;
@@ -388,10 +401,12 @@ public final class Connection implements ScoreboardListener {
     // =====================================================================================
 
     void addPath(int pathId, int localSocket, Object remoteAddress) {
+        deadlinesStale = true;
         paths.open(new Path(pathId, localSocket, remoteAddress, config));
     }
 
     void acceptFrom(long clientId, int peerMaxDatagram, int window) {
+        deadlinesStale = true;
         peerId(clientId);
         adoptPeerLimits(peerMaxDatagram, window);
         this.acceptDue = true;
@@ -411,6 +426,7 @@ public final class Connection implements ScoreboardListener {
     }
 
     void resendAccept() {
+        deadlinesStale = true;
         acceptDue = true;
     }
 
@@ -452,6 +468,7 @@ public final class Connection implements ScoreboardListener {
 
     /** Handles one decoded packet addressed to this connection. */
     void handlePacket(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
+        deadlinesStale = true;
         if (state == ConnectionState.CLOSED) {
             return;
         }
@@ -600,6 +617,7 @@ public final class Connection implements ScoreboardListener {
 
     /** Ends the connection: every outstanding work request completes with {@code status}. */
     void finish(CloseReason reason, int status) {
+        deadlinesStale = true;
         if (state == ConnectionState.CLOSED) {
             return;
         }
@@ -622,6 +640,32 @@ public final class Connection implements ScoreboardListener {
      * go then either).
      */
     long nextTimeoutNanos(long latestNanos) {
+        if (deadlinesStale) {
+            cachedDeadlineNanos = deadlinesNanos();
+            deadlinesStale = false;
+        }
+        if (state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING) {
+            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13]. This
+            // term depends on the time as well as on the state, so it is never cached.
+            return Math.min(cachedDeadlineNanos, sender.nextPacedSendNanos(latestNanos));
+        }
+        return cachedDeadlineNanos;
+    }
+
+    /**
+     * {@link #nextTimeoutNanos} recomputed from scratch, without the cache: for tests that check
+     * the cache is never stale.
+     */
+    long nextTimeoutNanosUncached(long latestNanos) {
+        long t = deadlinesNanos();
+        if (state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING) {
+            t = Math.min(t, sender.nextPacedSendNanos(latestNanos));
+        }
+        return t;
+    }
+
+    /** Every deadline of this connection's timers: {@link #nextTimeoutNanos} but for pacing. */
+    private long deadlinesNanos() {
         if (state == ConnectionState.CLOSED) {
             return Long.MAX_VALUE;
         }
@@ -649,15 +693,12 @@ public final class Connection implements ScoreboardListener {
                 }
             }
         }
-        if (probing) {
-            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13].
-            t = Math.min(t, sender.nextPacedSendNanos(latestNanos));
-        }
         return Math.min(t, sender.nextRetryNanos());
     }
 
     /** Runs every timer due at {@code nowNanos}. A call with nothing due does nothing. */
     void handleTimeout(long nowNanos) {
+        deadlinesStale = true;
         if (state == ConnectionState.CLOSED) {
             return;
         }
@@ -724,6 +765,7 @@ public final class Connection implements ScoreboardListener {
      * @return whether a datagram was written
      */
     boolean pollTransmit(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        deadlinesStale = true;
         if (state == ConnectionState.CLOSED) {
             return false;
         }

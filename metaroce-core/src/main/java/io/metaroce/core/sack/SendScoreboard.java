@@ -33,6 +33,12 @@ public final class SendScoreboard {
     private long bytesInFlight;
     private int packetsInFlight;
     private long highestAcked = -1;
+    /**
+     * Send time of the transmission at {@link #lowest} (which is always in flight unless the
+     * scoreboard is empty), or {@link Long#MAX_VALUE}: kept in a field because the engine asks
+     * for it on every timer query, and reading it from the arrays costs cache misses per path.
+     */
+    private long oldestSentAtNanos = Long.MAX_VALUE;
 
     /**
      * A scoreboard for path {@code pathId} holding up to {@code capacity} (a power of two)
@@ -91,6 +97,9 @@ public final class SendScoreboard {
             throw new IllegalStateException("path " + pathId + " scoreboard full; check hasRoom() first");
         }
         long psn = next++;
+        if (psn == lowest) {
+            oldestSentAtNanos = nowNanos;
+        }
         growIfFull();
         int i = (int) (psn & mask);
         connectionSequence[i] = csn;
@@ -192,13 +201,7 @@ public final class SendScoreboard {
 
     /** Send time of the oldest transmission in flight, or {@link Long#MAX_VALUE} if none. */
     public long oldestSentAtNanos() {
-        for (long psn = lowest; psn < next; psn++) {
-            int i = (int) (psn & mask);
-            if (state[i] == IN_FLIGHT) {
-                return sentAtNanos[i];
-            }
-        }
-        return Long.MAX_VALUE;
+        return oldestSentAtNanos;
     }
 
     /** Bytes in flight on the path. */
@@ -222,10 +225,15 @@ public final class SendScoreboard {
         packetsInFlight--;
     }
 
+    /**
+     * Frees the resolved transmissions at the bottom, so that {@link #lowest} is in flight again
+     * (or the scoreboard is empty), and notes the send time of the new oldest.
+     */
     private void advanceLowest() {
         while (lowest < next && state[(int) (lowest & mask)] != IN_FLIGHT) {
             state[(int) (lowest & mask)] = FREE;
             lowest++;
         }
+        oldestSentAtNanos = lowest < next ? sentAtNanos[(int) (lowest & mask)] : Long.MAX_VALUE;
     }
 }

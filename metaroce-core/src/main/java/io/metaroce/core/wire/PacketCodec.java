@@ -146,7 +146,16 @@ public final class PacketCodec {
             return DecodeError.BAD_LENGTH;
         }
 
-        out.clear();
+        // Zero what this type does not overwrite, so nothing of an earlier packet leaks through:
+        // the scalars always, the SACK bits unless an ACK (which writes all of them), the cookie
+        // unless a CHALLENGE or a CONNECT (decodeConnect zeroes it when no cookie is present).
+        out.clearScalars();
+        if (type != PacketType.ACK) {
+            out.clearSackBits();
+        }
+        if (type != PacketType.CHALLENGE && type != PacketType.CONNECT) {
+            out.clearCookie();
+        }
         out.type = type;
         out.pathId = u16(src, offset + OFF_PATH_ID);
         out.flags = u16(src, offset + OFF_FLAGS);
@@ -328,6 +337,8 @@ public final class PacketCodec {
             src.get(o + 56, out.cookie, 0, WireConstants.COOKIE_BYTES);
         } else if (cookieLength != 0) {
             return badField("CONNECT cookieLength not 0 or 24");
+        } else {
+            out.clearCookie();
         }
         // cookieLength == 0: the 24 cookie bytes are ignored; out.cookie stays zero.
         return DecodeError.OK;

@@ -64,6 +64,43 @@ class PacketDecodePropertyTest {
         assertThat(decodeChecked(codec, src, e.offset(), e.length(), out)).isEqualTo(DecodeError.OK);
     }
 
+    /**
+     * Decode zeroes only what the decoded type does not write (not the whole packet), so this
+     * checks, for every type and whatever the packet held before (every field, array element and
+     * flag set), that nothing of it survives: the result equals a decode into a fresh packet.
+     */
+    @Property(generation = GenerationMode.EXHAUSTIVE)
+    void decodeLeavesNothingOfWhatThePacketHeldBefore(@ForAll @IntRange(min = 1, max = 10) int type,
+            @ForAll boolean connectWithoutCookie) throws IllegalAccessException {
+        Packet sample = PacketCodecTest.sample(type);
+        if (connectWithoutCookie) {
+            if (type != PacketType.CONNECT) {
+                return;
+            }
+            sample.hasCookie = false;
+            java.util.Arrays.fill(sample.cookie, (byte) 0);
+        }
+        Encoded e = PacketCodecTest.encode(codec, sample, BufferKind.HEAP, 5);
+        Packet fresh = new Packet();
+        assertThat(codec.decode(e.buf(), e.offset(), e.length(), fresh)).isEqualTo(DecodeError.OK);
+
+        Packet stale = new Packet();
+        for (java.lang.reflect.Field f : Packet.class.getFields()) {
+            Class<?> t = f.getType();
+            if (t == int.class) {
+                f.setInt(stale, -1);
+            } else if (t == long.class) {
+                f.setLong(stale, -1L);
+            } else if (t == boolean.class) {
+                f.setBoolean(stale, true);
+            }
+        }
+        java.util.Arrays.fill(stale.sackBits, -1L);
+        java.util.Arrays.fill(stale.cookie, (byte) -1);
+        assertThat(codec.decode(e.buf(), e.offset(), e.length(), stale)).isEqualTo(DecodeError.OK);
+        assertThat(stale).usingRecursiveComparison().isEqualTo(fresh);
+    }
+
     // =====================================================================================
     // Random input
     // =====================================================================================

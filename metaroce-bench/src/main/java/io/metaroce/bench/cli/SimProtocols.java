@@ -27,8 +27,7 @@ final class SimProtocols {
     private static Map<String, LongFunction<SimProtocol>> available() {
         Map<String, LongFunction<SimProtocol>> m = new LinkedHashMap<>();
         m.put("metaroce", seed -> MetaroceProtocol.withAimd(seed, false));
-        // The baseline has no randomness of its own: the network's seed drives everything it sees.
-        m.put("rocev2", seed -> RoceV2Protocol.withDefaults());
+        m.put("rocev2", RoceV2Protocol::withDefaults);
         return Map.copyOf(m);
     }
 }

@@ -9,8 +9,8 @@ import org.agrona.collections.Int2ObjectHashMap;
  * Adapts a {@link RoceV2Endpoint} (one simulated NIC) to {@link SimTransport} and plays the
  * application on it: the endpoint's listener calls land here, synchronously inside the endpoint's
  * input calls, and are handed to the flow that owns the queue pair, which posts its next message at
- * once. Each queue pair gets a fresh local socket (its UDP source port, so its one ECMP route) and
- * a fresh queue pair number.
+ * once. Each queue pair gets a fresh queue pair number; its socket (its UDP source port, so its
+ * one ECMP route) is the protocol's choice.
  *
  * <p>Driven from the simulator's thread only; not thread-safe.
  */
@@ -18,7 +18,6 @@ public final class RoceV2Host implements SimTransport, RoceV2Listener {
     private final int host;
     private final RoceV2Endpoint endpoint;
     private final Int2ObjectHashMap<RoceV2Flow> byQpn = new Int2ObjectHashMap<>();
-    private int nextSocket = 1;
     private int nextQpn = 1;
 
     RoceV2Host(int host, RoceV2Config config) {
@@ -34,10 +33,6 @@ public final class RoceV2Host implements SimTransport, RoceV2Listener {
     /** The endpoint this host drives. */
     public RoceV2Endpoint endpoint() {
         return endpoint;
-    }
-
-    int takeSocket() {
-        return nextSocket++;
     }
 
     int takeQpn() {

@@ -60,6 +60,9 @@ import io.metaroce.core.wire.WireConstants;
  *     {@code aimdPacingGainPercent / 100 * window / smoothed RTT}, capped by the rate hint
  * @param pacingBurstBytes bytes a path may send back to back once it has been idle, before
  *     pacing spaces its packets
+ * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
+ *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
+ *     marked (random loss, not congestion) keeps its window while a marked, congested one halves
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -97,7 +100,8 @@ public record EngineConfig(
         long receiveCapacityBytesPerSecond,
         long fairSharePeriodNanos,
         int aimdPacingGainPercent,
-        long pacingBurstBytes) {
+        long pacingBurstBytes,
+        boolean aimdLossCutScaledByAlpha) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -204,7 +208,8 @@ public record EngineConfig(
                 0L, // receiveCapacityBytesPerSecond: allocator off
                 100_000L, // fairSharePeriodNanos: 100 us
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
-                8L << 10); // pacingBurstBytes: 8 KiB (two default datagrams)
+                8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
+                false); // aimdLossCutScaledByAlpha: a loss halves the window
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -279,6 +284,7 @@ public record EngineConfig(
         private long fairSharePeriodNanos;
         private int aimdPacingGainPercent;
         private long pacingBurstBytes;
+        private boolean aimdLossCutScaledByAlpha;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -317,6 +323,7 @@ public record EngineConfig(
             fairSharePeriodNanos = c.fairSharePeriodNanos;
             aimdPacingGainPercent = c.aimdPacingGainPercent;
             pacingBurstBytes = c.pacingBurstBytes;
+            aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -355,6 +362,8 @@ public record EngineConfig(
         public Builder fairSharePeriodNanos(long v) { fairSharePeriodNanos = v; return this; }
         public Builder aimdPacingGainPercent(int v) { aimdPacingGainPercent = v; return this; }
         public Builder pacingBurstBytes(long v) { pacingBurstBytes = v; return this; }
+        /** Sets {@link EngineConfig#aimdLossCutScaledByAlpha}. */
+        public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -365,7 +374,8 @@ public record EngineConfig(
                     handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
-                    receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes);
+                    receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
+                    aimdLossCutScaledByAlpha);
         }
     }
 }

@@ -121,8 +121,8 @@ public final class SimCommand implements Callable<Integer> {
         SimParameters p = parameters();
         List<String> protocols = protocols();
         List<String> notes = new ArrayList<>();
-        if (!scenario.equals("speed") && protocol.equals("both") && !SimProtocols.AVAILABLE.containsKey("rocev2")) {
-            notes.add("rocev2: the RoCEv2 baseline is not in this build yet; ran metaroce only");
+        if (protocols.contains("rocev2") && p.paths() > 1) {
+            notes.add("rocev2: one queue pair per flow, so one path (UDP source port); --paths applies to metaroce");
         }
         out.printf(Locale.ROOT, "sim %s: %s k=%d planes=%d, %s buffers, %.0f Gbit/s links, %d ns delay, seed %d,"
                 + " %d us measured%n", scenario, p.topology().label(), p.k(), p.planes(),
@@ -197,14 +197,8 @@ public final class SimCommand implements Callable<Integer> {
             return List.of("raw");
         }
         return switch (protocol) {
-            case "both" -> List.of(SimProtocols.KNOWN).stream().filter(SimProtocols.AVAILABLE::containsKey).toList();
-            case "metaroce", "rocev2" -> {
-                if (!SimProtocols.AVAILABLE.containsKey(protocol)) {
-                    throw new ParameterException(spec.commandLine(), "--protocol " + protocol
-                            + ": the RoCEv2 baseline is not in this build yet; use --protocol metaroce (or both)");
-                }
-                yield List.of(protocol);
-            }
+            case "both" -> List.of(SimProtocols.KNOWN);
+            case "metaroce", "rocev2" -> List.of(protocol);
             default -> throw new ParameterException(spec.commandLine(),
                     "--protocol must be metaroce, rocev2 or both, got '" + protocol + "'");
         };
@@ -282,8 +276,11 @@ public final class SimCommand implements Callable<Integer> {
             m.put("events_per_s", r.eventsProcessed() / timings.get(i)[0]);
             b.append("  \"").append(r.protocol()).append("\": ").append(object(m, "  ")).append(",\n");
         }
-        if (!scenario.equals("speed") && results.stream().noneMatch(r -> r.protocol().equals("rocev2"))) {
-            b.append("  \"rocev2\": null,\n");
+        // A protocol not run is null, so readers find both keys in every scenario's JSON.
+        for (String name : SimProtocols.KNOWN) {
+            if (!scenario.equals("speed") && results.stream().noneMatch(r -> r.protocol().equals(name))) {
+                b.append("  \"").append(name).append("\": null,\n");
+            }
         }
         b.append("  \"notes\": [");
         for (int i = 0; i < notes.size(); i++) {

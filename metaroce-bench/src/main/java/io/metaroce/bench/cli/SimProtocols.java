@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli;
 
 import io.metaroce.core.sim.metaroce.MetaroceProtocol;
+import io.metaroce.core.sim.rocev2.RoceV2Protocol;
 import io.metaroce.core.sim.workload.SimProtocol;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,6 +27,7 @@ final class SimProtocols {
     private static Map<String, LongFunction<SimProtocol>> available() {
         Map<String, LongFunction<SimProtocol>> m = new LinkedHashMap<>();
         m.put("metaroce", seed -> MetaroceProtocol.withAimd(seed, false));
+        m.put("rocev2", RoceV2Protocol::withDefaults);
         return Map.copyOf(m);
     }
 }

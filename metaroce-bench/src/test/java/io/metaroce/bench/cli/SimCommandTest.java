@@ -16,20 +16,27 @@ class SimCommandTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aSmallIncastPrintsATableAndWritesJsonAndAPng(@TempDir Path dir) throws Exception {
+    void aSmallIncastRunsBothProtocolsSideBySideAndWritesJsonAndAPng(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("incast.json");
         Path png = dir.resolve("incast.png");
         CliRun run = CliRun.of("sim", "incast", "--senders", "4", "--k", "4", "--duration-us", "300",
                 "--json", json.toString(), "--plot", png.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        assertThat(run.out()).contains("incast / metaroce", "convergence_rtts", "jain_fairness", "peak_queue_bytes",
-                "goodput_fraction", "events/s").contains("note: rocev2");
+        assertThat(run.out()).contains("incast / metaroce", "incast / rocev2", "incast, side by side",
+                "convergence_rtts", "jain_fairness", "peak_queue_bytes", "goodput_fraction", "events/s")
+                .contains("note: rocev2: one queue pair per flow");
+        String sideBySide = run.out().substring(run.out().indexOf("incast, side by side"));
+        assertThat(sideBySide.lines().skip(1).findFirst().orElseThrow()).contains("metaroce", "rocev2");
+        assertThat(sideBySide.lines().filter(l -> l.trim().startsWith("goodput_fraction")).findFirst().orElseThrow()
+                .trim().split("\\s+")).hasSize(3);
         String text = Files.readString(json);
         assertThat(text).contains("\"parameters\"", "\"scenario\": \"incast\"", "\"senders\": 4", "\"k\": 4",
-                "\"metaroce\"", "\"rocev2\": null", "\"convergence_rtts\"", "\"jain_fairness\"", "\"peak_queue_bytes\"",
-                "\"drops\"", "\"goodput_fraction\"", "\"events_per_s\"");
+                "\"metaroce\": {", "\"rocev2\": {", "\"convergence_rtts\"", "\"jain_fairness\"", "\"peak_queue_bytes\"",
+                "\"drops\"", "\"goodput_fraction\"", "\"events_per_s\"").doesNotContain("\"rocev2\": null");
+        String rocev2 = text.substring(text.indexOf("\"rocev2\": {"));
         assertThat(number(text, "goodput_fraction")).isPositive();
+        assertThat(number(rocev2, "goodput_fraction")).isPositive();
         assertThat(number(text, "events_per_s")).isPositive();
         assertThat(Files.size(png)).isGreaterThan(1_000);
         byte[] head = Files.readAllBytes(png);
@@ -46,10 +53,12 @@ class SimCommandTest {
     }
 
     @Test
-    void theBaselineFailsFastUntilItIsInTheBuild() {
-        CliRun run = CliRun.of("sim", "incast", "--protocol", "rocev2");
-        assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("RoCEv2 baseline is not in this build");
+    void theBaselineRunsAloneAndDeterministically() {
+        CliRun a = CliRun.of("sim", "incast", "--senders", "2", "--k", "4", "--duration-us", "100", "--protocol", "rocev2");
+        CliRun b = CliRun.of("sim", "incast", "--senders", "2", "--k", "4", "--duration-us", "100", "--protocol", "rocev2");
+        assertThat(a.exitCode()).as(a.out() + a.err()).isZero();
+        assertThat(a.out()).contains("incast / rocev2").doesNotContain("incast / metaroce", "side by side");
+        assertThat(figures(b.out())).isEqualTo(figures(a.out()));
     }
 
     @Test
@@ -58,6 +67,7 @@ class SimCommandTest {
         assertThat(CliRun.of("sim", "incast", "--buffer", "medium").exitCode()).isEqualTo(2);
         assertThat(CliRun.of("sim", "incast", "--topology", "torus").exitCode()).isEqualTo(2);
         assertThat(CliRun.of("sim", "incast", "--k", "3").exitCode()).isEqualTo(2);
+        assertThat(CliRun.of("sim", "incast", "--protocol", "tcp").exitCode()).isEqualTo(2);
         CliRun tooMany = CliRun.of("sim", "incast", "--k", "4", "--senders", "40", "--duration-us", "10");
         assertThat(tooMany.exitCode()).isNotZero();
         assertThat(tooMany.err()).contains("senders");

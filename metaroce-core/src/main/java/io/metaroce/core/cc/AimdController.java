@@ -21,7 +21,11 @@ import java.util.Arrays;
  *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at 1 (conservative, as in DCTCP, RFC 8257);
  *   <li>ECN decrease, DCTCP-style: feedback reporting new CE marks cuts the window to
  *       {@code window * (1 - alpha / 2)}, at most once per round trip;
- *   <li>loss decrease: a lost packet halves the window, at most once per round trip;
+ *   <li>loss decrease: a lost packet halves the window, at most once per round trip; with
+ *       {@link EngineConfig#aimdLossCutScaledByAlpha()} it cuts it as a mark would, to
+ *       {@code window * (1 - alpha / 2)}: on a fabric with ECN, a loss on a path whose packets
+ *       are not marked is not congestion (random loss, corruption), so it should not cost the
+ *       path half its window, while a loss on a marked, congested path still halves it;
  *   <li>a round trip is measured in bytes: after a cut, the next cut of the same kind waits until
  *       the path has acknowledged as many bytes as it had in flight at the cut, or as the new
  *       window if that is larger (the first cut of each kind is allowed at once);
@@ -56,6 +60,7 @@ public final class AimdController implements CongestionController {
     private final long initialRtt;
     private final int pacingGainPercent;
     private final long pacingBurstBytes;
+    private final boolean lossCutScaledByAlpha;
 
     private long[] window = new long[0];
     private long[] inFlight = new long[0];
@@ -89,6 +94,7 @@ public final class AimdController implements CongestionController {
         this.initialRtt = config.initialRttNanos();
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
+        this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
     }
 
     // ---- CongestionController ----
@@ -145,7 +151,9 @@ public final class AimdController implements CongestionController {
         ensure(pathId);
         leaveFlight(pathId, bytes);
         if (lossCutCredit[pathId] <= 0) {
-            window[pathId] = Math.max(minWindow, window[pathId] >> 1);
+            long w = window[pathId];
+            long cut = lossCutScaledByAlpha ? (w * alpha[pathId]) >> (ALPHA_BITS + 1) : w >> 1;
+            window[pathId] = Math.max(minWindow, w - cut);
             lossCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }

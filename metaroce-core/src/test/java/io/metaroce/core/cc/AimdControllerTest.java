@@ -183,6 +183,35 @@ class AimdControllerTest {
     }
 
     @Test
+    void withTheLossCutScaledByAlphaALossOnAnUnmarkedPathKeepsItsWindowAndOnAMarkedOneHalvesIt() {
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdLossCutScaledByAlpha(true).build());
+        for (int i = 0; i < 16; i++) {
+            cc.onPacketSent(0, D, 0);
+            cc.onPacketSent(1, D, 0);
+        }
+        // Path 0 hears of 2000 packets with no mark: alpha decays to 0. Path 1: every packet marked.
+        for (int i = 0; i < 200; i++) {
+            cc.onEcnFeedback(0, 10, 0, 0);
+        }
+        assertThat(cc.alpha(0)).isZero();
+        long before0 = cc.windowBytes(0);
+        cc.onPacketLost(0, D, 0);
+        assertThat(cc.windowBytes(0)).as("random loss on a clear path").isEqualTo(before0);
+        assertThat(cc.bytesInFlight(0)).as("the lost packet left the flight").isEqualTo(15L * D);
+        cc.onPacketLost(1, D, 0);
+        assertThat(cc.alpha(1)).isEqualTo(1.0);
+        assertThat(cc.windowBytes(1)).as("loss on a path that is marked (alpha 1)").isEqualTo(INITIAL / 2);
+        // The default still halves whatever alpha is.
+        AimdController halving = new AimdController(CONFIG);
+        halving.onPacketSent(0, D, 0);
+        for (int i = 0; i < 200; i++) {
+            halving.onEcnFeedback(0, 10, 0, 0);
+        }
+        halving.onPacketLost(0, D, 0);
+        assertThat(halving.windowBytes(0)).isEqualTo(INITIAL / 2);
+    }
+
+    @Test
     void lossHalvesTheWindowAtMostOncePerRoundTrip() {
         AimdController cc = new AimdController(CONFIG);
         for (int i = 0; i < 16; i++) {

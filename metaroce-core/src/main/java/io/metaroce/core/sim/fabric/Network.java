@@ -293,6 +293,18 @@ public final class Network {
         return hostNic[host][plane];
     }
 
+    /**
+     * The rate of host {@code host}'s NIC in bits per second: the sum of its ports' line rates (one
+     * port per plane). A transport that paces itself to its NIC (the RoCEv2 baseline) reads it here.
+     */
+    public long hostNicBitsPerSecond(int host) {
+        long bits = 0;
+        for (int p : hostNic[host]) {
+            bits += Math.round(8e12 / picosPerByte[p]);
+        }
+        return bits;
+    }
+
     /** The output port of the last hop toward {@code host} on {@code plane}: the switch port facing the host. */
     public int lastHopPort(int host, int plane) {
         return hostNic[host][plane] ^ 1;

@@ -23,10 +23,18 @@ import java.util.function.Function;
  * <p>Driven from the simulator's thread only; not thread-safe.
  */
 public final class MetaroceProtocol implements SimProtocol {
+    /**
+     * The share of the NIC rate a receiver divides among its senders: a little under 1, so the
+     * senders' paced sum leaves the receiver's port room to drain the queue that bursts and the
+     * first round trip build (with exactly 1 a standing queue never drains).
+     */
+    static final double RECEIVE_HEADROOM = 0.95;
+
     private final EngineConfig config;
     private final Function<EngineConfig, CongestionController> congestion;
     private final long seed;
     private final boolean verify;
+    private final boolean receiverFairShare;
     private Network network;
     private MetaroceHost[] hosts;
     private final List<MetaroceFlow> flows = new ArrayList<>();
@@ -37,24 +45,80 @@ public final class MetaroceProtocol implements SimProtocol {
      */
     public MetaroceProtocol(EngineConfig config, Function<EngineConfig, CongestionController> congestion, long seed,
             boolean verify) {
+        this(config, congestion, seed, verify, false);
+    }
+
+    /**
+     * As {@link #MetaroceProtocol(EngineConfig, Function, long, boolean)}; with
+     * {@code receiverFairShare}, every endpoint whose {@code config} leaves
+     * {@code receiveCapacityBytesPerSecond} at 0 gets its host's NIC rate instead.
+     */
+    public MetaroceProtocol(EngineConfig config, Function<EngineConfig, CongestionController> congestion, long seed,
+            boolean verify, boolean receiverFairShare) {
+        this.receiverFairShare = receiverFairShare;
         this.config = config;
         this.congestion = congestion;
         this.seed = seed;
         this.verify = verify;
     }
 
-    /** MetaRoCE with the simulator's engine configuration ({@link #simulatorConfig()}) and {@link AimdController}. */
+    /**
+     * MetaRoCE as the scenarios run it: the simulator's engine configuration ({@link #simulatorConfig()}),
+     * {@link AimdController} with pacing, and every receiver dividing its NIC rate among its senders.
+     */
     public static MetaroceProtocol withAimd(long seed, boolean verify) {
-        return new MetaroceProtocol(simulatorConfig(), AimdController::new, seed, verify);
+        return new MetaroceProtocol(simulatorConfig(), AimdController::new, seed, verify, true);
     }
 
     /**
-     * The engine configuration the scenarios run: the defaults, with the round-trip estimate before
-     * the first sample and the minimum retransmission timeout scaled to a fabric whose round trips
-     * are microseconds (the defaults, 100 us and 1 ms, suit real networks with slower hosts).
+     * The engine configuration the scenarios run: the defaults, scaled to a fabric whose round trips
+     * are microseconds (k=8 fat-tree at 100 Gbit/s: about 8 us base, 100 KB bandwidth-delay
+     * product) rather than the tens of microseconds to milliseconds of real hosts. Choices (also in
+     * docs/simulator.md):
+     * <ul>
+     *   <li>{@code initialRttNanos} 10 us, {@code minRtoNanos} 50 us: a little above the base round
+     *       trip plus a full shallow queue at every hop, so a tail loss costs tens of microseconds,
+     *       not a millisecond;</li>
+     *   <li>{@code aimdInitialWindowBytes} 8 KiB per path (two datagrams; 64 KiB over 8 paths, about
+     *       two thirds of a bandwidth-delay product) and {@code aimdMinWindowBytes} 4 KiB (one
+     *       datagram), so 64 senders do not start with 32 MiB in flight into a 64 KiB port;</li>
+     *   <li>{@code pathFailureTimeouts} 3 (the default; 2 took congested incast paths out of
+     *       service), {@code pathProbeIntervalNanos} 100 us (up to 10 ms): a black-holed path
+     *       leaves service a few hundred microseconds after its first loss, and comes back within
+     *       a millisecond of the fabric healing;</li>
+     *   <li>{@code fairSharePeriodNanos} stays 100 us (with 20 us, a sender at 1/64 of 100 Gbit/s
+     *       sent about one datagram per period and kept dropping out of the active set);</li>
+     *   <li>{@code pacingBurstBytes} 4 KiB (one datagram);</li>
+     *   <li>{@code aimdLossCutScaledByAlpha}: a loss cuts a path's window as a mark would, by
+     *       {@code alpha / 2}, so random loss on unmarked paths does not halve windows (at 1% loss
+     *       per link this alone took goodput from 0.34 to about 0.8 of the lossless run);</li>
+     *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
+     *       endpoint's {@code receiveCapacityBytesPerSecond} to 95% of its host's NIC rate in
+     *       datagram bytes (see {@link #receiveCapacity}).</li>
+     * </ul>
      */
     public static EngineConfig simulatorConfig() {
-        return EngineConfig.builder().initialRttNanos(20_000L).minRtoNanos(200_000L).build();
+        return EngineConfig.builder()
+                .initialRttNanos(10_000L)
+                .minRtoNanos(50_000L)
+                .aimdInitialWindowBytes(8L << 10)
+                .aimdMinWindowBytes(4L << 10)
+                .pathFailureTimeouts(3)
+                .pathProbeIntervalNanos(100_000L)
+                .pathProbeMaxIntervalNanos(10_000_000L)
+                .pacingBurstBytes(4L << 10)
+                .aimdLossCutScaledByAlpha(true)
+                .build();
+    }
+
+    /**
+     * The receiver capacity of a NIC of {@code nicBitsPerSecond} sending full datagrams of
+     * {@code datagramBytes}: the line rate in bytes, less the frame overhead and wire gap the
+     * fabric adds to every datagram (the allocator counts datagram bytes).
+     */
+    static long receiveCapacity(long nicBitsPerSecond, int datagramBytes) {
+        double wire = datagramBytes + Network.FRAME_OVERHEAD_BYTES + Network.WIRE_GAP_BYTES;
+        return (long) (RECEIVE_HEADROOM * nicBitsPerSecond / 8.0 * datagramBytes / wire);
     }
 
     @Override
@@ -73,8 +137,11 @@ public final class MetaroceProtocol implements SimProtocol {
         for (int h = 0; h < hosts.length; h++) {
             byte[] secret = new byte[32];
             random.nextBytes(secret);
+            EngineConfig hostConfig = config.receiveCapacityBytesPerSecond() != 0 || !receiverFairShare ? config
+                    : config.toBuilder().receiveCapacityBytesPerSecond(
+                            receiveCapacity(net.hostNicBitsPerSecond(h), config.maxDatagramBytes())).build();
             Endpoint.Builder b = Endpoint.builder(new SplittableRandom(random.nextLong()), secret, SimAddressCodec.INSTANCE)
-                    .config(config).listening(true);
+                    .config(hostConfig).listening(true);
             if (congestion != null) {
                 b.congestionController(congestion);
             }

@@ -174,9 +174,13 @@ public final class Experiment {
         return flows.stream().mapToLong(SimFlow::retransmissions).sum();
     }
 
-    /** Bytes posted that did not complete successfully (failed, or still outstanding). */
+    /**
+     * Bytes posted that the application lost: per flow, posted minus the smaller of what the
+     * receiver was delivered and what the sender saw complete (a message counts as lost if it never
+     * reached the receiving application, or if its sender was told it failed or never heard back).
+     */
     public long bytesLostToApplication() {
-        return flows.stream().mapToLong(f -> f.postedBytes() - f.completedBytes()).sum();
+        return flows.stream().mapToLong(f -> f.postedBytes() - Math.min(f.deliveredBytes(), f.completedBytes())).sum();
     }
 
     /** Whether every flow's delivered bytes were verified. */

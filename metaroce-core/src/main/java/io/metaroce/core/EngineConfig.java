@@ -60,6 +60,9 @@ import io.metaroce.core.wire.WireConstants;
  *     {@code aimdPacingGainPercent / 100 * window / smoothed RTT}, capped by the rate hint
  * @param pacingBurstBytes bytes a path may send back to back once it has been idle, before
  *     pacing spaces its packets
+ * @param aimdDelayThresholdNanos on a path whose packets the peer never reports ECN-capable (ECN
+ *     cannot be read on that route), an RTT sample more than this above the path's least RTT counts
+ *     as a congestion mark for AIMD; 0: no delay signal
  * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
  *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
  *     marked (random loss, not congestion) keeps its window while a marked, congested one halves
@@ -101,7 +104,8 @@ public record EngineConfig(
         long fairSharePeriodNanos,
         int aimdPacingGainPercent,
         long pacingBurstBytes,
-        boolean aimdLossCutScaledByAlpha) {
+        boolean aimdLossCutScaledByAlpha,
+        long aimdDelayThresholdNanos) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -168,6 +172,7 @@ public record EngineConfig(
         positive("fairSharePeriodNanos", fairSharePeriodNanos);
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
+        range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -209,7 +214,8 @@ public record EngineConfig(
                 100_000L, // fairSharePeriodNanos: 100 us
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
                 8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
-                false); // aimdLossCutScaledByAlpha: a loss halves the window
+                false, // aimdLossCutScaledByAlpha: a loss halves the window
+                500_000L); // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -285,6 +291,7 @@ public record EngineConfig(
         private int aimdPacingGainPercent;
         private long pacingBurstBytes;
         private boolean aimdLossCutScaledByAlpha;
+        private long aimdDelayThresholdNanos;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -324,6 +331,7 @@ public record EngineConfig(
             aimdPacingGainPercent = c.aimdPacingGainPercent;
             pacingBurstBytes = c.pacingBurstBytes;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
+            aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -364,6 +372,8 @@ public record EngineConfig(
         public Builder pacingBurstBytes(long v) { pacingBurstBytes = v; return this; }
         /** Sets {@link EngineConfig#aimdLossCutScaledByAlpha}. */
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
+        /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
+        public Builder aimdDelayThresholdNanos(long v) { aimdDelayThresholdNanos = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -375,7 +385,7 @@ public record EngineConfig(
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
-                    aimdLossCutScaledByAlpha);
+                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos);
         }
     }
 }

@@ -30,6 +30,10 @@ import java.util.Arrays;
  *       the path has acknowledged as many bytes as it had in flight at the cut, or as the new
  *       window if that is larger (the first cut of each kind is allowed at once);
  *   <li>{@code sendAllowanceBytes(path) = window(path) - bytesInFlight(path)}.
+ *   <li>where ECN cannot be read (the peer never reports the path's packets ECN-capable, as over a
+ *       datapath blind to the IP header), delay stands in for marks: each RTT sample more than
+ *       {@link EngineConfig#aimdDelayThresholdNanos()} above the path's least RTT counts as a marked
+ *       packet, the others as unmarked, feeding {@code alpha} and the ECN cut ([SPEC-CC-15]).
  * </ul>
  *
  * <p>Rate (R-CC-2, R-CC-3, [SPEC-CC-13]): each path is paced at
@@ -77,8 +81,13 @@ public final class AimdController implements CongestionController {
     private long[] nextSend = new long[0];
     /** Paths out of service (FAILED): left out of the hint's division. */
     private boolean[] failed = new boolean[0];
+    /** Whether the peer has ever reported a packet of the path ECN-capable: then marks, not delay, signal congestion. */
+    private boolean[] ecnSeen = new boolean[0];
+    /** The path's least RTT sample (0: none yet), the base its queueing delay is measured from. */
+    private long[] minRtt = new long[0];
     /** The receiver's latest rate hint, bytes per second (0: none). */
     private long rateHint;
+    private final long delayThreshold;
     private long totalInFlight;
     /** One more than the highest path id seen. */
     private int pathsSeen;
@@ -95,6 +104,7 @@ public final class AimdController implements CongestionController {
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
+        this.delayThreshold = config.aimdDelayThresholdNanos();
     }
 
     // ---- CongestionController ----
@@ -130,6 +140,12 @@ public final class AimdController implements CongestionController {
         if (rttNanos > 0) {
             long s = srtt[pathId];
             srtt[pathId] = s == 0 ? rttNanos : s + ((rttNanos - s) >> 3);
+            long m = minRtt[pathId];
+            minRtt[pathId] = m == 0 ? rttNanos : Math.min(m, rttNanos);
+            if (delayThreshold > 0 && !ecnSeen[pathId]) {
+                // No ECN on this route: queueing delay stands in for the marks [SPEC-CC-15].
+                reactToMarks(pathId, 1, rttNanos - minRtt[pathId] > delayThreshold ? 1 : 0);
+            }
         }
         ecnCutCredit[pathId] -= bytes;
         lossCutCredit[pathId] -= bytes;
@@ -173,6 +189,12 @@ public final class AimdController implements CongestionController {
         if (ect == 0) {
             return;
         }
+        ecnSeen[pathId] = true;
+        reactToMarks(pathId, ect, ce);
+    }
+
+    /** Updates alpha with {@code ce} marked of {@code ect} packets and cuts on marks [SPEC-CC-7], [SPEC-CC-8]. */
+    private void reactToMarks(int pathId, long ect, long ce) {
         long fraction = (ce << ALPHA_BITS) / ect;
         long a = alpha[pathId];
         // Round the step away from zero so alpha reaches 0 and 1 exactly rather than stalling below.
@@ -210,6 +232,7 @@ public final class AimdController implements CongestionController {
         ackedSinceIncrease[pathId] = 0;
         ecnCutCredit[pathId] = 0;
         lossCutCredit[pathId] = 0;
+        minRtt[pathId] = 0; // it may be on another route now: measure its base RTT afresh
     }
 
     // ---- read-only view for tests and telemetry ----
@@ -332,6 +355,8 @@ public final class AimdController implements CongestionController {
         alpha = Arrays.copyOf(alpha, size);
         ackedSinceIncrease = Arrays.copyOf(ackedSinceIncrease, size);
         ecnCutCredit = Arrays.copyOf(ecnCutCredit, size);
+        ecnSeen = Arrays.copyOf(ecnSeen, size);
+        minRtt = Arrays.copyOf(minRtt, size);
         lossCutCredit = Arrays.copyOf(lossCutCredit, size);
         srtt = Arrays.copyOf(srtt, size);
         nextSend = Arrays.copyOf(nextSend, size);

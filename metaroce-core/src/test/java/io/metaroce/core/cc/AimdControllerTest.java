@@ -318,4 +318,58 @@ class AimdControllerTest {
             }
         }
     }
+
+    /** Sends one datagram on {@code path} and acknowledges it with an RTT sample of {@code rttNanos}. */
+    private static void sampleRtt(AimdController cc, int path, long rttNanos, long now) {
+        cc.onPacketSent(path, D, now);
+        cc.onPacketAcked(path, D, rttNanos, now + rttNanos);
+    }
+
+    @Test
+    void withoutEcnFeedbackQueueingDelayAboveTheThresholdCutsTheWindowLikeAMark() {
+        // [SPEC-CC-15]: no ECN feedback ever; samples at the base RTT grow the window, samples more
+        // than aimdDelayThresholdNanos above it count as marks and cut it.
+        long threshold = CONFIG.aimdDelayThresholdNanos();
+        assertThat(threshold).isEqualTo(500_000);
+        AimdController cc = new AimdController(CONFIG);
+        for (int i = 0; i < 64; i++) {
+            sampleRtt(cc, 0, 50_000, i * 100_000L);
+        }
+        long grown = cc.windowBytes(0);
+        assertThat(grown).as("no delay: additive increase only").isGreaterThan(INITIAL);
+        assertThat(cc.alpha(0)).as("unmarked samples pull alpha down").isLessThan(0.1);
+
+        sampleRtt(cc, 0, 50_000 + threshold + 1, 10_000_000);
+        assertThat(cc.windowBytes(0)).as("one delayed sample: a DCTCP-style cut").isLessThan(grown);
+
+        AimdController other = new AimdController(CONFIG);
+        for (int i = 0; i < 64; i++) {
+            sampleRtt(other, 1, 50_000, i * 100_000L);
+        }
+        long before = other.windowBytes(1);
+        sampleRtt(other, 1, 50_000 + threshold, 10_000_000);
+        assertThat(other.windowBytes(1)).as("exactly at the threshold is not a mark").isGreaterThanOrEqualTo(before);
+    }
+
+    @Test
+    void onceThePeerReportsEcnDelayNoLongerCountsAndAZeroThresholdTurnsDelayOff() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onEcnFeedback(0, 10, 0, 0); // the route carries ECN: marks, not delay, from now on
+        for (int i = 0; i < 32; i++) {
+            sampleRtt(cc, 0, 50_000, i * 100_000L);
+        }
+        long w = cc.windowBytes(0);
+        sampleRtt(cc, 0, 10_000_000, 5_000_000);
+        assertThat(cc.windowBytes(0)).as("a long RTT on an ECN path is not a mark").isGreaterThanOrEqualTo(w);
+
+        AimdController off = new AimdController(CONFIG.toBuilder().aimdDelayThresholdNanos(0).build());
+        for (int i = 0; i < 32; i++) {
+            sampleRtt(off, 0, 50_000, i * 100_000L);
+        }
+        long w2 = off.windowBytes(0);
+        sampleRtt(off, 0, 10_000_000, 5_000_000);
+        assertThat(off.windowBytes(0)).as("threshold 0: no delay signal").isGreaterThanOrEqualTo(w2);
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdDelayThresholdNanos(-1).build())
+                .hasMessageContaining("aimdDelayThresholdNanos");
+    }
 }

@@ -19,11 +19,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.YieldingIdleStrategy;
 
 /**
- * Aeron reliable UDP unicast on 127.0.0.1: an embedded media driver (shared threading mode, one
- * driver thread: the machine this runs on may have two cores) in a temporary directory deleted
- * afterwards, an {@code aeron:udp} channel (not IPC), a publication offer loop and a subscription
+ * Aeron reliable UDP unicast on 127.0.0.1: an embedded media driver (dedicated threading mode, its
+ * conductor, sender and receiver yielding when idle: on a loaded two-core machine this measured
+ * several times faster and with far lower latency than the shared mode or the default back-off,
+ * which parks for up to a millisecond) in a temporary directory deleted afterwards, an {@code aeron:udp} channel (not IPC), a publication offer loop and a subscription
  * poll loop on two threads; and a 64-byte ping-pong over two such channels. Not thread-safe: one
  * run at a time (each call launches and closes its own driver).
  */
@@ -200,7 +202,10 @@ final class AeronPeer {
                     .aeronDirectoryName(dir.resolve("aeron").toString())
                     .dirDeleteOnStart(true)
                     .dirDeleteOnShutdown(true)
-                    .threadingMode(ThreadingMode.SHARED)
+                    .threadingMode(ThreadingMode.DEDICATED)
+                    .conductorIdleStrategy(new YieldingIdleStrategy())
+                    .senderIdleStrategy(new YieldingIdleStrategy())
+                    .receiverIdleStrategy(new YieldingIdleStrategy())
                     .termBufferSparseFile(true)
                     .initialWindowLength(WINDOW)
                     .socketRcvbufLength(WINDOW)

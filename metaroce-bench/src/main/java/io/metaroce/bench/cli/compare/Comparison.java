@@ -49,7 +49,7 @@ final class Comparison {
         }
         notes.add("raw UDP: unreliable, " + rawUdp.transport() + " event loops, datagrams of "
                 + RawUdpPeer.DATAGRAM + " B (GSO: up to " + RawUdpPeer.GSO_BYTES + " B per send, GRO on)");
-        notes.add("aeron: embedded driver, shared threading mode; aeron_gbps at mtu=" + AeronPeer.LIKE_MTU
+        notes.add("aeron: embedded driver, dedicated threading mode with yielding idle strategies; aeron_gbps at mtu=" + AeronPeer.LIKE_MTU
                 + ", aeron_best_gbps at mtu=" + AeronPeer.BEST_MTU + "; 2 MiB receiver window and socket buffers");
         notes.add("metaroce: perf loopback runner, every byte checked; 4 streams, depth 128, 16 MiB window");
         List<SizeResult> results = new ArrayList<>();

@@ -66,9 +66,8 @@ final class Comparison {
     }
 
     private SizeResult runSize(int size) throws InterruptedException {
-        Double plain = attempt(size + " B raw UDP", () -> rawUdp.blast(size, false, window));
-        Double gso = rawUdp.gsoSupported() ? attempt(size + " B raw UDP GSO/GRO", () -> rawUdp.blast(size, true, window))
-                : null;
+        Double plain = rawUdp(size, false);
+        Double gso = rawUdp.gsoSupported() ? rawUdp(size, true) : null;
         Map<String, Double> variants = new LinkedHashMap<>();
         for (MetarocePeer.Variant v : MetarocePeer.VARIANTS) {
             variants.put(v.label(), attempt(size + " B MetaRoCE " + v.label(), () -> metaroce.goodput(v, size, window)));
@@ -81,12 +80,28 @@ final class Comparison {
         return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest);
     }
 
+    /** A raw UDP blast; a note says how much of what was sent arrived, when not nearly all. */
+    private Double rawUdp(int size, boolean gso) throws InterruptedException {
+        String what = size + " B raw UDP" + (gso ? " GSO/GRO" : "");
+        RawUdpPeer.Blast blast = attempt(what, () -> rawUdp.blast(size, gso, window));
+        if (blast == null) {
+            return null;
+        }
+        if (blast.deliveredFraction() < 0.95) {
+            notes.add(String.format(Locale.ROOT, "%s: the receiver got %.0f%% of what the sender wrote", what,
+                    blast.deliveredFraction() * 100));
+        }
+        return blast.receivedGbps();
+    }
+
     private <T> T attempt(String what, Attempt<T> attempt) throws InterruptedException {
         progress.printf(Locale.ROOT, "  %-36s ", what);
         progress.flush();
         try {
             T value = attempt.run();
             progress.println(value instanceof Double d ? String.format(Locale.ROOT, "%.2f Gb/s", d)
+                    : value instanceof RawUdpPeer.Blast b ? String.format(Locale.ROOT,
+                            "%.2f Gb/s (%.0f%% of what was sent)", b.receivedGbps(), b.deliveredFraction() * 100)
                     : value instanceof LatencyPercentiles l
                             ? String.format(Locale.ROOT, "p50 %.1f us, p99 %.1f us", l.p50Us(), l.p99Us())
                             : String.valueOf(value));

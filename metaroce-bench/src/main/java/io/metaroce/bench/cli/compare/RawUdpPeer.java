@@ -59,9 +59,9 @@ final class RawUdpPeer {
     /**
      * Blasts messages of {@code size} bytes, each split into datagrams of at most {@link #DATAGRAM}
      * bytes, for {@code window}; with {@code gso}, up to {@link #GSO_BYTES} of equal datagrams per
-     * send and GRO on the receiver. Returns the receiver's goodput in Gb/s.
+     * send and GRO on the receiver. Returns what the receiver got and what the sender wrote.
      */
-    double blast(int size, boolean gso, Window window) throws InterruptedException {
+    Blast blast(int size, boolean gso, Window window) throws InterruptedException {
         if (gso && !gsoSupported()) {
             throw new IllegalStateException("GSO needs the epoll transport with UDP_SEGMENT support");
         }
@@ -89,15 +89,21 @@ final class RawUdpPeer {
             }
             Channel receiver = rx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             InetSocketAddress target = (InetSocketAddress) receiver.localAddress();
-            Sender sender = new Sender(payload, size, gso, target);
+            AtomicLong sent = new AtomicLong();
+            Sender sender = new Sender(payload, size, gso, target, sent);
             new Bootstrap().group(txGroup).channel(channelClass())
                     .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                     .handler(sender)
                     .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync();
-            double gbps = window.measureGbps(received);
+            TimeUnit.NANOSECONDS.sleep(window.warmupNanos());
+            long r0 = received.get();
+            long s0 = sent.get();
+            double gbps = new Window(0, window.durationNanos()).measureGbps(received);
             sender.running = false;
-            return gbps;
+            long r1 = received.get();
+            long s1 = sent.get();
+            return new Blast(gbps, s1 == s0 ? 1.0 : Math.min(1.0, (double) (r1 - r0) / (s1 - s0)));
         } finally {
             shutdown(txGroup);
             shutdown(rxGroup);
@@ -131,6 +137,16 @@ final class RawUdpPeer {
         }
     }
 
+    /**
+     * One blast's outcome.
+     *
+     * @param receivedGbps what the receiver got during the window, Gb/s of payload
+     * @param deliveredFraction of what the sender handed to its socket during the window, the
+     *     part the receiver got (about: the window's ends are not exactly simultaneous)
+     */
+    record Blast(double receivedGbps, double deliveredFraction) {
+    }
+
     private EventLoopGroup group() {
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         return new MultiThreadIoEventLoopGroup(1, factory);
@@ -154,11 +170,13 @@ final class RawUdpPeer {
         private final boolean gso;
         private final InetSocketAddress target;
         private final int segment;
+        private final AtomicLong sent;
         private volatile boolean running = true;
         private int offsetInMessage;
         private Channel channel;
 
-        Sender(ByteBuf payload, int size, boolean gso, InetSocketAddress target) {
+        Sender(ByteBuf payload, int size, boolean gso, InetSocketAddress target, AtomicLong sent) {
+            this.sent = sent;
             this.payload = payload;
             this.size = size;
             this.gso = gso;
@@ -181,16 +199,20 @@ final class RawUdpPeer {
 
         private void pump() {
             int n = 0;
+            long bytes = 0;
             while (running && channel.isWritable() && n++ < WRITES_PER_TURN) {
-                channel.write(next(), channel.voidPromise());
+                DatagramPacket packet = next();
+                bytes += packet.content().readableBytes();
+                channel.write(packet, channel.voidPromise());
             }
             channel.flush();
+            sent.addAndGet(bytes); // handed to the channel; the socket takes them as it can
             if (running && channel.isWritable()) {
                 channel.eventLoop().execute(this::pump);
             }
         }
 
-        private Object next() {
+        private DatagramPacket next() {
             if (gso) {
                 // Equal segments of the message's datagram size; several small messages per send.
                 int count = Math.max(1, GSO_BYTES / segment);

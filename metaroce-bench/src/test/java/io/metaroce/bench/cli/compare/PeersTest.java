@@ -15,7 +15,9 @@ class PeersTest {
     @Test
     void rawUdpReceivesSomething() throws Exception {
         RawUdpPeer peer = new RawUdpPeer();
-        assertThat(peer.blast(8192, false, SHORT)).isPositive();
+        RawUdpPeer.Blast blast = peer.blast(8192, false, SHORT);
+        assertThat(blast.receivedGbps()).isPositive();
+        assertThat(blast.deliveredFraction()).isPositive().isLessThanOrEqualTo(1.0);
         LatencyPercentiles l = peer.pingPong(64, SHORT);
         assertThat(l.samples()).isPositive();
         assertThat(l.p50Us()).isPositive();
@@ -25,7 +27,7 @@ class PeersTest {
     void rawUdpWithGsoReceivesSomething() throws Exception {
         RawUdpPeer peer = new RawUdpPeer();
         assumeThat(peer.gsoSupported()).as("GSO needs epoll with UDP_SEGMENT").isTrue();
-        assertThat(peer.blast(1024, true, SHORT)).isPositive();
+        assertThat(peer.blast(1024, true, SHORT).receivedGbps()).isPositive();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.metaroce.bench.cli;
 
+import io.metaroce.bench.cli.compare.CompareCommand;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -25,10 +26,9 @@ import picocli.CommandLine.Spec;
         synopsisSubcommandLabel = "COMMAND",
         description = {
             "MetaRoCE: an RDMA transport for AI traffic over UDP on lossy Ethernet, in pure Java.",
-            "",
-            "Coming soon: 'compare' (side-by-side runs of MetaRoCE, raw UDP, TCP and Aeron).",
         },
         subcommands = {
+            CompareCommand.class,
             DemoCommand.class,
             PerfCommand.class,
             SimCommand.class,

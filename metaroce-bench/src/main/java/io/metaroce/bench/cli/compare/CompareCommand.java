@@ -1,0 +1,85 @@
+package io.metaroce.bench.cli.compare;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code metaroce compare}: raw UDP, MetaRoCE, TCP and Aeron back to back on 127.0.0.1 at the same
+ * message sizes and durations, and their 64-byte ping-pong. Not thread-safe (a picocli command).
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {"Raw UDP, MetaRoCE, TCP and Aeron back to back on 127.0.0.1.",
+                "Runs, one after another at each message size: an unreliable raw UDP blast through Netty "
+                + "(4096-byte datagrams, plain and with GSO/GRO where available: the UDP ceiling), MetaRoCE "
+                + "(SEND and WRITE over 1 and 4 paths, every byte checked; the best is reported and named), "
+                + "TCP through the JDK's sockets, and Aeron reliable UDP unicast (embedded driver, "
+                + "aeron:udp at mtu=4096 and at mtu=65504); then a 64-byte ping-pong of each. Prints a "
+                + "table per size with the ratios MetaRoCE/raw UDP, MetaRoCE/TCP and MetaRoCE/Aeron. "
+                + "Only ratios within one run mean much on a shared machine."})
+public final class CompareCommand implements Callable<Integer> {
+    /** Message sizes when no --size is given. */
+    static final List<Integer> DEFAULT_SIZES = List.of(1024, 8192, 65_536);
+    /** Largest --size. */
+    static final int MAX_SIZE = 1 << 20;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--size", paramLabel = "N", description = "Bytes per message; repeat for several "
+            + "(default 1024, 8192 and 65536).")
+    List<Integer> sizes;
+
+    @Option(names = "--duration", paramLabel = "S", defaultValue = "3",
+            description = "Seconds measured per run (default ${DEFAULT-VALUE}).")
+    double durationSeconds;
+
+    @Option(names = "--warmup", paramLabel = "S", description = "Seconds of traffic before each measured "
+            + "part, not counted (default: a third of --duration).")
+    Double warmupSeconds;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON.")
+    Path jsonFile;
+
+    /** Runs; see the command's description. */
+    @Override
+    public Integer call() throws InterruptedException, IOException {
+        List<Integer> chosen = sizes == null || sizes.isEmpty() ? DEFAULT_SIZES : List.copyOf(sizes);
+        for (int s : chosen) {
+            if (s < 1 || s > MAX_SIZE) {
+                throw new ParameterException(spec.commandLine(), "--size must be in [1, " + MAX_SIZE + "]");
+            }
+        }
+        if (!(durationSeconds > 0) || durationSeconds > 3600) {
+            throw new ParameterException(spec.commandLine(), "--duration must be in (0, 3600] seconds");
+        }
+        double warmup = warmupSeconds != null ? warmupSeconds : durationSeconds / 3;
+        if (!(warmup >= 0) || warmup > 3600) {
+            throw new ParameterException(spec.commandLine(), "--warmup must be in [0, 3600] seconds");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "metaroce compare: sizes %s, %.1f s per run after %.1f s warm-up, 127.0.0.1%n",
+                chosen, durationSeconds, warmup);
+        out.flush();
+        Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
+        CompareResult result = new Comparison(chosen, window, new SecureRandom().nextLong(), out).run();
+        CompareTable.print(result, out);
+        if (jsonFile != null) {
+            Files.writeString(jsonFile, CompareJson.of(result), StandardCharsets.UTF_8);
+            out.println("wrote " + jsonFile);
+            out.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,97 @@
+package io.metaroce.bench.cli.compare;
+
+import io.metaroce.bench.cli.perf.LatencyPercentiles;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The JSON form of a {@link CompareResult}: an object per size keyed by the size in bytes, then
+ * {@code latency_us}, then the run's settings and notes. Thread-safe (stateless).
+ */
+final class CompareJson {
+    private CompareJson() {
+    }
+
+    /** The whole result as one JSON object. */
+    static String of(CompareResult r) {
+        StringBuilder b = new StringBuilder("{\n");
+        for (SizeResult s : r.sizes()) {
+            b.append("  \"").append(s.size()).append("\": {\n");
+            field(b, "raw_udp_gbps", s.rawUdpGbps());
+            field(b, "raw_udp_plain_gbps", s.rawUdpPlainGbps());
+            field(b, "raw_udp_gso_gbps", s.rawUdpGsoGbps());
+            field(b, "metaroce_gbps", s.metaroceGbps());
+            b.append("    \"metaroce_variant\": ").append(string(s.metaroceVariant())).append(",\n");
+            b.append("    \"metaroce_variants_gbps\": {");
+            String sep = "";
+            for (Map.Entry<String, Double> e : s.metaroceVariants().entrySet()) {
+                b.append(sep).append(string(e.getKey())).append(": ").append(number(e.getValue()));
+                sep = ", ";
+            }
+            b.append("},\n");
+            field(b, "tcp_gbps", s.tcpGbps());
+            field(b, "aeron_gbps", s.aeronGbps());
+            field(b, "aeron_best_gbps", s.aeronBestGbps());
+            field(b, "metaroce_over_raw_udp", s.metaroceOverRawUdp());
+            field(b, "metaroce_over_tcp", s.metaroceOverTcp());
+            field(b, "metaroce_over_aeron", s.metaroceOverAeron());
+            b.append("    \"metaroce_over_aeron_best\": ").append(number(s.metaroceOverAeronBest())).append("\n");
+            b.append("  },\n");
+        }
+        b.append("  \"latency_us\": {\n");
+        String sep = "";
+        for (Map.Entry<String, LatencyPercentiles> e : r.latency().entrySet()) {
+            LatencyPercentiles l = e.getValue();
+            b.append(sep).append("    ").append(string(e.getKey())).append(": ");
+            b.append(l == null ? "null" : "{\"p50\": " + number(l.p50Us()) + ", \"p99\": " + number(l.p99Us())
+                    + ", \"samples\": " + l.samples() + "}");
+            sep = ",\n";
+        }
+        b.append("\n  },\n");
+        b.append("  \"date\": ").append(string(r.date())).append(",\n");
+        b.append("  \"duration_s\": ").append(number(r.durationSeconds())).append(",\n");
+        b.append("  \"warmup_s\": ").append(number(r.warmupSeconds())).append(",\n");
+        b.append("  \"raw_udp_transport\": ").append(string(r.transport())).append(",\n");
+        b.append("  \"notes\": [");
+        sep = "";
+        for (String note : r.notes()) {
+            b.append(sep).append("\n    ").append(string(note));
+            sep = ",";
+        }
+        b.append("\n  ]\n}\n");
+        return b.toString();
+    }
+
+    private static void field(StringBuilder b, String name, Double value) {
+        b.append("    \"").append(name).append("\": ").append(number(value)).append(",\n");
+    }
+
+    private static String number(Double value) {
+        return value == null || value.isNaN() || value.isInfinite() ? "null"
+                : String.format(Locale.ROOT, "%.4f", value);
+    }
+
+    static String string(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

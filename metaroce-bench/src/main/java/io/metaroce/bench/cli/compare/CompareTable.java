@@ -1,0 +1,56 @@
+package io.metaroce.bench.cli.compare;
+
+import io.metaroce.bench.cli.perf.LatencyPercentiles;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.Map;
+
+/** Prints a {@link CompareResult} as tables for the console. Thread-safe (stateless). */
+final class CompareTable {
+    private CompareTable() {
+    }
+
+    /** One table per size, then the latency table and the notes. */
+    static void print(CompareResult r, PrintWriter out) {
+        for (SizeResult s : r.sizes()) {
+            out.printf(Locale.ROOT, "%n%d-byte messages (Gb/s of payload at the receiver)%n", s.size());
+            row(out, "raw UDP (best)", s.rawUdpGbps(), "");
+            row(out, "  raw UDP plain", s.rawUdpPlainGbps(), "");
+            row(out, "  raw UDP GSO/GRO", s.rawUdpGsoGbps(), "");
+            row(out, "MetaRoCE (best)", s.metaroceGbps(), s.metaroceVariant() == null ? "" : s.metaroceVariant());
+            for (Map.Entry<String, Double> e : s.metaroceVariants().entrySet()) {
+                row(out, "  MetaRoCE " + e.getKey(), e.getValue(), "");
+            }
+            row(out, "TCP", s.tcpGbps(), "");
+            row(out, "Aeron mtu=" + AeronPeer.LIKE_MTU, s.aeronGbps(), "");
+            row(out, "Aeron mtu=" + AeronPeer.BEST_MTU, s.aeronBestGbps(), "");
+            out.printf(Locale.ROOT, "  MetaRoCE/raw UDP %s   MetaRoCE/TCP %s   MetaRoCE/Aeron %s (best setting %s)%n",
+                    ratio(s.metaroceOverRawUdp()), ratio(s.metaroceOverTcp()), ratio(s.metaroceOverAeron()),
+                    ratio(s.metaroceOverAeronBest()));
+        }
+        out.printf(Locale.ROOT, "%n%d-byte ping-pong round trip (us)%n", Comparison.LATENCY_SIZE);
+        out.printf(Locale.ROOT, "  %-28s %10s %10s%n", "", "p50", "p99");
+        for (Map.Entry<String, LatencyPercentiles> e : r.latency().entrySet()) {
+            LatencyPercentiles l = e.getValue();
+            if (l == null) {
+                out.printf(Locale.ROOT, "  %-28s %10s %10s%n", e.getKey(), "-", "-");
+            } else {
+                out.printf(Locale.ROOT, "  %-28s %10.1f %10.1f%n", e.getKey(), l.p50Us(), l.p99Us());
+            }
+        }
+        out.println();
+        for (String note : r.notes()) {
+            out.println("note: " + note);
+        }
+        out.flush();
+    }
+
+    private static void row(PrintWriter out, String name, Double gbps, String extra) {
+        out.printf(Locale.ROOT, "  %-28s %10s  %s%n", name,
+                gbps == null ? "-" : String.format(Locale.ROOT, "%.2f", gbps), extra);
+    }
+
+    private static String ratio(Double r) {
+        return r == null ? "-" : String.format(Locale.ROOT, "%.2f", r);
+    }
+}

@@ -1,0 +1,120 @@
+package io.metaroce.bench.cli.compare;
+
+import io.metaroce.bench.cli.perf.LatencyPercentiles;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs every peer back to back, one at a time, at each message size and then the ping-pong, and
+ * collects the figures. A peer that fails gives null and a note rather than ending the comparison.
+ * Not thread-safe: one {@link #run} at a time.
+ */
+final class Comparison {
+    /** Bytes per ping-pong message. */
+    static final int LATENCY_SIZE = 64;
+
+    private final List<Integer> sizes;
+    private final Window window;
+    private final PrintWriter progress;
+    private final RawUdpPeer rawUdp = new RawUdpPeer();
+    private final TcpPeer tcp = new TcpPeer();
+    private final AeronPeer aeron = new AeronPeer();
+    private final MetarocePeer metaroce;
+    private final List<String> notes = new ArrayList<>();
+
+    Comparison(List<Integer> sizes, Window window, long seed, PrintWriter progress) {
+        this.sizes = List.copyOf(sizes);
+        this.window = window;
+        this.metaroce = new MetarocePeer(seed);
+        this.progress = progress;
+    }
+
+    /** A figure-producing run that may fail. */
+    @FunctionalInterface
+    interface Attempt<T> {
+        T run() throws Exception;
+    }
+
+    /** Runs everything; see the class comment. */
+    CompareResult run() throws InterruptedException {
+        String date = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        if (!rawUdp.gsoSupported()) {
+            notes.add("raw UDP: GSO/GRO not available here (" + rawUdp.transport() + "); plain datagrams only");
+        }
+        notes.add("raw UDP: unreliable, " + rawUdp.transport() + " event loops, datagrams of "
+                + RawUdpPeer.DATAGRAM + " B (GSO: up to " + RawUdpPeer.GSO_BYTES + " B per send, GRO on)");
+        notes.add("aeron: embedded driver, dedicated threading mode with yielding idle strategies; aeron_gbps at mtu=" + AeronPeer.LIKE_MTU
+                + ", aeron_best_gbps at mtu=" + AeronPeer.BEST_MTU + "; 2 MiB receiver window and socket buffers");
+        notes.add("metaroce: perf loopback runner, every byte checked; 4 streams, depth 128, 16 MiB window");
+        List<SizeResult> results = new ArrayList<>();
+        for (int size : sizes) {
+            results.add(runSize(size));
+        }
+        Map<String, LatencyPercentiles> latency = new LinkedHashMap<>();
+        latency.put("raw_udp", attempt("raw_udp latency", () -> rawUdp.pingPong(LATENCY_SIZE, window)));
+        latency.put("metaroce", attempt("metaroce latency", () -> metaroce.pingPong(LATENCY_SIZE, window)));
+        latency.put("tcp", attempt("tcp latency", () -> tcp.pingPong(LATENCY_SIZE, window)));
+        latency.put("aeron", attempt("aeron latency", () -> aeron.pingPong(LATENCY_SIZE, window)));
+        return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9, rawUdp.transport(),
+                results, latency, notes);
+    }
+
+    private SizeResult runSize(int size) throws InterruptedException {
+        Double plain = rawUdp(size, false);
+        Double gso = rawUdp.gsoSupported() ? rawUdp(size, true) : null;
+        Map<String, Double> variants = new LinkedHashMap<>();
+        for (MetarocePeer.Variant v : MetarocePeer.VARIANTS) {
+            variants.put(v.label(), attempt(size + " B MetaRoCE " + v.label(), () -> metaroce.goodput(v, size, window)));
+        }
+        Double tcpGbps = attempt(size + " B TCP", () -> tcp.blast(size, window));
+        Double aeronGbps = attempt(size + " B Aeron mtu=" + AeronPeer.LIKE_MTU,
+                () -> aeron.blast(size, AeronPeer.LIKE_MTU, window));
+        Double aeronBest = attempt(size + " B Aeron mtu=" + AeronPeer.BEST_MTU,
+                () -> aeron.blast(size, AeronPeer.BEST_MTU, window));
+        return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest);
+    }
+
+    /** A raw UDP blast; a note says how much of what was sent arrived, when not nearly all. */
+    private Double rawUdp(int size, boolean gso) throws InterruptedException {
+        String what = size + " B raw UDP" + (gso ? " GSO/GRO" : "");
+        RawUdpPeer.Blast blast = attempt(what, () -> rawUdp.blast(size, gso, window));
+        if (blast == null) {
+            return null;
+        }
+        if (blast.deliveredFraction() < 0.95) {
+            notes.add(String.format(Locale.ROOT, "%s: the receiver got %.0f%% of what the sender wrote", what,
+                    blast.deliveredFraction() * 100));
+        }
+        return blast.receivedGbps();
+    }
+
+    private <T> T attempt(String what, Attempt<T> attempt) throws InterruptedException {
+        progress.printf(Locale.ROOT, "  %-36s ", what);
+        progress.flush();
+        try {
+            T value = attempt.run();
+            progress.println(value instanceof Double d ? String.format(Locale.ROOT, "%.2f Gb/s", d)
+                    : value instanceof RawUdpPeer.Blast b ? String.format(Locale.ROOT,
+                            "%.2f Gb/s (%.0f%% of what was sent)", b.receivedGbps(), b.deliveredFraction() * 100)
+                    : value instanceof LatencyPercentiles l
+                            ? String.format(Locale.ROOT, "p50 %.1f us, p99 %.1f us", l.p50Us(), l.p99Us())
+                            : String.valueOf(value));
+            progress.flush();
+            return value;
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Throwable e) {
+            String why = e.getClass().getSimpleName() + ": " + e.getMessage();
+            progress.println("failed (" + why + ")");
+            progress.flush();
+            notes.add(what + " failed: " + why);
+            return null;
+        }
+    }
+}

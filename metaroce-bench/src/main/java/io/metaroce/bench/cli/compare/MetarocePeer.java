@@ -1,0 +1,70 @@
+package io.metaroce.bench.cli.compare;
+
+import io.metaroce.bench.cli.perf.LatencyPercentiles;
+import io.metaroce.bench.cli.perf.Op;
+import io.metaroce.bench.cli.perf.PerfLoopbackCommand;
+import io.metaroce.bench.cli.perf.PerfReport;
+import io.metaroce.bench.cli.perf.RunParams;
+import io.metaroce.core.EngineConfig;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.util.List;
+
+/**
+ * MetaRoCE through {@code perf loopback}'s runner: a server and a client in this process over
+ * 127.0.0.1, every byte checked. The variants are SEND and WRITE (WRITE_WITH_IMM, so the receiver
+ * can check each message) over 1 and 4 paths, with perf's defaults otherwise (4 streams, depth
+ * 128, a 16 MiB window). Thread-safe (stateless; each run builds its own endpoints).
+ */
+final class MetarocePeer {
+    /** The variants compared, in the order they run. */
+    static final List<Variant> VARIANTS = List.of(new Variant(Op.send, 1), new Variant(Op.send, 4),
+            new Variant(Op.write, 1), new Variant(Op.write, 4));
+    private static final int STREAMS = 4;
+    private static final int DEPTH = 128;
+    private static final long WINDOW_BYTES = 16 << 20;
+
+    private final long seed;
+
+    MetarocePeer(long seed) {
+        this.seed = seed;
+    }
+
+    /** One MetaRoCE setting. */
+    record Variant(Op op, int paths) {
+        /** For example {@code send/4 paths}. */
+        String label() {
+            return op.name().toUpperCase(java.util.Locale.ROOT) + ", " + paths + (paths == 1 ? " path" : " paths");
+        }
+    }
+
+    /** Goodput of {@code variant} at {@code size}, in Gb/s; fails if any byte was wrong or nothing moved. */
+    double goodput(Variant variant, int size, Window window) throws InterruptedException {
+        RunParams params = new RunParams(variant.op(), size, STREAMS, variant.paths(), DEPTH, window.durationNanos(),
+                window.warmupNanos(), false, seed);
+        return checked(run(params)).goodputGbps();
+    }
+
+    /** Ping-pong (SEND, echoed) of {@code size}-byte messages over one path. */
+    LatencyPercentiles pingPong(int size, Window window) throws InterruptedException {
+        RunParams params = new RunParams(Op.send, size, 1, 1, 1, window.durationNanos(), window.warmupNanos(), true,
+                seed);
+        return checked(run(params)).latency();
+    }
+
+    private static PerfReport run(RunParams params) throws InterruptedException {
+        String problem = params.problem();
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        EngineConfig config = EngineConfig.defaults().toBuilder().congestionWindowBytes(WINDOW_BYTES).build();
+        return PerfLoopbackCommand.run(params, 0, config, new PrintWriter(Writer.nullWriter()));
+    }
+
+    private static PerfReport checked(PerfReport report) {
+        if (!report.verified()) {
+            throw new IllegalStateException("MetaRoCE run not verified: " + report.resultText());
+        }
+        return report;
+    }
+}

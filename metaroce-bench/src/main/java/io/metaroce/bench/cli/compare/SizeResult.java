@@ -1,0 +1,81 @@
+package io.metaroce.bench.cli.compare;
+
+import java.util.Map;
+
+/**
+ * Every peer's throughput at one message size, in Gb/s of payload at the receiver; null where a
+ * peer could not run (the run's notes say why). Immutable and thread-safe.
+ *
+ * @param size bytes per message
+ * @param rawUdpPlainGbps raw UDP, one 4096-byte datagram per send
+ * @param rawUdpGsoGbps raw UDP with GSO on the sender and GRO on the receiver, or null without them
+ * @param metaroceVariants each MetaRoCE variant's goodput, by label, in run order
+ * @param tcpGbps TCP
+ * @param aeronGbps Aeron at {@code mtu=4096} (like with like)
+ * @param aeronBestGbps Aeron at {@code mtu=65504} (its best setting)
+ */
+record SizeResult(int size, Double rawUdpPlainGbps, Double rawUdpGsoGbps, Map<String, Double> metaroceVariants,
+        Double tcpGbps, Double aeronGbps, Double aeronBestGbps) {
+
+    /** Copies the map (keeping its order). */
+    SizeResult {
+        metaroceVariants = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metaroceVariants));
+    }
+
+    /** The UDP ceiling: the better of plain and GSO/GRO. */
+    Double rawUdpGbps() {
+        return max(rawUdpPlainGbps, rawUdpGsoGbps);
+    }
+
+    /** The best MetaRoCE variant's label, or null if none ran. */
+    String metaroceVariant() {
+        String best = null;
+        for (Map.Entry<String, Double> e : metaroceVariants.entrySet()) {
+            if (e.getValue() != null && (best == null || e.getValue() > metaroceVariants.get(best))) {
+                best = e.getKey();
+            }
+        }
+        return best;
+    }
+
+    /** The best MetaRoCE variant's goodput, or null. */
+    Double metaroceGbps() {
+        String best = metaroceVariant();
+        return best == null ? null : metaroceVariants.get(best);
+    }
+
+    /** MetaRoCE over the UDP ceiling. */
+    Double metaroceOverRawUdp() {
+        return ratio(metaroceGbps(), rawUdpGbps());
+    }
+
+    /** MetaRoCE over TCP. */
+    Double metaroceOverTcp() {
+        return ratio(metaroceGbps(), tcpGbps);
+    }
+
+    /** MetaRoCE over Aeron at the same MTU. */
+    Double metaroceOverAeron() {
+        return ratio(metaroceGbps(), aeronGbps);
+    }
+
+    /** MetaRoCE over Aeron at its best setting. */
+    Double metaroceOverAeronBest() {
+        return ratio(metaroceGbps(), aeronBestGbps);
+    }
+
+    static Double ratio(Double a, Double b) {
+        return a == null || b == null || b <= 0 ? null : a / b;
+    }
+
+    private static Double max(Double a, Double b) {
+        // Not a conditional expression: mixing Double and double there would unbox a null.
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return Math.max(a, b);
+    }
+}

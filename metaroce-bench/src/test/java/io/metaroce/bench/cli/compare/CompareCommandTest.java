@@ -1,0 +1,119 @@
+package io.metaroce.bench.cli.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.metaroce.bench.cli.MetaroceCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code metaroce compare} end to end with one small size and a tiny duration, and its usage errors. */
+class CompareCommandTest {
+    private static final List<String> SIZE_FIELDS = List.of("raw_udp_gbps", "metaroce_gbps", "tcp_gbps", "aeron_gbps",
+            "metaroce_over_raw_udp", "metaroce_over_tcp", "metaroce_over_aeron");
+
+    @Test
+    void aShortRunWritesEveryFieldWithConsistentRatios(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("compare.json");
+        Run run = run("compare", "--size", "4096", "--duration", "0.25", "--warmup", "0.1", "--json", json.toString());
+        assertThat(run.exitCode).as(run.out + run.err).isZero();
+        assertThat(run.out).contains("4096-byte messages", "MetaRoCE/raw UDP", "64-byte ping-pong");
+        String text = Files.readString(json);
+        String size = object(text, "4096");
+        String notes = text.substring(text.indexOf("\"notes\""));
+        for (String field : SIZE_FIELDS) {
+            Double value = number(size, field);
+            if (value == null) {
+                // A peer that cannot run here must say why in the notes.
+                assertThat(notes).as(field + " is null without a note").contains("failed");
+            } else {
+                assertThat(value).as(field).isPositive();
+            }
+        }
+        assertThat(size).containsPattern("\"metaroce_variant\": \"(SEND|WRITE), [14] paths?\"");
+        Double metaroce = number(size, "metaroce_gbps");
+        assertThat(metaroce).as("MetaRoCE must run here").isNotNull();
+        assertRatio(size, "metaroce_over_raw_udp", metaroce, number(size, "raw_udp_gbps"));
+        assertRatio(size, "metaroce_over_tcp", metaroce, number(size, "tcp_gbps"));
+        assertRatio(size, "metaroce_over_aeron", metaroce, number(size, "aeron_gbps"));
+        String latency = object(text, "latency_us");
+        for (String peer : List.of("raw_udp", "metaroce", "tcp", "aeron")) {
+            Matcher m = Pattern.compile("\"" + peer + "\": (null|\\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+))")
+                    .matcher(latency);
+            assertThat(m.find()).as(peer + " latency in " + latency).isTrue();
+            if (m.group(2) == null) {
+                assertThat(notes).contains(peer + " latency failed");
+            } else {
+                double p50 = Double.parseDouble(m.group(2));
+                double p99 = Double.parseDouble(m.group(3));
+                assertThat(p50).as(peer + " p50").isPositive();
+                assertThat(p99).as(peer + " p99").isGreaterThanOrEqualTo(p50);
+            }
+        }
+    }
+
+    @Test
+    void badOptionsAreUsageErrors() {
+        for (String[] args : List.of(new String[] {"compare", "--size", "0"},
+                new String[] {"compare", "--size", "2000000"},
+                new String[] {"compare", "--size", "abc"},
+                new String[] {"compare", "--duration", "0"},
+                new String[] {"compare", "--duration", "-1"},
+                new String[] {"compare", "--warmup", "-1"},
+                new String[] {"compare", "--bogus"})) {
+            Run run = run(args);
+            assertThat(run.exitCode).as(String.join(" ", args) + ": " + run.err).isEqualTo(2);
+            assertThat(run.err).isNotEmpty();
+        }
+    }
+
+    private static void assertRatio(String size, String field, double numerator, Double denominator) {
+        Double ratio = number(size, field);
+        if (denominator == null) {
+            assertThat(ratio).as(field).isNull();
+        } else {
+            assertThat(ratio).as(field).isCloseTo(numerator / denominator, within(1e-3 * Math.max(1, ratio)));
+        }
+    }
+
+    private static String object(String json, String key) {
+        int start = json.indexOf("\"" + key + "\": {");
+        assertThat(start).as(key + " in " + json).isNotNegative();
+        int depth = 0;
+        for (int i = json.indexOf('{', start); i < json.length(); i++) {
+            char c = json.charAt(i);
+            depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+            if (depth == 0) {
+                return json.substring(start, i + 1);
+            }
+        }
+        throw new AssertionError("unbalanced JSON: " + json);
+    }
+
+    private static Double number(String json, String field) {
+        Matcher m = Pattern.compile("\"" + field + "\": (null|-?[0-9.]+)").matcher(json);
+        assertThat(m.find()).as(field + " in " + json).isTrue();
+        return m.group(1).equals("null") ? null : Double.valueOf(m.group(1));
+    }
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = MetaroceCli.newCommandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+}

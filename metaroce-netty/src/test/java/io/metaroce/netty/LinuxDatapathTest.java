@@ -67,22 +67,8 @@ class LinuxDatapathTest {
         EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
         EventLoop loop = group.next();
         BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
-        DatagramReceiver sink = new DatagramReceiver() {
-            @Override
-            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
-                    int ecn) {
-                received.add(new int[] {data.get(offset), length, ecn, sender.getPort()});
-            }
-
-            @Override
-            public void onReadBatchComplete(int socketId) {
-            }
-
-            @Override
-            public void onSocketError(int socketId, Throwable cause) {
-                received.add(new int[] {-1, -1, -1, -1});
-            }
-        };
+        DatagramReceiver sink = recorder(received,
+                (data, offset, length, ecn, sender) -> new int[] {data.get(offset), length, ecn, sender.getPort()});
         SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048);
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
@@ -126,21 +112,8 @@ class LinuxDatapathTest {
         EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
         EventLoop loop = group.next();
         BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
-        DatagramReceiver sink = new DatagramReceiver() {
-            @Override
-            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
-                    int ecn) {
-                received.add(new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
-            }
-
-            @Override
-            public void onReadBatchComplete(int socketId) {
-            }
-
-            @Override
-            public void onSocketError(int socketId, Throwable cause) {
-            }
-        };
+        DatagramReceiver sink = recorder(received, (data, offset, length, ecn, sender) ->
+                new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
         int slot = 4096;
         SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot, gro);
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
@@ -215,5 +188,31 @@ class LinuxDatapathTest {
             }
             return ect;
         }
+    }
+
+    /** What a test keeps of each received datagram. */
+    @FunctionalInterface
+    private interface Summary {
+        int[] of(ByteBuffer data, int offset, int length, int ecn, InetSocketAddress sender);
+    }
+
+    /** A receiver that adds a summary of every datagram to {@code into}, and a row of -1s per socket error. */
+    private static DatagramReceiver recorder(BlockingQueue<int[]> into, Summary summary) {
+        return new DatagramReceiver() {
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                into.add(summary.of(data, offset, length, ecn, sender));
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+                into.add(new int[] {-1, -1, -1, -1});
+            }
+        };
     }
 }

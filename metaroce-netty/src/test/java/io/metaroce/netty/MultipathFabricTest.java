@@ -313,6 +313,17 @@ class MultipathFabricTest {
         }
     }
 
+    /** Waits until every path has carried data again, stops the pump and checks every transfer verified. */
+    private void awaitEveryPathCarryingDataThenStop(AtomicBoolean stop, CompletableFuture<Integer> traffic)
+            throws Exception {
+        long[] sentBack = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+        awaitPaths("every path carrying data again", p -> Arrays.stream(p)
+                .allMatch(x -> x.packetsSent > sentBack[x.pathId] + 10), 20);
+        stop.set(true);
+        assertThat(traffic.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("transfers, each verified byte for byte")
+                .isPositive();
+    }
+
     private static boolean allActive(PathStats[] paths) {
         return Arrays.stream(paths).allMatch(p -> p.state == PathState.ACTIVE);
     }
@@ -338,12 +349,7 @@ class MultipathFabricTest {
 
         fabric.clearRules();
         awaitPaths("every path probed back into service", MultipathFabricTest::allActive, 20);
-        long[] sentBack = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
-        awaitPaths("every path carrying data again", p -> Arrays.stream(p)
-                .allMatch(x -> x.packetsSent > sentBack[x.pathId] + 10), 20);
-        stop.set(true);
-        assertThat(traffic.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("transfers, each verified byte for byte")
-                .isPositive();
+        awaitEveryPathCarryingDataThenStop(stop, traffic);
         for (PathStats p : paths()) {
             if (onLink1.contains(p.pathId)) {
                 assertThat(p.failures).as("path %d failed while its link was black-holed", p.pathId).isPositive();
@@ -366,12 +372,7 @@ class MultipathFabricTest {
                 .filter(x -> onLink1.contains(x.pathId)).allMatch(x -> x.failures > 0), 20);
         // Link 1 stays black-holed: paths back in service must have moved to ports hashed onto link 0.
         awaitPaths("every path back in service while link 1 is still down", MultipathFabricTest::allActive, 30);
-        long[] sentBack = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
-        awaitPaths("every path carrying data again", p -> Arrays.stream(p)
-                .allMatch(x -> x.packetsSent > sentBack[x.pathId] + 10), 20);
-        stop.set(true);
-        assertThat(traffic.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("transfers, each verified byte for byte")
-                .isPositive();
+        awaitEveryPathCarryingDataThenStop(stop, traffic);
         int[] portsAfter = connection.stats().localSocketPorts();
         for (int id : onLink1) {
             assertThat(portsAfter[id]).as("path %d moved to a new source port", id).isNotEqualTo(portsBefore[id]);

@@ -250,7 +250,7 @@ public final class UdpEndpoint implements AutoCloseable {
         }
         this.localAddresses = List.copyOf(bound);
         if (!layer.readsEcn()) {
-            LOG.info("datapath {} on {} cannot read ECN marks: congestion control reacts to loss and delay only",
+            LOG.info("datapath {} on {} cannot read ECN marks: congestion control has loss (and, with AIMD, delay) to go on",
                     layer.name(), localAddresses);
         }
     }

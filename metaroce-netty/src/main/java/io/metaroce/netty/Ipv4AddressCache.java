@@ -52,10 +52,6 @@ final class Ipv4AddressCache {
         return packed;
     }
 
-    int size() {
-        return byRaw.size();
-    }
-
     private InetSocketAddress remember(long packed, InetSocketAddress address) {
         if (byRaw.size() >= MAX_ENTRIES) {
             byRaw.clear();

@@ -203,9 +203,7 @@ final class LinuxSocketLayer implements SocketLayer {
 
     private static void setInt(Arena arena, MemorySegment state, int fd, int level, int option, int value, String what)
             throws IOException {
-        MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
-        v.set(ValueLayout.JAVA_INT, 0, value);
-        if (LinuxSyscalls.setsockopt(state, fd, level, option, v, 4) != 0) {
+        if (!trySetInt(arena, state, fd, level, option, value)) {
             throw new IOException("setsockopt(" + what + "): " + LinuxSyscalls.describe(LinuxSyscalls.errno(state)));
         }
     }

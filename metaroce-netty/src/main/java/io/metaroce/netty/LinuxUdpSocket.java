@@ -99,9 +99,6 @@ final class LinuxUdpSocket implements UdpSocket {
     private IoRegistration registration;
     private int queued;
     private boolean closed;
-    private long receiveErrors;
-    private long sendDrops;
-    private int lastErrno;
 
     LinuxUdpSocket(int fd, InetSocketAddress localAddress, int socketId, int maxDatagramBytes, boolean gro,
             DatagramReceiver receiver, EventLoop loop) {
@@ -165,8 +162,8 @@ final class LinuxUdpSocket implements UdpSocket {
                     continue;
                 }
                 if (errno != EAGAIN) {
-                    receiveErrors++;
-                    lastErrno = errno;
+                    // Rare (the socket is being closed, say): the endpoint counts and logs it.
+                    receiver.onSocketError(socketId, new IOException("recvmmsg: " + LinuxSyscalls.describe(errno)));
                 }
                 break;
             }
@@ -292,7 +289,6 @@ final class LinuxUdpSocket implements UdpSocket {
             if (errno == EINTR) {
                 continue;
             }
-            lastErrno = errno;
             if (errno == EAGAIN) {
                 // The socket's send buffer is full: what is left is lost; the engine recovers it.
                 for (int k = start; k < entries; k++) {
@@ -309,7 +305,6 @@ final class LinuxUdpSocket implements UdpSocket {
             start++;
         }
         queued = 0;
-        sendDrops += dropped;
         return dropped;
     }
 
@@ -354,21 +349,9 @@ final class LinuxUdpSocket implements UdpSocket {
         return entries;
     }
 
-    long receiveErrors() {
-        return receiveErrors;
-    }
-
     /** Buffers received holding more than one datagram (GRO). */
     long coalescedReceives() {
         return coalescedReceives;
-    }
-
-    long sendDrops() {
-        return sendDrops;
-    }
-
-    int lastErrno() {
-        return lastErrno;
     }
 
     // ---- close ----
@@ -397,7 +380,7 @@ final class LinuxUdpSocket implements UdpSocket {
         try {
             descriptor.close();
         } catch (IOException e) {
-            lastErrno = -1;
+            receiver.onSocketError(socketId, e);
         }
         arena.close();
     }

@@ -47,7 +47,7 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
                 params.describe(), options.drop * 100, options.windowBytes);
         out.flush();
         try {
-            PerfReport report = run(params, options.drop, options.config(), options.datapath, options.corruptEvery, out);
+            PerfReport report = run(params, options.drop, options.config(), options.datapath.value, options.corruptEvery, out);
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf loopback: " + e.getMessage());

@@ -1,11 +1,11 @@
 package io.metaroce.bench.cli.perf;
 
-import io.metaroce.netty.Datapath;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -39,10 +39,8 @@ public final class PerfServerCommand implements Callable<Integer> {
             defaultValue = "16777216")
     long windowBytes;
 
-    @Option(names = "--datapath", description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: "
-            + "the Linux layer where it runs, NIO elsewhere).", defaultValue = "auto",
-            converter = DatapathConverter.class, completionCandidates = DatapathConverter.Names.class)
-    Datapath datapath;
+    @Mixin
+    DatapathOption datapath;
 
     @Option(names = "--forever", description = "Serve one run after another until stopped (default: one run, then exit).")
     boolean forever;
@@ -64,7 +62,7 @@ public final class PerfServerCommand implements Callable<Integer> {
         PerfServer server;
         try {
             server = new PerfServer(address, drop, io.metaroce.core.EngineConfig.defaults().toBuilder()
-                    .congestionWindowBytes(windowBytes).build(), datapath);
+                    .congestionWindowBytes(windowBytes).build(), datapath.value);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf server: " + e.getMessage());
             spec.commandLine().getErr().flush();

@@ -1,10 +1,10 @@
 package io.metaroce.bench.cli.perf;
 
 import io.metaroce.core.EngineConfig;
-import io.metaroce.netty.Datapath;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
@@ -59,10 +59,8 @@ public final class RunOptions {
             defaultValue = "16777216")
     long windowBytes;
 
-    @Option(names = "--datapath", description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: "
-            + "the Linux layer where it runs, NIO elsewhere).", defaultValue = "auto",
-            converter = DatapathConverter.class, completionCandidates = DatapathConverter.Names.class)
-    Datapath datapath;
+    @Mixin
+    DatapathOption datapath;
 
     @Option(names = "--min-rto-us", paramLabel = "US", description = "Least retransmission timeout, microseconds "
             + "(default: the engine's, EngineConfig.minRtoNanos). On a busy shared host a few ms avoids timeouts "

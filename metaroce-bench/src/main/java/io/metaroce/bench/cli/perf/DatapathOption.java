@@ -1,0 +1,12 @@
+package io.metaroce.bench.cli.perf;
+
+import io.metaroce.netty.Datapath;
+import picocli.CommandLine.Option;
+
+/** {@code --datapath auto|linux|nio}, shared by every side of {@code perf}. */
+final class DatapathOption {
+    @Option(names = "--datapath", description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: "
+            + "the Linux layer where it runs, NIO elsewhere).", defaultValue = "auto",
+            converter = DatapathConverter.class, completionCandidates = DatapathConverter.Names.class)
+    Datapath value;
+}

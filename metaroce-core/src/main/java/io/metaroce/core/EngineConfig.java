@@ -27,6 +27,10 @@ import io.metaroce.core.wire.WireConstants;
  * @param initialRttNanos round-trip estimate before the first sample
  * @param minRtoNanos lower bound of the retransmission timeout
  * @param maxRtoNanos upper bound of the retransmission timeout (after back-off)
+ * @param overdueFloorNanos least wait before a path's oldest transmission is declared overdue
+ *     (lost without waiting for the retransmission timeout) once a transmission sent after it on
+ *     another path has been acknowledged; the wait is the path's RTO without back-off and with
+ *     this floor (or {@code minRtoNanos} if lower) instead of {@code minRtoNanos} ([SPEC-LOSS-8])
  * @param maxConsecutiveTimeouts timeouts in a row without progress after which the peer is
  *     declared unreachable
  * @param rnrRetryDelayNanos delay a receiver asks for when no receive is posted
@@ -48,6 +52,11 @@ import io.metaroce.core.wire.WireConstants;
  *     service (FAILED) while another path of the connection is in service; the last path in
  *     service is never failed, the connection ends after {@code maxConsecutiveTimeouts} instead
  *     (the effective threshold is {@code min(pathFailureTimeouts, maxConsecutiveTimeouts)})
+ * @param pathFailureConfidenceBits where the connection's other paths lose packets too (random
+ *     loss), a run of timeouts is evidence of failure only once a run that long would happen by
+ *     chance less than once in {@code 2^pathFailureConfidenceBits} at their loss rate: the failure
+ *     threshold grows to that length, at most {@code maxConsecutiveTimeouts}; 0 keeps it at
+ *     {@code pathFailureTimeouts} ([SPEC-PATH-11])
  * @param pathProbeIntervalNanos first interval between the PATH_PROBEs of a FAILED path; doubles
  *     after each unanswered probe
  * @param pathProbeMaxIntervalNanos ceiling of that interval
@@ -83,6 +92,7 @@ public record EngineConfig(
         long initialRttNanos,
         long minRtoNanos,
         long maxRtoNanos,
+        long overdueFloorNanos,
         int maxConsecutiveTimeouts,
         long rnrRetryDelayNanos,
         long congestionWindowBytes,
@@ -98,6 +108,7 @@ public record EngineConfig(
         long aimdMaxWindowBytes,
         int aimdEcnGainShift,
         int pathFailureTimeouts,
+        int pathFailureConfidenceBits,
         long pathProbeIntervalNanos,
         long pathProbeMaxIntervalNanos,
         long receiveCapacityBytesPerSecond,
@@ -132,6 +143,7 @@ public record EngineConfig(
         range("reorderAllowancePackets", reorderAllowancePackets, 0, 128);
         positive("initialRttNanos", initialRttNanos);
         positive("minRtoNanos", minRtoNanos);
+        positive("overdueFloorNanos", overdueFloorNanos);
         if (maxRtoNanos < minRtoNanos) {
             throw new IllegalArgumentException("maxRtoNanos (" + maxRtoNanos + ") must be >= minRtoNanos (" + minRtoNanos + ")");
         }
@@ -163,6 +175,7 @@ public record EngineConfig(
         }
         range("aimdEcnGainShift", aimdEcnGainShift, 1, 16);
         range("pathFailureTimeouts", pathFailureTimeouts, 1, 62);
+        range("pathFailureConfidenceBits", pathFailureConfidenceBits, 0, 30);
         positive("pathProbeIntervalNanos", pathProbeIntervalNanos);
         if (pathProbeMaxIntervalNanos < pathProbeIntervalNanos) {
             throw new IllegalArgumentException("pathProbeMaxIntervalNanos (" + pathProbeMaxIntervalNanos
@@ -193,6 +206,7 @@ public record EngineConfig(
                 100_000L, // initialRttNanos: 100 us
                 1_000_000L, // minRtoNanos: 1 ms
                 1_000_000_000L, // maxRtoNanos: 1 s
+                250_000L, // overdueFloorNanos: 250 us, a quarter of the minimum RTO
                 12, // maxConsecutiveTimeouts
                 200_000L, // rnrRetryDelayNanos: 200 us
                 16L << 20, // congestionWindowBytes: 16 MiB
@@ -208,6 +222,7 @@ public record EngineConfig(
                 16L << 20, // aimdMaxWindowBytes: 16 MiB (the fixed window's default)
                 4, // aimdEcnGainShift: g = 1/16
                 3, // pathFailureTimeouts
+                10, // pathFailureConfidenceBits: a failing run must be below 2^-10 likely under random loss
                 1_000_000L, // pathProbeIntervalNanos: 1 ms
                 100_000_000L, // pathProbeMaxIntervalNanos: 100 ms
                 0L, // receiveCapacityBytesPerSecond: allocator off
@@ -269,6 +284,7 @@ public record EngineConfig(
         private long initialRttNanos;
         private long minRtoNanos;
         private long maxRtoNanos;
+        private long overdueFloorNanos;
         private int maxConsecutiveTimeouts;
         private long rnrRetryDelayNanos;
         private long congestionWindowBytes;
@@ -284,6 +300,7 @@ public record EngineConfig(
         private long aimdMaxWindowBytes;
         private int aimdEcnGainShift;
         private int pathFailureTimeouts;
+        private int pathFailureConfidenceBits;
         private long pathProbeIntervalNanos;
         private long pathProbeMaxIntervalNanos;
         private long receiveCapacityBytesPerSecond;
@@ -309,6 +326,7 @@ public record EngineConfig(
             initialRttNanos = c.initialRttNanos;
             minRtoNanos = c.minRtoNanos;
             maxRtoNanos = c.maxRtoNanos;
+            overdueFloorNanos = c.overdueFloorNanos;
             maxConsecutiveTimeouts = c.maxConsecutiveTimeouts;
             rnrRetryDelayNanos = c.rnrRetryDelayNanos;
             congestionWindowBytes = c.congestionWindowBytes;
@@ -324,6 +342,7 @@ public record EngineConfig(
             aimdMaxWindowBytes = c.aimdMaxWindowBytes;
             aimdEcnGainShift = c.aimdEcnGainShift;
             pathFailureTimeouts = c.pathFailureTimeouts;
+            pathFailureConfidenceBits = c.pathFailureConfidenceBits;
             pathProbeIntervalNanos = c.pathProbeIntervalNanos;
             pathProbeMaxIntervalNanos = c.pathProbeMaxIntervalNanos;
             receiveCapacityBytesPerSecond = c.receiveCapacityBytesPerSecond;
@@ -349,6 +368,8 @@ public record EngineConfig(
         public Builder initialRttNanos(long v) { initialRttNanos = v; return this; }
         public Builder minRtoNanos(long v) { minRtoNanos = v; return this; }
         public Builder maxRtoNanos(long v) { maxRtoNanos = v; return this; }
+        /** Sets {@link EngineConfig#overdueFloorNanos}. */
+        public Builder overdueFloorNanos(long v) { overdueFloorNanos = v; return this; }
         public Builder maxConsecutiveTimeouts(int v) { maxConsecutiveTimeouts = v; return this; }
         public Builder rnrRetryDelayNanos(long v) { rnrRetryDelayNanos = v; return this; }
         public Builder congestionWindowBytes(long v) { congestionWindowBytes = v; return this; }
@@ -364,6 +385,8 @@ public record EngineConfig(
         public Builder aimdMaxWindowBytes(long v) { aimdMaxWindowBytes = v; return this; }
         public Builder aimdEcnGainShift(int v) { aimdEcnGainShift = v; return this; }
         public Builder pathFailureTimeouts(int v) { pathFailureTimeouts = v; return this; }
+        /** Sets {@link EngineConfig#pathFailureConfidenceBits}. */
+        public Builder pathFailureConfidenceBits(int v) { pathFailureConfidenceBits = v; return this; }
         public Builder pathProbeIntervalNanos(long v) { pathProbeIntervalNanos = v; return this; }
         public Builder pathProbeMaxIntervalNanos(long v) { pathProbeMaxIntervalNanos = v; return this; }
         public Builder receiveCapacityBytesPerSecond(long v) { receiveCapacityBytesPerSecond = v; return this; }
@@ -380,10 +403,11 @@ public record EngineConfig(
             return new EngineConfig(maxDatagramBytes, sequenceWindow, pathWindowPackets, maxPaths, maxStreams,
                     maxWorkRequests, maxPostedReceives, completionQueueCapacity, maxConnections, ackEveryPackets,
                     maxAckDelayNanos, reorderAllowancePackets, initialRttNanos, minRtoNanos, maxRtoNanos,
+                    overdueFloorNanos,
                     maxConsecutiveTimeouts, rnrRetryDelayNanos, congestionWindowBytes, handshakeRetryNanos,
                     handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
-                    pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
+                    pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos);
         }

@@ -105,7 +105,7 @@ class MultipathFabricTest {
     /**
      * Connects host A to host B with {@link #PATHS} paths. The windows are kept well below the
      * socket buffers (1 MiB in flight at most) and the minimum retransmission timeout is raised to
-     * 25 ms, because both hosts share two busy cores with the build: a queue of a window's worth
+     * 25 ms (the overdue floor to 5 ms), because both hosts share two busy cores with the build: a queue of a window's worth
      * of datagrams waiting for a descheduled receiver must not look like loss. The only losses are
      * then the ones a test makes on purpose.
      */
@@ -115,8 +115,10 @@ class MultipathFabricTest {
 
     private void connect(boolean aimd, boolean repath) throws Exception {
         long window = 1 << 20;
+        // Both loss timers are kept well above the scheduling delays of a loaded 2-core host, so
+        // that the losses counted are the fabric's, not timers firing on a descheduled receiver.
         EngineConfig config = EngineConfig.builder().congestionWindowBytes(window).minRtoNanos(25_000_000L)
-                .aimdMaxWindowBytes(window / PATHS).aimdInitialWindowBytes(window / PATHS).build();
+                .overdueFloorNanos(5_000_000L).aimdMaxWindowBytes(window / PATHS).aimdInitialWindowBytes(window / PATHS).build();
         BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
         UdpEndpoint.Builder sb = UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(loopIn(fabric.b))
                 .config(config).bindAddress(TwoHostFabric.HOST_B).listenPort(4791).listening(true)

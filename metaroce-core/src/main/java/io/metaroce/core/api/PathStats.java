@@ -28,6 +28,8 @@ public final class PathStats {
     public long losses;
     /** Retransmission timeouts that fired on the path. */
     public long timeouts;
+    /** Times its oldest transmissions were declared lost as overdue, before their retransmission timeout. */
+    public long overdue;
     /** Smoothed round-trip time. */
     public long smoothedRttNanos;
     /** Round-trip time variation. */
@@ -62,7 +64,7 @@ public final class PathStats {
     @Override
     public String toString() {
         return "path " + pathId + ": sent " + packetsSent + " (" + bytesSent + " B), received " + packetsReceived
-                + ", retransmitted " + retransmissions + ", lost " + losses + ", timeouts " + timeouts
+                + ", retransmitted " + retransmissions + ", lost " + losses + ", timeouts " + timeouts + ", overdue " + overdue
                 + ", srtt " + smoothedRttNanos / 1000.0 + " us, ecn " + ecnFraction() + ", " + PathState.name(state)
                 + ", rate " + sendRateBytesPerSecond + " B/s";
     }

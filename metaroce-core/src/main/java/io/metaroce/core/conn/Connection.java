@@ -86,6 +86,11 @@ public final class Connection implements ScoreboardListener {
      */
     private long cachedDeadlineNanos;
     private boolean deadlinesStale = true;
+    /**
+     * Send time of the newest transmission acknowledged on any path: a path whose oldest
+     * transmission in flight is older than this is judged by the overdue rule [SPEC-LOSS-7].
+     */
+    private long latestAckedSentNanos = Long.MIN_VALUE;
 
     /** Receiver fair share (R-CC-2): what arrives from the peer, and the share the endpoint gives it. */
     private final InboundShare inbound = new InboundShare();
@@ -207,6 +212,7 @@ public final class Connection implements ScoreboardListener {
         out.retransmissions = p.retransmissions;
         out.losses = p.losses;
         out.timeouts = p.timeouts;
+        out.overdue = p.overdue;
         out.smoothedRttNanos = p.rtt.smoothedNanos();
         out.rttVarianceNanos = p.rtt.varianceNanos();
         out.minRttNanos = p.rtt.minNanos();
@@ -524,6 +530,9 @@ public final class Connection implements ScoreboardListener {
 
     @Override
     public void onTransmissionAcked(int pathId, long pathSequence, long csn, int bytes, long sentAtNanos) {
+        if (sentAtNanos > latestAckedSentNanos) {
+            latestAckedSentNanos = sentAtNanos;
+        }
         sender.onTransmissionAcked(pathId, csn, bytes, sentAtNanos, inputNanos, endpoint);
     }
 
@@ -688,8 +697,9 @@ public final class Connection implements ScoreboardListener {
             if (p != null) {
                 t = Math.min(t, p.receiveTracker.ackDeadlineNanos());
                 t = Math.min(t, p.rtoDeadlineNanos(config));
+                t = Math.min(t, p.overdueDeadlineNanos(config, latestAckedSentNanos));
                 if (probing) {
-                    t = Math.min(t, health.nextTimeoutNanos(p));
+                    t = Math.min(t, health.nextTimeoutNanos(p, latestAckedSentNanos));
                 }
             }
         }
@@ -733,18 +743,30 @@ public final class Connection implements ScoreboardListener {
                 continue;
             }
             boolean unreachable = false;
-            if (nowNanos >= p.rtoDeadlineNanos(config)) {
-                long rto = p.rtoNanos(config);
-                p.timeouts++;
-                stats.timeouts++;
-                // Health first: a path that fails now has everything in flight resent elsewhere;
-                // otherwise what timed out is resent on the path itself [SPEC-LOSS-5], [SPEC-PATH-10].
+            boolean timedOut = nowNanos >= p.rtoDeadlineNanos(config);
+            if (timedOut || nowNanos >= p.overdueDeadlineNanos(config, latestAckedSentNanos)) {
+                long wait;
+                if (timedOut) {
+                    wait = p.rtoNanos(config);
+                    p.timeouts++;
+                    stats.timeouts++;
+                } else {
+                    wait = p.overdueNanos(config);
+                    p.overdue++;
+                    stats.overdue++;
+                }
+                // Health first: a path that fails or turns SUSPECT now has what timed out resent on
+                // an ACTIVE path; an ACTIVE one resends it itself [SPEC-LOSS-5], [SPEC-LOSS-7],
+                // [SPEC-PATH-10].
                 unreachable = health.onTimeout(p, nowNanos, this);
                 if (p.scoreboard.packetsInFlight() > 0) {
-                    p.scoreboard.onTimeout(nowNanos - rto, true, this);
+                    p.scoreboard.onTimeout(nowNanos - wait, true, this);
+                }
+                if (timedOut) {
+                    p.timeoutCredits = 1;
                 }
             }
-            unreachable |= health.onProbeTimeout(p, nowNanos, this);
+            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, this);
             if (unreachable) {
                 // The last path in service gave up: every path has failed [SPEC-LOSS-6].
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);

@@ -11,6 +11,7 @@ public final class ConnectionStats {
     long retransmissions;
     long losses;
     long timeouts;
+    long overdue;
     long acksSent;
     long acksReceived;
     long naksSent;
@@ -43,6 +44,8 @@ public final class ConnectionStats {
     public long losses() { return losses; }
     /** Retransmission timeouts that fired. */
     public long timeouts() { return timeouts; }
+    /** Times a path's oldest transmissions were declared lost as overdue, before their timeout ([SPEC-LOSS-7]). */
+    public long overdue() { return overdue; }
     /** ACKs sent. */
     public long acksSent() { return acksSent; }
     /** ACKs received. */

@@ -94,7 +94,10 @@ final class DataWriter {
                     continue;
                 }
                 if (!canSendOn(path, nowNanos)) {
-                    break;
+                    if (path.timeoutCredits == 0 || !path.scoreboard.hasRoom()) {
+                        break;
+                    }
+                    path.timeoutCredits--;
                 }
                 path.retransmitQueue.pollLong();
                 packets.queued(csn, false);

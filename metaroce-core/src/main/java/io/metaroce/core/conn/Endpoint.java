@@ -14,7 +14,6 @@ import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Objects;
 import java.util.function.Function;
@@ -65,16 +64,7 @@ public final class Endpoint {
     /** Time of the latest input, for bookkeeping done outside an input's own call. */
     private long latestNanos;
     private final ArrayList<Connection> connectionList = new ArrayList<>();
-    /** A connection life-cycle event waiting for {@link #pollEvents}. */
-    private record Event(Connection connection, EventKind kind, int pathId, int pathState) {
-        Event(Connection connection, EventKind kind) {
-            this(connection, kind, -1, -1);
-        }
-    }
-
-    private enum EventKind { CONNECTED, ACCEPTED, CLOSED, PATH_STATE }
-
-    private final ArrayDeque<Event> events = new ArrayDeque<>();
+    private final ConnectionEvents events = new ConnectionEvents();
     private int transmitCursor;
     private boolean sweepNeeded;
     private int outstandingWork;
@@ -277,7 +267,7 @@ public final class Endpoint {
         register(c);
         acceptedByClientId.put(clientId, c);
         stats.connectionsAccepted++;
-        events.add(new Event(c, EventKind.ACCEPTED));
+        events.add(c, ConnectionEvents.ACCEPTED);
     }
 
     private void queueChallenge(long nowNanos, int localSocket, Object remoteAddress, long clientId) {
@@ -368,18 +358,7 @@ public final class Endpoint {
 
     /** Delivers every pending connection event; returns how many. */
     public int pollEvents(ConnectionListener listener) {
-        int n = 0;
-        Event e;
-        while ((e = events.poll()) != null) {
-            n++;
-            switch (e.kind()) {
-                case CONNECTED -> listener.onConnected(e.connection());
-                case ACCEPTED -> listener.onAccepted(e.connection());
-                case CLOSED -> listener.onClosed(e.connection(), e.connection().closeReason());
-                case PATH_STATE -> listener.onPathStateChanged(e.connection(), e.pathId(), e.pathState());
-            }
-        }
-        return n;
+        return events.drainTo(listener);
     }
 
     /** Completions waiting to be polled. */
@@ -390,7 +369,7 @@ public final class Endpoint {
     // ---- callbacks from connections ----
 
     void connectionEstablished(Connection c) {
-        events.add(new Event(c, EventKind.CONNECTED));
+        events.add(c, ConnectionEvents.CONNECTED);
     }
 
     void senderBecameActive(long nowNanos) {
@@ -398,11 +377,11 @@ public final class Endpoint {
     }
 
     void pathStateChanged(Connection c, int pathId, int state) {
-        events.add(new Event(c, EventKind.PATH_STATE, pathId, state));
+        events.add(c, ConnectionEvents.PATH_STATE, pathId, state);
     }
 
     void connectionClosed(Connection c) {
-        events.add(new Event(c, EventKind.CLOSED));
+        events.add(c, ConnectionEvents.CLOSED);
         sweepNeeded = true;
     }
 

@@ -18,7 +18,9 @@ import java.util.Arrays;
  * until its window closes a sender keeps its previous demand). A sender that used at least 3/4 of
  * the share it was given is held back by that share, so its demand is the whole capacity (it
  * would take more); any other sender's demand is 5/4 of its rate (at least one datagram per
- * period), room to grow by a quarter per window. A sender that just became active has no share
+ * period), room to grow by a quarter per window. Capacity left over once every demand is met is
+ * divided equally among the active senders on top of their demands, so a receiver with room never
+ * holds a sender to its measured rate. A sender that just became active has no share
  * to compare with and asks for the whole capacity. A connection that is not
  * active is told the share it would get if it joined: {@code capacity / (active + 1)}, so a sender
  * that starts does not burst at line rate into a receiver that is already shared.
@@ -116,12 +118,20 @@ final class FairShareAllocator {
             }
         }
         long level = maxMin.waterLevel(demands, k, capacity);
+        // Capacity the demands leave unused goes to every active sender in equal parts: demand is
+        // measured, so a sender held below its demand by loss or a slow start elsewhere would
+        // otherwise be told its own rate back and never grow [SPEC-CC-20].
+        long allotted = 0;
+        for (int i = 0; i < k; i++) {
+            allotted += Math.min(demands[i], level);
+        }
+        long spare = active == 0 ? 0 : Math.max(0, capacity - allotted) / active;
         long newcomer = capacity / (active + 1);
         k = 0;
         for (int i = 0; i < n; i++) {
             InboundShare in = connections.get(i).inbound();
             if (in.arrivedSince(activeSince)) {
-                in.share(Math.max(1, Math.min(demands[k++], level)), true);
+                in.share(Math.max(1, Math.min(capacity, Math.min(demands[k++], level) + spare)), true);
             } else {
                 in.share(Math.max(1, newcomer), false);
             }

@@ -33,6 +33,14 @@ final class Path {
     long probeId;
     /** When the outstanding health probe counts as unanswered, or {@link Long#MAX_VALUE}. */
     long probeDeadlineNanos = Long.MAX_VALUE;
+    /**
+     * Retransmissions the path may send past its congestion window and pacing: one after each
+     * retransmission timeout, so that what timed out is resent even when the window, cut by the
+     * losses, is still full of packets sent after it [SPEC-LOSS-5].
+     */
+    int timeoutCredits;
+    /** When the latest health probe went out. */
+    long probeSentAtNanos = Long.MIN_VALUE;
     /** FAILED: when the next probe goes out, or {@link Long#MAX_VALUE}. */
     long nextProbeNanos = Long.MAX_VALUE;
     /** FAILED: the current interval between probes (doubles up to the configured ceiling). */
@@ -55,6 +63,13 @@ final class Path {
     long retransmissions;
     long losses;
     long timeouts;
+    /**
+     * Moving average (gain 1/16) of the fraction of the path's transmissions declared lost, of
+     * those resolved: how lossy the path is while it works, for judging other paths' timeouts.
+     */
+    double lossFraction;
+    /** Times the overdue rule declared its oldest transmissions lost [SPEC-LOSS-7]. */
+    long overdue;
 
     Path(int id, int localSocket, Object remoteAddress, EngineConfig config) {
         this.id = id;
@@ -92,5 +107,25 @@ final class Path {
     long rtoDeadlineNanos(EngineConfig config) {
         long oldest = scoreboard.oldestSentAtNanos();
         return oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + rtoNanos(config);
+    }
+
+    /**
+     * How long the oldest transmission may wait, once something sent after it has arrived, before
+     * it is overdue [SPEC-LOSS-7]: the RTO without back-off, floored at {@code overdueFloorNanos}
+     * (or {@code minRtoNanos} if lower) rather than at {@code minRtoNanos}.
+     */
+    long overdueNanos(EngineConfig config) {
+        long floor = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
+        return rtt.rtoNanos(config.maxAckDelayNanos(), floor, config.maxRtoNanos(), 0);
+    }
+
+    /**
+     * When the oldest packet in flight is overdue, or {@link Long#MAX_VALUE}: only if it was sent
+     * before {@code latestAckedSentNanos}, the send time of the newest transmission the connection
+     * has had acknowledged on any path (the evidence that the peer and the fabric deliver).
+     */
+    long overdueDeadlineNanos(EngineConfig config, long latestAckedSentNanos) {
+        long oldest = scoreboard.oldestSentAtNanos();
+        return oldest >= latestAckedSentNanos ? Long.MAX_VALUE : oldest + overdueNanos(config);
     }
 }

@@ -31,14 +31,18 @@ import io.metaroce.core.sack.ScoreboardListener;
  */
 final class PathHealth {
     // Primitives copied from the configuration, so a connection's own state reaches no shared object.
+    private static final double LN_2 = Math.log(2);
+
     private final Paths paths;
     private final CongestionController congestion;
     private final int failureTimeouts;
+    private final int confidenceBits;
     private final int maxConsecutiveTimeouts;
     private final long probeIntervalNanos;
     private final long probeMaxIntervalNanos;
     private final long maxAckDelayNanos;
     private final long minRtoNanos;
+    private final long overdueFloorNanos;
     private final long maxRtoNanos;
 
     PathHealth(EngineConfig config, Paths paths, CongestionController congestion) {
@@ -46,15 +50,21 @@ final class PathHealth {
         this.congestion = congestion;
         this.maxConsecutiveTimeouts = config.maxConsecutiveTimeouts();
         this.failureTimeouts = Math.min(config.pathFailureTimeouts(), config.maxConsecutiveTimeouts());
+        this.confidenceBits = config.pathFailureConfidenceBits();
         this.probeIntervalNanos = config.pathProbeIntervalNanos();
         this.probeMaxIntervalNanos = config.pathProbeMaxIntervalNanos();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.minRtoNanos = config.minRtoNanos();
+        this.overdueFloorNanos = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
         this.maxRtoNanos = config.maxRtoNanos();
     }
 
     private long rtoNanos(Path p, int backoff) {
         return p.rtt.rtoNanos(maxAckDelayNanos, minRtoNanos, maxRtoNanos, backoff);
+    }
+
+    private long overdueNanos(Path p) {
+        return p.rtt.rtoNanos(maxAckDelayNanos, overdueFloorNanos, maxRtoNanos, 0);
     }
 
     /**
@@ -63,6 +73,7 @@ final class PathHealth {
      */
     void onProgress(Path p, long nowNanos) {
         p.consecutiveTimeouts = 0;
+        p.timeoutCredits = 0;
         if (p.state == PathState.ACTIVE) {
             return;
         }
@@ -88,11 +99,43 @@ final class PathHealth {
             paths.state(p, PathState.SUSPECT);
         }
         boolean others = paths.inServiceCount() - (PathState.inService(p.state) ? 1 : 0) > 0;
-        if (others && p.state == PathState.SUSPECT && p.consecutiveTimeouts >= failureTimeouts) {
+        if (others && p.state == PathState.SUSPECT && p.consecutiveTimeouts >= failureThreshold(p)) {
             fail(p, nowNanos, lost);
             return false;
         }
         return !others && p.consecutiveTimeouts >= maxConsecutiveTimeouts;
+    }
+
+    /**
+     * Timeouts in a row that fail {@code p}: {@code pathFailureTimeouts}, or more where the other
+     * paths in service lose packets too, so that a run that long is less likely than
+     * {@code 2^-pathFailureConfidenceBits} on a path that works as well as they do; at most
+     * {@code maxConsecutiveTimeouts}. A timeout is a lost round trip: the probe or the
+     * retransmission, or its acknowledgement, with probability {@code 1 - (1 - loss)^2}.
+     */
+    int failureThreshold(Path p) {
+        if (confidenceBits == 0 || failureTimeouts >= maxConsecutiveTimeouts) {
+            return failureTimeouts;
+        }
+        double loss = 0;
+        int n = 0;
+        for (int i = 0; i < paths.count(); i++) {
+            Path o = paths.get(i);
+            if (o != null && o != p && PathState.inService(o.state)) {
+                loss += o.lossFraction;
+                n++;
+            }
+        }
+        if (n == 0) {
+            return failureTimeouts;
+        }
+        double kept = 1 - loss / n;
+        double roundTripLost = 1 - kept * kept;
+        if (roundTripLost <= 0) {
+            return failureTimeouts;
+        }
+        double runs = Math.ceil(confidenceBits * LN_2 / -Math.log(roundTripLost));
+        return (int) Math.clamp(runs, failureTimeouts, maxConsecutiveTimeouts);
     }
 
     private void fail(Path p, long nowNanos, ScoreboardListener lost) {
@@ -125,6 +168,7 @@ final class PathHealth {
     void probeSent(Path p, long probeId, long nowNanos) {
         p.probeId = probeId;
         p.probesSent++;
+        p.probeSentAtNanos = nowNanos;
         if (p.state == PathState.FAILED) {
             paths.state(p, PathState.PROBING);
             p.nextProbeNanos = Long.MAX_VALUE;
@@ -141,9 +185,25 @@ final class PathHealth {
         }
     }
 
-    /** The next time {@link #onProbeTimeout} or a probe is due on {@code p}, or {@link Long#MAX_VALUE}. */
-    long nextTimeoutNanos(Path p) {
-        return Math.min(p.probeDeadlineNanos, p.nextProbeNanos);
+    /**
+     * The next time {@link #onProbeTimeout} or a probe is due on {@code p}, or {@link Long#MAX_VALUE};
+     * {@code latestAckedSentNanos} as in {@link #probeDeadlineNanos}.
+     */
+    long nextTimeoutNanos(Path p, long latestAckedSentNanos) {
+        return Math.min(probeDeadlineNanos(p, latestAckedSentNanos), p.nextProbeNanos);
+    }
+
+    /**
+     * When the probe out on {@code p} times out: its deadline (the path's RTO with back-off), or,
+     * once a transmission sent after the probe has been acknowledged on another path
+     * ({@code latestAckedSentNanos} is later than the probe), its overdue time: the peer answers
+     * others, so waiting longer only keeps the path idle [SPEC-LOSS-7].
+     */
+    private long probeDeadlineNanos(Path p, long latestAckedSentNanos) {
+        if (p.probeDeadlineNanos == Long.MAX_VALUE || latestAckedSentNanos <= p.probeSentAtNanos) {
+            return p.probeDeadlineNanos;
+        }
+        return Math.min(p.probeDeadlineNanos, p.probeSentAtNanos + overdueNanos(p));
     }
 
     /**
@@ -152,8 +212,8 @@ final class PathHealth {
      *
      * @return whether the connection must end
      */
-    boolean onProbeTimeout(Path p, long nowNanos, ScoreboardListener lost) {
-        if (nowNanos < p.probeDeadlineNanos) {
+    boolean onProbeTimeout(Path p, long nowNanos, long latestAckedSentNanos, ScoreboardListener lost) {
+        if (nowNanos < probeDeadlineNanos(p, latestAckedSentNanos)) {
             return false;
         }
         p.probeDeadlineNanos = Long.MAX_VALUE;

@@ -86,11 +86,12 @@ final class Paths {
     }
 
     /**
-     * The path a CSN lost on {@code lost} is retransmitted on: {@code lost} itself while it is in
-     * service (R-SACK-2), else the next path in service in turn, ACTIVE ones first.
+     * The path a CSN lost on {@code lost} is retransmitted on: {@code lost} itself while it is
+     * ACTIVE (R-SACK-2), or while it is SUSPECT and no path is ACTIVE; else the next path in service
+     * in turn, ACTIVE ones first (a doubtful path is tested by a probe, not with the data).
      */
     Path retransmitPathFor(Path lost) {
-        if (PathState.inService(lost.state)) {
+        if (lost.state == PathState.ACTIVE || (lost.state == PathState.SUSPECT && activeCount == 0)) {
             return lost;
         }
         Path fallback = null;

@@ -35,6 +35,8 @@ import org.agrona.collections.LongArrayQueue;
  */
 final class Sender {
     private static final long READ_KEY_SHIFT = 32;
+    /** Gain of each path's moving average of its lost fraction ({@link Path#lossFraction}). */
+    private static final double LOSS_FRACTION_GAIN = 1.0 / 16;
 
     private final long localId;
     private final ConnectionStats stats;
@@ -55,6 +57,13 @@ final class Sender {
     /** CSNs refused as receiver-not-ready, with the time each may be retried. */
     private final LongArrayQueue deferredSequences = new LongArrayQueue(8, -1L);
     private final LongArrayQueue deferredUntil = new LongArrayQueue(8, -1L);
+
+    /**
+     * The send time the ACK being applied echoes: that of the newest transmission the peer had
+     * received on the path. Only that transmission yields an RTT sample for the controller; see
+     * {@link #onTransmissionAcked}.
+     */
+    private long ackEchoNanos = Long.MIN_VALUE;
 
     /** Posted work requests (not READ responses) not yet completed. */
     private int outstanding;
@@ -188,7 +197,9 @@ final class Sender {
         }
         stats.acksReceived++;
         long highestBefore = path.scoreboard.highestAcked();
+        ackEchoNanos = p.echoTimestampNanos;
         int acked = path.scoreboard.onAck(p, reorderAllowancePackets, listener);
+        ackEchoNanos = Long.MIN_VALUE;
         if (acked > 0) {
             health.onProgress(path, nowNanos);
             if (path.scoreboard.highestAcked() > highestBefore) {
@@ -207,11 +218,17 @@ final class Sender {
     }
 
     /**
-     * {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}; the controller gets the
-     * transmission's time from sending to acknowledgement (the receiver's ACK delay included).
+     * {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}. The controller gets an RTT
+     * sample (its time from sending to this acknowledgement, the peer's ACK delay included, since
+     * that is how long the window waits for it) only with the transmission whose send time the ACK
+     * echoes [SPEC-CC-19]: any other transmission the ACK covers may have been acknowledged late because
+     * earlier ACKs were lost, and its send-to-acknowledgement time would count that wait as
+     * queueing (slowing pacing and, without ECN, reading as congestion).
      */
     void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
-        long rtt = nowNanos - sentAtNanos;
+        Path path = paths.get(pathId);
+        path.lossFraction -= path.lossFraction * LOSS_FRACTION_GAIN;
+        long rtt = sentAtNanos == ackEchoNanos ? nowNanos - sentAtNanos : -1;
         congestion.onPacketAcked(pathId, bytes, rtt > 0 ? rtt : -1, nowNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING) {
             delivered(csn, endpoint);
@@ -225,6 +242,7 @@ final class Sender {
     void onTransmissionLost(int pathId, long csn, int bytes, long nowNanos) {
         Path path = paths.get(pathId);
         path.losses++;
+        path.lossFraction += (1 - path.lossFraction) * LOSS_FRACTION_GAIN;
         stats.losses++;
         congestion.onPacketLost(pathId, bytes, nowNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING && !writer.ownerLive(csn)) {

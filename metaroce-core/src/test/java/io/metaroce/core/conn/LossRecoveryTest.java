@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
 import io.metaroce.core.harness.LossModel;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
@@ -168,6 +169,55 @@ class LossRecoveryTest {
                 .isPositive();
         assertThat(p.serverConnection().stats().spuriousRetransmissionsReceived()).isPositive();
         assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+    }
+
+    /**
+     * [SPEC-CC-19]: with 40% of ACKs lost, many transmissions are acknowledged only by a later ACK;
+     * their send-to-acknowledgement times are not RTT samples, so the controller's smoothed RTT stays
+     * what it is without ACK loss instead of counting those waits as queueing.
+     */
+    @Test
+    void lostAcknowledgementsDoNotInflateTheControllersRoundTripTime() {
+        long clean = controllerSrttWithAckLoss(0);
+        long lossy = controllerSrttWithAckLoss(0.4);
+        System.out.printf("LossRecoveryTest lost ACKs: controller srtt %d ns without ACK loss, %d ns with 40%%%n",
+                clean, lossy);
+        assertThat(lossy).as("controller srtt with ACK loss against %d ns without", clean)
+                .isLessThan(clean + clean / 4);
+    }
+
+    private static long controllerSrttWithAckLoss(double ackLoss) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(14);
+        boolean[] lossy = {false};
+        int[] completed = {0};
+        io.metaroce.core.cc.AimdController[] client = new io.metaroce.core.cc.AimdController[1];
+        Pair p = Pair.create(14, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), EngineConfig.defaults(),
+                        EngineConfig.defaults(), config -> client[0] = new io.metaroce.core.cc.AimdController(config),
+                        io.metaroce.core.cc.AimdController::new)
+                .lossModel((fromClient, pathId, datagram, length, now) -> lossy[0] && !fromClient
+                        && random.nextDouble() < ackLoss)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> completed[0]++)
+                .connect();
+        MemoryRegion src = region(p.client(), 64 * 1024);
+        MemoryRegion dst = region(p.server(), 64 * 1024);
+        lossy[0] = true;
+        int posted = 0;
+        long deadline = p.now() + 2_000_000_000L;
+        while (posted < 400) {
+            if (posted - completed[0] < 8) {
+                assertThat(p.clientConnection().postWrite(0, posted++, src, 0, 64 * 1024, dst.remoteKey(), 0))
+                        .as("post %d, connection %s (%s), %d timeouts", posted, p.clientConnection().state(),
+                                p.clientConnection().closeReason(), p.clientConnection().stats().timeouts()).isEqualTo(PostResult.OK);
+            }
+            p.advance(5_000);
+            assertThat(p.now()).as("%d of %d WRITEs completed in time, connection %s", completed[0], posted,
+                    p.clientConnection().state()).isLessThan(deadline);
+        }
+        p.driveUntil(() -> completed[0] == 400, 2_000_000_000L, "writes");
+        if (ackLoss > 0) {
+            assertThat(p.clientConnection().stats().losses()).as("ACK loss made the sender resend").isPositive();
+        }
+        return client[0].smoothedRttNanos(0);
     }
 
     @Test

@@ -203,6 +203,46 @@ class PathHealthTest {
     // Failure is not congestion
     // =====================================================================================
 
+    /**
+     * [SPEC-PATH-11]: random loss on every path makes timeouts on all of them; the failure threshold
+     * grows with the loss the other paths see, so working paths are almost never taken out of
+     * service, whereas the fixed threshold of three ({@code pathFailureConfidenceBits} 0) fails them
+     * over and over.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {44, 45})
+    void randomLossOnEveryPathTakesNoPathOutOfServiceButAFixedThresholdWould(long seed) {
+        long adaptive = failuresUnderRandomLoss(seed, EngineConfig.defaults());
+        long fixed = failuresUnderRandomLoss(seed, EngineConfig.builder().pathFailureConfidenceBits(0).build());
+        System.out.printf("PathHealthTest random loss seed %d: %d failures with the adaptive threshold, %d with 3%n",
+                seed, adaptive, fixed);
+        // Runs as long as the raised threshold still happen by chance, rarely (2^-10 per run of
+        // timeouts); the fixed threshold of three fails working paths over a hundred times.
+        assertThat(fixed).as("the fixed threshold fails working paths, seed %d", seed).isGreaterThan(50);
+        assertThat(adaptive).as("paths failed under uniform random loss, seed %d", seed)
+                .isLessThanOrEqualTo(fixed / 20);
+    }
+
+    private static long failuresUnderRandomLoss(long seed, EngineConfig config) {
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000).withLoss(0.25),
+                config, config, AimdController::new, AimdController::new).connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.saturateUntil(pair.now() + 300 * MS);
+        pair.driveUntil(traffic::idle, 500 * MS, "traffic drains, seed " + seed);
+        assertThat(traffic.failed).as("no WRITE failed, seed %d", seed).isZero();
+        assertThat(traffic.corrupt).as("every WRITE arrived intact, seed %d", seed).isZero();
+        assertThat(traffic.completed).isEqualTo(traffic.posted).isGreaterThan(100);
+        Connection c = pair.clientConnection();
+        assertThat(c.stats().overdue() + c.stats().timeouts()).as("loss made timeouts, seed %d", seed).isPositive();
+        PathStats stats = new PathStats();
+        long failures = 0;
+        for (int i = 0; i < c.pathCount(); i++) {
+            c.readPathStats(i, stats);
+            failures += stats.failures;
+        }
+        return failures;
+    }
+
     @ParameterizedTest(name = "AIMD {0}, seed {1}")
     @CsvSource({"true, 41", "false, 42", "true, 43"})
     void aBlackHoledPathFailsEverythingCompletesElsewhereAndItIsProbedBack(boolean aimd, long seed) {
@@ -239,6 +279,10 @@ class PathHealthTest {
                 + "ACTIVE again %.2f ms after it ended%n", where, (suspect - hole[0]) / 1e6, (failed - hole[0]) / 1e6,
                 (back - hole[1]) / 1e6);
         assertThat(suspect).as("path becomes SUSPECT (%s)", where).isGreaterThan(hole[0]);
+        // The other paths deliver what was sent after the hole's first victim, so it is overdue
+        // [SPEC-LOSS-7] within a few round trips, long before the 1 ms minimum RTO.
+        assertThat(suspect - hole[0]).as("SUSPECT once overdue, before the minimum RTO (%s)", where)
+                .isLessThan(config.minRtoNanos() / 2);
         assertThat(failed).as("then FAILED (%s)", where).isGreaterThanOrEqualTo(suspect);
         // min RTO 1 ms, backed off: 1 + 2 + 4 ms of timeouts after the first packet lost, plus slack.
         assertThat(failed - hole[0]).as("FAILED within a bounded time (%s)", where).isLessThan(12 * MS);
@@ -254,6 +298,7 @@ class PathHealthTest {
         PathStats stats = new PathStats();
         c.readPathStats(blackHoled, stats);
         assertThat(stats.failures).as(where).isEqualTo(1);
+        assertThat(stats.overdue).as("the black hole was found overdue (%s)", where).isPositive();
         assertThat(stats.probesSent).as(where).isPositive();
 
         assertThat(c.state()).as("the connection never failed (%s)", where).isEqualTo(ConnectionState.ESTABLISHED);

@@ -108,6 +108,33 @@ class RateHintTest {
         assertThat(bulk.failed).as(where).isZero();
     }
 
+    /**
+     * [SPEC-CC-20]: a sender held far below the receiver's capacity by loss, whose measured demand
+     * is therefore small, is still offered the whole capacity, not its own rate back.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {76, 77})
+    void aSenderHeldBelowTheCapacityByLossIsStillOfferedAllOfIt(long seed) {
+        long capacity = 4_000_000_000L;
+        EngineConfig server = EngineConfig.builder().receiveCapacityBytesPerSecond(capacity).build();
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000).withLoss(0.2),
+                EngineConfig.defaults(), server, AimdController::new, AimdController::new).connect();
+        Bulk bulk = new Bulk(pair);
+        Connection c = pair.clientConnection();
+        long t0 = pair.now();
+        long b0 = dataBytesSent(c);
+        long lowestHint = Long.MAX_VALUE;
+        for (long t = t0 + 10 * MS; t <= t0 + 100 * MS; t += 10 * MS) {
+            bulk.runUntil(t, List.of(c), 32);
+            lowestHint = Math.min(lowestHint, c.peerRateHintBytesPerSecond());
+        }
+        double rate = (dataBytesSent(c) - b0) * 1e9 / (pair.now() - t0);
+        System.out.printf("RateHintTest lossy sender seed %d: rate %.0f B/s, lowest hint %d B/s%n", seed, rate, lowestHint);
+        assertThat(rate).as("loss keeps the sender well below the capacity").isLessThan(capacity / 2.0);
+        assertThat(lowestHint).as("yet the hint never falls below the capacity").isEqualTo(capacity);
+        assertThat(bulk.failed).isZero();
+    }
+
     @Test
     void withoutACapacityTheHintIsZeroAndNothingIsCapped() {
         Pair pair = pair(75, 2, true, EngineConfig.defaults()).connect();

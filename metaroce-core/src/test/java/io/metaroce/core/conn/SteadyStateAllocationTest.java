@@ -62,7 +62,7 @@ class SteadyStateAllocationTest {
 
     private void measure(Pair created) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        pair = created.onClientCompletion(clientDone).onServerCompletion(serverDone).connect();
+        pair = created.reserveDatagrams(8192).onClientCompletion(clientDone).onServerCompletion(serverDone).connect();
         src = pair.client().protectionDomain().register(Arena.ofAuto().allocate((long) SIZE * SLOTS), Access.ALL);
         dst = pair.server().protectionDomain().register(Arena.ofAuto().allocate((long) SIZE * SLOTS), Access.ALL);
         for (int slot = 0; slot < SLOTS; slot++) {

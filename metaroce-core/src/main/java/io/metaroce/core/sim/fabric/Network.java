@@ -4,7 +4,6 @@ import io.metaroce.core.api.Transmit;
 import io.metaroce.core.sim.EventQueue;
 import io.metaroce.core.sim.SimAddress;
 import io.metaroce.core.sim.SimTransport;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,8 +17,8 @@ import java.util.function.BooleanSupplier;
  * one seeded generator, so a run is a pure function of the fabric, the seed and the transports.
  * See {@code docs/simulator.md} for the model.
  *
- * <p><b>Packets.</b> A datagram's bytes are copied from the sender's {@link Transmit} into a
- * pooled buffer; on the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
+ * <p><b>Packets.</b> A sender's transport writes each datagram straight into a pooled buffer
+ * (through that buffer's {@link Transmit}), which the packet keeps until delivery; on the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
  * {@code length + FRAME_OVERHEAD_BYTES + WIRE_GAP_BYTES} of serialization time.
  *
  * <p><b>Output ports.</b> FIFO; a packet is dropped (tail drop) if the bytes queued (including the
@@ -62,7 +61,6 @@ public final class Network {
     private final SplittableRandom random;
     private final EventQueue events = new EventQueue();
     private final PacketPool packets;
-    private final Transmit transmit;
 
     // ---- structure ----
     private final int hosts;
@@ -134,7 +132,6 @@ public final class Network {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.packets = new PacketPool(maxDatagramBytes);
-        this.transmit = new Transmit(ByteBuffer.allocate(maxDatagramBytes));
         this.hosts = fabric.hostCount();
         this.nodes = fabric.nodeCount();
         this.planes = fabric.planes;
@@ -533,7 +530,7 @@ public final class Network {
         int length = pp.length(pkt);
         hostDelivered[host] += length;
         if (t != null) {
-            t.handleDatagram(now, pp.buffer[pkt], 0, length, pp.dstSocket(pkt),
+            t.handleDatagram(now, pp.buffer(pkt), 0, length, pp.dstSocket(pkt),
                     address(pp.srcHost(pkt), pp.srcSocket(pkt)), pp.ecn(pkt));
         }
         pp.release(pkt);
@@ -673,24 +670,30 @@ public final class Network {
                 armNic(h, (firstDone + 999) / 1000);
                 return;
             }
-            if (!t.pollTransmit(now, transmit)) {
+            // The transport writes straight into a packet's pooled buffer: no copy on the way.
+            int pkt = packets.allocate();
+            if (!t.pollTransmit(now, packets.transmit[pkt])) {
+                packets.release(pkt);
                 nicBlocked[h] = false;
                 return;
             }
-            send(h);
+            send(h, pkt);
         }
     }
 
-    private void send(int h) {
-        Transmit tx = transmit;
+    private void send(int h, int pkt) {
+        Transmit tx = packets.transmit[pkt];
         if (!(tx.remoteAddress instanceof SimAddress to)) {
+            packets.release(pkt);
             throw new IllegalStateException("host " + h + "'s transport sent to " + tx.remoteAddress
                     + ": remote addresses in the simulator are SimAddress objects (Network.address)");
         }
-        int pkt = packets.allocate();
-        PacketPool pp = packets;
-        pp.buffer[pkt].put(0, tx.buffer, 0, tx.length);
-        pp.set(pkt, tx.length, h, to.host(), tx.localSocket, to.socket(), tx.ecn,
+        if (tx.length < 0 || tx.length > packets.bufferBytes()) {
+            packets.release(pkt);
+            throw new IllegalStateException("host " + h + "'s transport sent a datagram of " + tx.length
+                    + " bytes: the simulator's buffers hold 0 to " + packets.bufferBytes());
+        }
+        packets.set(pkt, tx.length, h, to.host(), tx.localSocket, to.socket(), tx.ecn,
                 tupleHash(h, to.host(), tx.localSocket, to.socket()));
         enqueue(hostNic[h][planeOf(tx.localSocket, to.socket())], pkt);
     }

@@ -32,7 +32,13 @@ public interface SimTransport {
      */
     boolean pollTransmit(long nowNanos, Transmit out);
 
-    /** The earliest virtual time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE}. */
+    /**
+     * The earliest virtual time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE}. The
+     * simulator reuses the answer until it next calls this transport, so the answer may change only
+     * through the other three calls, or through work handed to the transport in a scheduled action
+     * or between runs (then call {@link io.metaroce.core.sim.fabric.Network#wake}); not through
+     * another host's calls.
+     */
     long pollTimeoutNanos();
 
     /** Runs the timers due at {@code nowNanos}. */

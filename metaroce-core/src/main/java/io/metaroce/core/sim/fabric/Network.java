@@ -56,6 +56,7 @@ public final class Network {
     private static final int ACTION = 4;
     private static final int SAMPLE = 5;
     private static final long MASK30 = (1L << 30) - 1;
+    private static final long UNKNOWN_TIMEOUT = Long.MIN_VALUE;
 
     private final long seed;
     private final SplittableRandom random;
@@ -111,6 +112,14 @@ public final class Network {
     private final boolean[] nicBlocked;
     private final long[] nicAt;
     private final int[] nicGen;
+    /**
+     * Per host, the transport's {@link SimTransport#pollTimeoutNanos} as last read, or
+     * {@link #UNKNOWN_TIMEOUT}. Its value can only change when the transport is called (or worked
+     * on from outside the event loop: an action, code between runs, {@link #wake}), so a timer or
+     * NIC wake-up reuses the value read when the host last went idle instead of asking the
+     * transport again, which for an engine walks every path of every connection.
+     */
+    private final long[] knownTimeout;
     private SimAddress[][] addresses;
     private final long[] hostDelivered;
 
@@ -218,6 +227,8 @@ public final class Network {
         nicBlocked = new boolean[hosts];
         nicAt = new long[hosts];
         nicGen = new int[hosts];
+        knownTimeout = new long[hosts];
+        Arrays.fill(knownTimeout, UNKNOWN_TIMEOUT);
         addresses = new SimAddress[hosts][16];
         hostDelivered = new long[hosts];
     }
@@ -377,6 +388,7 @@ public final class Network {
      * handing the transport work from outside the event loop (an action, a flow start).
      */
     public void wake(int host) {
+        knownTimeout[host] = UNKNOWN_TIMEOUT;
         pump(host);
         armTimer(host);
     }
@@ -421,6 +433,7 @@ public final class Network {
 
     /** Runs every event up to and including {@code untilNanos}; then the clock reads {@code untilNanos}. */
     public void runUntil(long untilNanos) {
+        forgetTimeouts();
         while (!events.isEmpty() && events.peekTime() <= untilNanos) {
             step();
         }
@@ -432,6 +445,7 @@ public final class Network {
      * after {@code deadlineNanos}; returns whether {@code done} holds.
      */
     public boolean runUntil(BooleanSupplier done, long deadlineNanos) {
+        forgetTimeouts();
         while (!done.getAsBoolean()) {
             if (events.isEmpty() || events.peekTime() > deadlineNanos) {
                 now = Math.max(now, Math.min(deadlineNanos, events.peekTime()));
@@ -469,11 +483,27 @@ public final class Network {
             case NIC -> nic(a, b);
             case ACTION -> {
                 Runnable r = actions.set(a, null);
+                forgetTimeouts();
                 r.run();
             }
             case SAMPLE -> sample();
             default -> throw new IllegalStateException("unknown event kind " + kind);
         }
+    }
+
+    /** Code outside the transports' own calls may have changed any of them. */
+    private void forgetTimeouts() {
+        Arrays.fill(knownTimeout, UNKNOWN_TIMEOUT);
+    }
+
+    /** Host {@code h}'s next timeout, asking its transport only if it may have changed since last asked. */
+    private long timeoutOf(int h) {
+        long at = knownTimeout[h];
+        if (at == UNKNOWN_TIMEOUT) {
+            at = transports[h].pollTimeoutNanos();
+            knownTimeout[h] = at;
+        }
+        return at;
     }
 
     private void sample() {
@@ -530,6 +560,7 @@ public final class Network {
         int length = pp.length(pkt);
         hostDelivered[host] += length;
         if (t != null) {
+            knownTimeout[host] = UNKNOWN_TIMEOUT;
             t.handleDatagram(now, pp.buffer(pkt), 0, length, pp.dstSocket(pkt),
                     address(pp.srcHost(pkt), pp.srcSocket(pkt)), pp.ecn(pkt));
         }
@@ -672,6 +703,7 @@ public final class Network {
             }
             // The transport writes straight into a packet's pooled buffer: no copy on the way.
             int pkt = packets.allocate();
+            knownTimeout[h] = UNKNOWN_TIMEOUT;
             if (!t.pollTransmit(now, packets.transmit[pkt])) {
                 packets.release(pkt);
                 nicBlocked[h] = false;
@@ -714,17 +746,16 @@ public final class Network {
             return; // superseded by an earlier wake-up
         }
         nicPending[h] = false;
-        SimTransport t = transports[h];
-        if (t.pollTimeoutNanos() <= now) {
-            t.handleTimeout(now);
+        if (timeoutOf(h) <= now) {
+            knownTimeout[h] = UNKNOWN_TIMEOUT;
+            transports[h].handleTimeout(now);
         }
         pump(h);
         armTimer(h);
     }
 
     private void armTimer(int h) {
-        SimTransport t = transports[h];
-        long at = t.pollTimeoutNanos();
+        long at = timeoutOf(h);
         if (at <= now && nicBlocked[h]) {
             // Work due now that waits for the NIC (an ACK to send, say): the NIC wake-up handles it.
             return;
@@ -745,9 +776,9 @@ public final class Network {
             return;
         }
         timerPending[h] = false;
-        SimTransport t = transports[h];
-        if (t.pollTimeoutNanos() <= now) {
-            t.handleTimeout(now);
+        if (timeoutOf(h) <= now) {
+            knownTimeout[h] = UNKNOWN_TIMEOUT;
+            transports[h].handleTimeout(now);
         }
         pump(h);
         armTimer(h);

@@ -27,8 +27,9 @@ public interface SimTransport {
      * or returns false if nothing may be sent now. Called only when the host's NIC can take a packet.
      * {@code out} is a pooled packet's own {@code Transmit}, which the simulator forwards without
      * copying: its buffer and fields hold an earlier packet's values, so set {@code length},
-     * {@code localSocket}, {@code remoteAddress} and {@code ecn} and write every byte of the
-     * datagram; neither keep {@code out} nor read it after returning.
+     * {@code localSocket}, {@code remoteAddress} and {@code ecn}, and write every byte the
+     * receiver will read (bytes not written keep an earlier packet's values); neither keep
+     * {@code out} nor use it after returning.
      */
     boolean pollTransmit(long nowNanos, Transmit out);
 

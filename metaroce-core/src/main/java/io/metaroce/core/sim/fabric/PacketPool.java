@@ -13,8 +13,8 @@ import java.util.Arrays;
  * {@code Transmit} to its transport to fill: the datagram is written once, in place, and crosses
  * every hop and reaches its receiver without a copy. Copying it (about 4 KiB into a buffer not in
  * the cache, since thousands of packets are in flight) was the simulator's largest single cost.
- * A reused slot's buffer still holds an earlier packet's bytes; transports write every byte of
- * what they send ({@link io.metaroce.core.sim.SimTransport#pollTransmit}).
+ * A reused slot's buffer still holds an earlier packet's bytes; transports write every byte their
+ * receivers read ({@link io.metaroce.core.sim.SimTransport#pollTransmit}).
  *
  * <p>Not thread-safe.
  */

@@ -18,7 +18,8 @@ import java.util.function.BooleanSupplier;
  * See {@code docs/simulator.md} for the model.
  *
  * <p><b>Packets.</b> A sender's transport writes each datagram straight into a pooled buffer
- * (through that buffer's {@link Transmit}), which the packet keeps until delivery; on the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
+ * (through that buffer's {@link Transmit}), which the packet keeps until delivery: nothing is
+ * copied on the way. On the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
  * {@code length + FRAME_OVERHEAD_BYTES + WIRE_GAP_BYTES} of serialization time.
  *
  * <p><b>Output ports.</b> FIFO; a packet is dropped (tail drop) if the bytes queued (including the

@@ -4,67 +4,138 @@ import java.util.Arrays;
 
 /**
  * The simulator's pending events, ordered by virtual time and, at equal times, by insertion
- * order, so a run is a pure function of its inputs. A 4-ary heap (half the depth of a binary one,
-and four children share two cache lines) over one primitive array: an event
- * is a time and a 64-bit payload the caller encodes; pushing and popping allocate nothing once the
- * arrays have grown to the run's largest backlog.
+ * order, so a run is a pure function of its inputs. An event is a time and a 64-bit payload the
+ * caller encodes; pushing and popping allocate nothing once the arrays have grown to the run's
+ * largest backlog.
+ *
+ * <p>Most events of a fabric are a packet's arrival at the next hop, due within a few
+ * microseconds. Those go into a timing wheel with one bucket per nanosecond over the next
+ * {@code 2^wheelBits} nanoseconds: a bucket is a FIFO list, and since insertion order only grows,
+ * FIFO is exactly the tie order, so a push or a pop is a few array writes (a heap costs a sift
+ * over several cache lines and many unpredictable branches). A bitmap of non-empty buckets finds
+ * the next one. Events further ahead (retransmission timers, scheduled actions) wait in a
+ * {@link FarEventHeap}; a pop takes the least of the wheel's and the heap's first events, so the
+ * order is the same as one heap's.
  *
  * <p>Not thread-safe.
  */
 public final class EventQueue {
-    /** Entries interleaved as (time, order, payload) triples, so one entry sits in one cache line. */
-    private long[] heap = new long[3 * 1024];
-    private int size;
+    private static final int DEFAULT_WHEEL_BITS = 14;
+    private static final int NONE = -1;
+
+    private final int wheelSize;
+    private final int wheelMask;
+    /** Per bucket, first and last node of its FIFO, or {@link #NONE}. */
+    private final int[] bucketHead;
+    private final int[] bucketTail;
+    /** Bit {@code i} set when bucket {@code i} holds a node. */
+    private final long[] occupied;
+    /** Nodes (a node's time is its bucket's): insertion order, payload, next node in the bucket or the free list. */
+    private long[] nodeOrder = new long[1024];
+    private long[] nodePayload = new long[1024];
+    private int[] nodeNext = new int[1024];
+    private int freeNode = NONE;
+    private int nodesMade;
+    /**
+     * The wheel holds events in {@code [base, base + wheelSize)}: base is the time of the last
+     * event popped, and nothing earlier is pending (pushes into the past go to the heap).
+     */
+    private long base;
+    private int wheelCount;
+    /** Time of the wheel's earliest event, or {@link Long#MAX_VALUE} if the wheel is empty. */
+    private long wheelNext = Long.MAX_VALUE;
+
+    private final FarEventHeap far = new FarEventHeap();
     private long sequence;
     private long popped;
 
+    /** An empty queue whose wheel spans 16,384 ns. */
+    public EventQueue() {
+        this(DEFAULT_WHEEL_BITS);
+    }
+
+    /** An empty queue whose wheel spans {@code 2^wheelBits} ns (6 to 24). */
+    EventQueue(int wheelBits) {
+        if (wheelBits < 6 || wheelBits > 24) {
+            throw new IllegalArgumentException("wheelBits " + wheelBits + " not in [6, 24]");
+        }
+        wheelSize = 1 << wheelBits;
+        wheelMask = wheelSize - 1;
+        bucketHead = new int[wheelSize];
+        bucketTail = new int[wheelSize];
+        Arrays.fill(bucketHead, NONE);
+        occupied = new long[wheelSize >>> 6];
+    }
+
     /** Schedules {@code eventPayload} at virtual time {@code atNanos}. */
     public void push(long atNanos, long eventPayload) {
-        long[] h = heap;
-        if (3 * size == h.length) {
-            h = Arrays.copyOf(h, h.length * 2);
-            heap = h;
+        long order = sequence++;
+        long ahead = atNanos - base;
+        if (ahead < 0 || ahead >= wheelSize) {
+            far.push(atNanos, order, eventPayload);
+            return;
         }
-        long seq = sequence++;
-        int i = size++;
-        // Sift up by moving parents down into the hole, then write once.
-        while (i > 0) {
-            int parent = (i - 1) >>> 2;
-            int pb = 3 * parent;
-            long pt = h[pb];
-            if (pt < atNanos || (pt == atNanos && h[pb + 1] < seq)) {
-                break;
-            }
-            int ib = 3 * i;
-            h[ib] = pt;
-            h[ib + 1] = h[pb + 1];
-            h[ib + 2] = h[pb + 2];
-            i = parent;
+        int n = newNode();
+        nodeOrder[n] = order;
+        nodePayload[n] = eventPayload;
+        nodeNext[n] = NONE;
+        int b = (int) atNanos & wheelMask;
+        if (bucketHead[b] == NONE) {
+            bucketHead[b] = n;
+            occupied[b >>> 6] |= 1L << b;
+        } else {
+            nodeNext[bucketTail[b]] = n;
         }
-        int ib = 3 * i;
-        h[ib] = atNanos;
-        h[ib + 1] = seq;
-        h[ib + 2] = eventPayload;
+        bucketTail[b] = n;
+        wheelCount++;
+        if (atNanos < wheelNext) {
+            wheelNext = atNanos;
+        }
+    }
+
+    private int newNode() {
+        int n = freeNode;
+        if (n != NONE) {
+            freeNode = nodeNext[n];
+            return n;
+        }
+        if (nodesMade == nodeOrder.length) {
+            int cap = nodesMade * 2;
+            nodeOrder = Arrays.copyOf(nodeOrder, cap);
+            nodePayload = Arrays.copyOf(nodePayload, cap);
+            nodeNext = Arrays.copyOf(nodeNext, cap);
+        }
+        return nodesMade++;
     }
 
     /** Whether no event is pending. */
     public boolean isEmpty() {
-        return size == 0;
+        return wheelCount == 0 && far.size() == 0;
     }
 
     /** Pending events. */
     public int size() {
-        return size;
+        return wheelCount + far.size();
+    }
+
+    /** Whether the earliest event is the wheel's (at equal times, the one pushed first wins). */
+    private boolean wheelFirst() {
+        long w = wheelNext;
+        long f = far.peekTime();
+        if (w != f) {
+            return w < f;
+        }
+        return w != Long.MAX_VALUE && nodeOrder[bucketHead[(int) w & wheelMask]] < far.peekOrder();
     }
 
     /** Time of the earliest event, or {@link Long#MAX_VALUE} if none. */
     public long peekTime() {
-        return size == 0 ? Long.MAX_VALUE : heap[0];
+        return Math.min(wheelNext, far.peekTime());
     }
 
     /** Payload of the earliest event; only valid when not empty. */
     public long peekPayload() {
-        return heap[2];
+        return wheelFirst() ? nodePayload[bucketHead[(int) wheelNext & wheelMask]] : far.peekPayload();
     }
 
     /** Events popped since this queue was made. */
@@ -74,48 +145,48 @@ public final class EventQueue {
 
     /** Removes the earliest event (read it first with {@link #peekTime} and {@link #peekPayload}). */
     public void pop() {
-        if (size == 0) {
+        if (isEmpty()) {
             throw new IllegalStateException("pop on an empty event queue: check isEmpty() first");
         }
         popped++;
-        int n = --size;
-        if (n == 0) {
+        if (!wheelFirst()) {
+            long t = far.peekTime();
+            far.pop();
+            if (t > base) {
+                base = t; // every pending event is at or after t, so the wheel's window may move up
+            }
             return;
         }
-        long[] h = heap;
-        int nb = 3 * n;
-        long t = h[nb];
-        long o = h[nb + 1];
-        long p = h[nb + 2];
-        int i = 0;
-        while (true) {
-            int first = 4 * i + 1;
-            if (first >= n) {
-                break;
-            }
-            // The least of up to four children.
-            int m = first;
-            int mb = 3 * first;
-            int last = Math.min(first + 4, n);
-            for (int c = first + 1; c < last; c++) {
-                int cb = 3 * c;
-                if (h[cb] < h[mb] || (h[cb] == h[mb] && h[cb + 1] < h[mb + 1])) {
-                    m = c;
-                    mb = cb;
-                }
-            }
-            if (t < h[mb] || (t == h[mb] && o < h[mb + 1])) {
-                break;
-            }
-            int ib = 3 * i;
-            h[ib] = h[mb];
-            h[ib + 1] = h[mb + 1];
-            h[ib + 2] = h[mb + 2];
-            i = m;
+        long t = wheelNext;
+        int b = (int) t & wheelMask;
+        int n = bucketHead[b];
+        int next = nodeNext[n];
+        nodeNext[n] = freeNode;
+        freeNode = n;
+        wheelCount--;
+        base = t;
+        if (next != NONE) {
+            bucketHead[b] = next;
+            return;
         }
-        int ib = 3 * i;
-        h[ib] = t;
-        h[ib + 1] = o;
-        h[ib + 2] = p;
+        bucketHead[b] = NONE;
+        occupied[b >>> 6] &= ~(1L << b);
+        wheelNext = wheelCount == 0 ? Long.MAX_VALUE : t + distanceToNextBucket(b);
+    }
+
+    /** Buckets from {@code from} (empty now) to the next occupied one, going round the wheel. */
+    private int distanceToNextBucket(int from) {
+        int word = from >>> 6;
+        long bits = occupied[word] & (-1L << from); // this word, at or after 'from'
+        int words = occupied.length;
+        for (int scanned = 0; scanned <= words; scanned++) {
+            if (bits != 0) {
+                int bucket = (word << 6) + Long.numberOfTrailingZeros(bits);
+                return (bucket - from) & wheelMask;
+            }
+            word = (word + 1) & (words - 1);
+            bits = occupied[word];
+        }
+        throw new IllegalStateException("event wheel holds " + wheelCount + " events but no bucket is marked");
     }
 }

@@ -25,10 +25,21 @@ public interface SimTransport {
     /**
      * Fills {@code out} with the next datagram to send (at index 0 of its buffer) and returns true,
      * or returns false if nothing may be sent now. Called only when the host's NIC can take a packet.
+     * {@code out} is a pooled packet's own {@code Transmit}, which the simulator forwards without
+     * copying: its buffer and fields hold an earlier packet's values, so set {@code length},
+     * {@code localSocket}, {@code remoteAddress} and {@code ecn}, and write every byte the
+     * receiver will read (bytes not written keep an earlier packet's values); neither keep
+     * {@code out} nor use it after returning.
      */
     boolean pollTransmit(long nowNanos, Transmit out);
 
-    /** The earliest virtual time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE}. */
+    /**
+     * The earliest virtual time {@link #handleTimeout} has work, or {@link Long#MAX_VALUE}. The
+     * simulator reuses the answer until it next calls this transport, so the answer may change only
+     * through the other three calls, or through work handed to the transport in a scheduled action
+     * or between runs (then call {@link io.metaroce.core.sim.fabric.Network#wake}); not through
+     * another host's calls.
+     */
     long pollTimeoutNanos();
 
     /** Runs the timers due at {@code nowNanos}. */

@@ -4,7 +4,6 @@ import io.metaroce.core.api.Transmit;
 import io.metaroce.core.sim.EventQueue;
 import io.metaroce.core.sim.SimAddress;
 import io.metaroce.core.sim.SimTransport;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,8 +17,9 @@ import java.util.function.BooleanSupplier;
  * one seeded generator, so a run is a pure function of the fabric, the seed and the transports.
  * See {@code docs/simulator.md} for the model.
  *
- * <p><b>Packets.</b> A datagram's bytes are copied from the sender's {@link Transmit} into a
- * pooled buffer; on the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
+ * <p><b>Packets.</b> A sender's transport writes each datagram straight into a pooled buffer
+ * (through that buffer's {@link Transmit}), which the packet keeps until delivery: nothing is
+ * copied on the way. On the wire it takes {@code length + FRAME_OVERHEAD_BYTES} of buffer and
  * {@code length + FRAME_OVERHEAD_BYTES + WIRE_GAP_BYTES} of serialization time.
  *
  * <p><b>Output ports.</b> FIFO; a packet is dropped (tail drop) if the bytes queued (including the
@@ -57,12 +57,29 @@ public final class Network {
     private static final int ACTION = 4;
     private static final int SAMPLE = 5;
     private static final long MASK30 = (1L << 30) - 1;
+    private static final long UNKNOWN_TIMEOUT = Long.MIN_VALUE;
+
+    // ---- offsets in a port's record of #port ----
+    private static final int PORT_WORDS = 16;
+    /** When the port finishes sending what it has queued, in ps. */
+    private static final int P_BUSY = 0;
+    /** Frame bytes queued, the packet being sent included (up to date as of the last drain). */
+    private static final int P_QUEUED = 1;
+    private static final int P_BUFFER = 2;
+    private static final int P_PICOS_PER_BYTE = 3;
+    private static final int P_PROPAGATION = 4;
+    private static final int P_ECN_MIN = 5;
+    private static final int P_ECN_MAX = 6;
+    /** The ring's first entry (high 32 bits) and entry count (low 32 bits). */
+    private static final int P_RING = 7;
+    private static final int P_PEAK = 8;
+    private static final int P_TX_PACKETS = 9;
+    private static final int P_TX_BYTES = 10;
 
     private final long seed;
     private final SplittableRandom random;
     private final EventQueue events = new EventQueue();
     private final PacketPool packets;
-    private final Transmit transmit;
 
     // ---- structure ----
     private final int hosts;
@@ -78,29 +95,23 @@ public final class Network {
 
     // ---- ports: port 2l belongs to link l's first node, 2l+1 to its second; a port's peer is port ^ 1 ----
     private final int[] portNode;
-    private final long[] picosPerByte;
-    private final long[] propagationNanos;
-    private final long[] bufferBytes;
-    private final long[] ecnMin;
-    private final long[] ecnMax;
+    /**
+     * What a packet's enqueue reads and writes of its output port, packed per port in
+     * {@link #PORT_WORDS} consecutive longs (a few adjacent cache lines instead of one line in
+     * each of a dozen arrays): see the {@code P_} offsets.
+     */
+    private final long[] port;
     private final double[] ecnMaxP;
     private final boolean[] up;
     private final boolean[] routable;
     private final double[] lossProbability;
     private final double[] extraMarkProbability;
-    private final long[] busyUntilPicos;
-    private final long[] queued;
-    private long[][] ringDone;
-    private int[][] ringBytes;
-    private final int[] ringHead;
-    private final int[] ringSize;
-    private final long[] peakDepth;
+    /** Per port, the (departure time in ps, frame bytes) of each packet queued, as pairs of longs in a ring. */
+    private final long[][] ring;
     private final long[] portTailDrops;
     private final long[] portBlackholeDrops;
     private final long[] portLossDrops;
     private final long[] portMarks;
-    private final long[] portTxPackets;
-    private final long[] portTxBytes;
     private final long[] bucketDrops;
 
     // ---- hosts ----
@@ -113,6 +124,14 @@ public final class Network {
     private final boolean[] nicBlocked;
     private final long[] nicAt;
     private final int[] nicGen;
+    /**
+     * Per host, the transport's {@link SimTransport#pollTimeoutNanos} as last read, or
+     * {@link #UNKNOWN_TIMEOUT}. Its value can only change when the transport is called (or worked
+     * on from outside the event loop: an action, code between runs, {@link #wake}), so a timer or
+     * NIC wake-up reuses the value read when the host last went idle instead of asking the
+     * transport again, which for an engine walks every path of every connection.
+     */
+    private final long[] knownTimeout;
     private SimAddress[][] addresses;
     private final long[] hostDelivered;
 
@@ -134,7 +153,6 @@ public final class Network {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.packets = new PacketPool(maxDatagramBytes);
-        this.transmit = new Transmit(ByteBuffer.allocate(maxDatagramBytes));
         this.hosts = fabric.hostCount();
         this.nodes = fabric.nodeCount();
         this.planes = fabric.planes;
@@ -144,29 +162,17 @@ public final class Network {
         int links = fabric.links.size();
         int ports = 2 * links;
         portNode = new int[ports];
-        picosPerByte = new long[ports];
-        propagationNanos = new long[ports];
-        bufferBytes = new long[ports];
-        ecnMin = new long[ports];
-        ecnMax = new long[ports];
+        port = new long[ports * PORT_WORDS];
         ecnMaxP = new double[ports];
         up = new boolean[ports];
         routable = new boolean[ports];
         lossProbability = new double[ports];
         extraMarkProbability = new double[ports];
-        busyUntilPicos = new long[ports];
-        queued = new long[ports];
-        ringDone = new long[ports][];
-        ringBytes = new int[ports][];
-        ringHead = new int[ports];
-        ringSize = new int[ports];
-        peakDepth = new long[ports];
+        ring = new long[ports][];
         portTailDrops = new long[ports];
         portBlackholeDrops = new long[ports];
         portLossDrops = new long[ports];
         portMarks = new long[ports];
-        portTxPackets = new long[ports];
-        portTxBytes = new long[ports];
         bucketDrops = new long[ports];
         int[] degree = new int[nodes];
         for (int l = 0; l < links; l++) {
@@ -177,18 +183,18 @@ public final class Network {
                 int owner = ends[e];
                 portNode[p] = owner;
                 degree[owner]++;
-                picosPerByte[p] = spec.picosPerByte();
-                propagationNanos[p] = spec.propagationNanos();
+                int r = p * PORT_WORDS;
+                port[r + P_PICOS_PER_BYTE] = spec.picosPerByte();
+                port[r + P_PROPAGATION] = spec.propagationNanos();
                 boolean isSwitch = owner >= hosts;
-                bufferBytes[p] = isSwitch ? spec.bufferBytes() : UNLIMITED;
+                port[r + P_BUFFER] = isSwitch ? spec.bufferBytes() : UNLIMITED;
                 EcnMarking m = isSwitch ? spec.ecn() : EcnMarking.OFF;
-                ecnMin[p] = m.minBytes();
-                ecnMax[p] = m.maxBytes();
+                port[r + P_ECN_MIN] = m.minBytes();
+                port[r + P_ECN_MAX] = m.maxBytes();
                 ecnMaxP[p] = m.maxProbability();
                 up[p] = true;
                 routable[p] = true;
-                ringDone[p] = new long[8];
-                ringBytes[p] = new int[8];
+                ring[p] = new long[2 * 8];
             }
         }
         nodePorts = new int[nodes][];
@@ -221,6 +227,8 @@ public final class Network {
         nicBlocked = new boolean[hosts];
         nicAt = new long[hosts];
         nicGen = new int[hosts];
+        knownTimeout = new long[hosts];
+        Arrays.fill(knownTimeout, UNKNOWN_TIMEOUT);
         addresses = new SimAddress[hosts][16];
         hostDelivered = new long[hosts];
     }
@@ -300,7 +308,7 @@ public final class Network {
     public long hostNicBitsPerSecond(int host) {
         long bits = 0;
         for (int p : hostNic[host]) {
-            bits += Math.round(8e12 / picosPerByte[p]);
+            bits += Math.round(8e12 / port[p * PORT_WORDS + P_PICOS_PER_BYTE]);
         }
         return bits;
     }
@@ -380,6 +388,7 @@ public final class Network {
      * handing the transport work from outside the event loop (an action, a flow start).
      */
     public void wake(int host) {
+        knownTimeout[host] = UNKNOWN_TIMEOUT;
         pump(host);
         armTimer(host);
     }
@@ -418,12 +427,15 @@ public final class Network {
         if (first <= untilNanos) {
             events.push(Math.max(first, now), payload(SAMPLE, 0, 0));
         }
-        Arrays.fill(peakDepth, 0);
+        for (int p = 0; p < portNode.length; p++) {
+            port[p * PORT_WORDS + P_PEAK] = 0;
+        }
         Arrays.fill(bucketDrops, 0);
     }
 
     /** Runs every event up to and including {@code untilNanos}; then the clock reads {@code untilNanos}. */
     public void runUntil(long untilNanos) {
+        forgetTimeouts();
         while (!events.isEmpty() && events.peekTime() <= untilNanos) {
             step();
         }
@@ -435,6 +447,7 @@ public final class Network {
      * after {@code deadlineNanos}; returns whether {@code done} holds.
      */
     public boolean runUntil(BooleanSupplier done, long deadlineNanos) {
+        forgetTimeouts();
         while (!done.getAsBoolean()) {
             if (events.isEmpty() || events.peekTime() > deadlineNanos) {
                 now = Math.max(now, Math.min(deadlineNanos, events.peekTime()));
@@ -472,11 +485,27 @@ public final class Network {
             case NIC -> nic(a, b);
             case ACTION -> {
                 Runnable r = actions.set(a, null);
+                forgetTimeouts();
                 r.run();
             }
             case SAMPLE -> sample();
             default -> throw new IllegalStateException("unknown event kind " + kind);
         }
+    }
+
+    /** Code outside the transports' own calls may have changed any of them. */
+    private void forgetTimeouts() {
+        Arrays.fill(knownTimeout, UNKNOWN_TIMEOUT);
+    }
+
+    /** Host {@code h}'s next timeout, asking its transport only if it may have changed since last asked. */
+    private long timeoutOf(int h) {
+        long at = knownTimeout[h];
+        if (at == UNKNOWN_TIMEOUT) {
+            at = transports[h].pollTimeoutNanos();
+            knownTimeout[h] = at;
+        }
+        return at;
     }
 
     private void sample() {
@@ -533,7 +562,8 @@ public final class Network {
         int length = pp.length(pkt);
         hostDelivered[host] += length;
         if (t != null) {
-            t.handleDatagram(now, pp.buffer[pkt], 0, length, pp.dstSocket(pkt),
+            knownTimeout[host] = UNKNOWN_TIMEOUT;
+            t.handleDatagram(now, pp.buffer(pkt), 0, length, pp.dstSocket(pkt),
                     address(pp.srcHost(pkt), pp.srcSocket(pkt)), pp.ecn(pkt));
         }
         pp.release(pkt);
@@ -543,25 +573,30 @@ public final class Network {
         }
     }
 
+    /** Takes off port {@code p}'s ring the packets whose serialization has ended by now. */
     private void drain(int p) {
-        long nowPicos = now * 1000;
-        int size = ringSize[p];
+        long[] pr = port;
+        int r = p * PORT_WORDS;
+        long headSize = pr[r + P_RING];
+        int size = (int) headSize;
         if (size == 0) {
             return;
         }
-        long[] done = ringDone[p];
-        int[] bytes = ringBytes[p];
-        int mask = done.length - 1;
-        int head = ringHead[p];
-        long q = queued[p];
-        while (size > 0 && done[head] <= nowPicos) {
-            q -= bytes[head];
+        long nowPicos = now * 1000;
+        long[] entries = ring[p];
+        int mask = (entries.length >>> 1) - 1;
+        int head = (int) (headSize >>> 32);
+        if (entries[2 * head] > nowPicos) {
+            return;
+        }
+        long q = pr[r + P_QUEUED];
+        while (size > 0 && entries[2 * head] <= nowPicos) {
+            q -= entries[2 * head + 1];
             head = (head + 1) & mask;
             size--;
         }
-        ringHead[p] = head;
-        ringSize[p] = size;
-        queued[p] = q;
+        pr[r + P_RING] = ((long) head << 32) | size;
+        pr[r + P_QUEUED] = q;
     }
 
     /** Puts packet {@code pkt} on output port {@code p}: black hole, tail drop, marking, departure, arrival. */
@@ -573,9 +608,11 @@ public final class Network {
             return;
         }
         drain(p);
+        long[] pr = port;
+        int r = p * PORT_WORDS;
         int frame = packets.length(pkt) + FRAME_OVERHEAD_BYTES;
-        long q = queued[p];
-        if (q + frame > bufferBytes[p]) {
+        long q = pr[r + P_QUEUED];
+        if (q + frame > pr[r + P_BUFFER]) {
             portTailDrops[p]++;
             bucketDrops[p]++;
             packets.release(pkt);
@@ -588,59 +625,63 @@ public final class Network {
                 portMarks[p]++;
             }
         }
-        long startPicos = Math.max(now * 1000, busyUntilPicos[p]);
-        long donePicos = startPicos + (long) (frame + WIRE_GAP_BYTES) * picosPerByte[p];
-        busyUntilPicos[p] = donePicos;
+        long startPicos = Math.max(now * 1000, pr[r + P_BUSY]);
+        long donePicos = startPicos + (long) (frame + WIRE_GAP_BYTES) * pr[r + P_PICOS_PER_BYTE];
+        pr[r + P_BUSY] = donePicos;
         pushRing(p, donePicos, frame);
         q += frame;
-        queued[p] = q;
-        if (q > peakDepth[p]) {
-            peakDepth[p] = q;
+        pr[r + P_QUEUED] = q;
+        if (q > pr[r + P_PEAK]) {
+            pr[r + P_PEAK] = q;
         }
-        portTxPackets[p]++;
-        portTxBytes[p] += frame;
+        pr[r + P_TX_PACKETS]++;
+        pr[r + P_TX_BYTES] += frame;
         if (lossProbability[p] > 0 && random.nextDouble() < lossProbability[p]) {
             portLossDrops[p]++;
             packets.release(pkt);
             return;
         }
-        long arrival = (donePicos + 999) / 1000 + propagationNanos[p];
+        long arrival = (donePicos + 999) / 1000 + pr[r + P_PROPAGATION];
         events.push(arrival, payload(ARRIVE, pkt, p ^ 1));
     }
 
     private boolean shouldMark(int p, long q) {
-        if (q < ecnMin[p]) {
+        int r = p * PORT_WORDS;
+        long min = port[r + P_ECN_MIN];
+        if (q < min) {
             return false;
         }
-        if (q >= ecnMax[p]) {
+        long max = port[r + P_ECN_MAX];
+        if (q >= max) {
             return true;
         }
-        double prob = ecnMaxP[p] * (q - ecnMin[p]) / (double) (ecnMax[p] - ecnMin[p]);
+        double prob = ecnMaxP[p] * (q - min) / (double) (max - min);
         return random.nextDouble() < prob;
     }
 
     private void pushRing(int p, long donePicos, int bytes) {
-        long[] done = ringDone[p];
-        int size = ringSize[p];
-        if (size == done.length) {
-            int n = size * 2;
-            long[] d2 = new long[n];
-            int[] b2 = new int[n];
-            int head = ringHead[p];
+        int r = p * PORT_WORDS;
+        long headSize = port[r + P_RING];
+        int size = (int) headSize;
+        int head = (int) (headSize >>> 32);
+        long[] entries = ring[p];
+        int capacity = entries.length >>> 1;
+        if (size == capacity) {
+            long[] grown = new long[2 * 2 * capacity];
             for (int i = 0; i < size; i++) {
-                int j = (head + i) & (size - 1);
-                d2[i] = done[j];
-                b2[i] = ringBytes[p][j];
+                int j = (head + i) & (capacity - 1);
+                grown[2 * i] = entries[2 * j];
+                grown[2 * i + 1] = entries[2 * j + 1];
             }
-            ringDone[p] = d2;
-            ringBytes[p] = b2;
-            ringHead[p] = 0;
-            done = d2;
+            ring[p] = grown;
+            entries = grown;
+            capacity *= 2;
+            head = 0;
         }
-        int tail = (ringHead[p] + size) & (done.length - 1);
-        done[tail] = donePicos;
-        ringBytes[p][tail] = bytes;
-        ringSize[p] = size + 1;
+        int tail = (head + size) & (capacity - 1);
+        entries[2 * tail] = donePicos;
+        entries[2 * tail + 1] = bytes;
+        port[r + P_RING] = ((long) head << 32) | (size + 1);
     }
 
     // =====================================================================================
@@ -661,11 +702,12 @@ public final class Network {
             long firstDone = Long.MAX_VALUE;
             for (int p : nic) {
                 drain(p);
-                if (busyUntilPicos[p] <= nowPicos) {
+                long headSize = port[p * PORT_WORDS + P_RING];
+                if (port[p * PORT_WORDS + P_BUSY] <= nowPicos) {
                     idle = true;
                 } else {
-                    backlog += ringSize[p] - 1;
-                    firstDone = Math.min(firstDone, ringDone[p][ringHead[p]]);
+                    backlog += (int) headSize - 1;
+                    firstDone = Math.min(firstDone, ring[p][2 * (int) (headSize >>> 32)]);
                 }
             }
             if (!idle || backlog >= planes) {
@@ -673,24 +715,31 @@ public final class Network {
                 armNic(h, (firstDone + 999) / 1000);
                 return;
             }
-            if (!t.pollTransmit(now, transmit)) {
+            // The transport writes straight into a packet's pooled buffer: no copy on the way.
+            int pkt = packets.allocate();
+            knownTimeout[h] = UNKNOWN_TIMEOUT;
+            if (!t.pollTransmit(now, packets.transmit[pkt])) {
+                packets.release(pkt);
                 nicBlocked[h] = false;
                 return;
             }
-            send(h);
+            send(h, pkt);
         }
     }
 
-    private void send(int h) {
-        Transmit tx = transmit;
+    private void send(int h, int pkt) {
+        Transmit tx = packets.transmit[pkt];
         if (!(tx.remoteAddress instanceof SimAddress to)) {
+            packets.release(pkt);
             throw new IllegalStateException("host " + h + "'s transport sent to " + tx.remoteAddress
                     + ": remote addresses in the simulator are SimAddress objects (Network.address)");
         }
-        int pkt = packets.allocate();
-        PacketPool pp = packets;
-        pp.buffer[pkt].put(0, tx.buffer, 0, tx.length);
-        pp.set(pkt, tx.length, h, to.host(), tx.localSocket, to.socket(), tx.ecn,
+        if (tx.length < 0 || tx.length > packets.bufferBytes()) {
+            packets.release(pkt);
+            throw new IllegalStateException("host " + h + "'s transport sent a datagram of " + tx.length
+                    + " bytes: the simulator's buffers hold 0 to " + packets.bufferBytes());
+        }
+        packets.set(pkt, tx.length, h, to.host(), tx.localSocket, to.socket(), tx.ecn,
                 tupleHash(h, to.host(), tx.localSocket, to.socket()));
         enqueue(hostNic[h][planeOf(tx.localSocket, to.socket())], pkt);
     }
@@ -711,17 +760,16 @@ public final class Network {
             return; // superseded by an earlier wake-up
         }
         nicPending[h] = false;
-        SimTransport t = transports[h];
-        if (t.pollTimeoutNanos() <= now) {
-            t.handleTimeout(now);
+        if (timeoutOf(h) <= now) {
+            knownTimeout[h] = UNKNOWN_TIMEOUT;
+            transports[h].handleTimeout(now);
         }
         pump(h);
         armTimer(h);
     }
 
     private void armTimer(int h) {
-        SimTransport t = transports[h];
-        long at = t.pollTimeoutNanos();
+        long at = timeoutOf(h);
         if (at <= now && nicBlocked[h]) {
             // Work due now that waits for the NIC (an ACK to send, say): the NIC wake-up handles it.
             return;
@@ -742,9 +790,9 @@ public final class Network {
             return;
         }
         timerPending[h] = false;
-        SimTransport t = transports[h];
-        if (t.pollTimeoutNanos() <= now) {
-            t.handleTimeout(now);
+        if (timeoutOf(h) <= now) {
+            knownTimeout[h] = UNKNOWN_TIMEOUT;
+            transports[h].handleTimeout(now);
         }
         pump(h);
         armTimer(h);
@@ -840,13 +888,14 @@ public final class Network {
     /** Bytes queued at output port {@code port} now (including the packet being sent). */
     public long portDepth(int port) {
         drain(port);
-        return queued[port];
+        return this.port[port * PORT_WORDS + P_QUEUED];
     }
 
     /** Largest depth of {@code port} since the last call (or the start of recording); resets it to the current depth. */
     long takePeakDepth(int port) {
-        long peak = Math.max(peakDepth[port], portDepth(port));
-        peakDepth[port] = queued[port];
+        int r = port * PORT_WORDS;
+        long peak = Math.max(this.port[r + P_PEAK], portDepth(port));
+        this.port[r + P_PEAK] = this.port[r + P_QUEUED];
         return peak;
     }
 
@@ -878,12 +927,12 @@ public final class Network {
 
     /** Packets {@code port} started to send (lost ones included). */
     public long portTxPackets(int port) {
-        return portTxPackets[port];
+        return this.port[port * PORT_WORDS + P_TX_PACKETS];
     }
 
     /** Frame bytes {@code port} started to send (lost ones included). */
     public long portTxBytes(int port) {
-        return portTxBytes[port];
+        return this.port[port * PORT_WORDS + P_TX_BYTES];
     }
 
     /** Tail drops over all ports. */

@@ -1,12 +1,20 @@
 package io.metaroce.core.sim.fabric;
 
+import io.metaroce.core.api.Transmit;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Packets in the simulated network: pooled datagram buffers (real bytes, copied from the sending
- * transport) plus their header fields in primitive arrays, indexed by a slot number that events
- * carry. Slots are reused, so a warm run allocates nothing per packet.
+ * Packets in the simulated network: pooled datagram buffers (real bytes) plus their header fields
+ * in primitive arrays, indexed by a slot number that events carry. Slots are reused, so a warm run
+ * allocates nothing per packet.
+ *
+ * <p>Each slot owns a {@link Transmit} around its buffer, and a sending host hands that
+ * {@code Transmit} to its transport to fill: the datagram is written once, in place, and crosses
+ * every hop and reaches its receiver without a copy. Copying it (about 4 KiB into a buffer not in
+ * the cache, since thousands of packets are in flight) was the simulator's largest single cost.
+ * A reused slot's buffer still holds an earlier packet's bytes; transports write every byte their
+ * receivers read ({@link io.metaroce.core.sim.SimTransport#pollTransmit}).
  *
  * <p>Not thread-safe.
  */
@@ -14,7 +22,8 @@ final class PacketPool {
     /** Header words per packet: the fields a hop reads sit together, in one 32-byte block. */
     private static final int WORDS = 4;
     private final int bufferBytes;
-    ByteBuffer[] buffer = new ByteBuffer[256];
+    /** Per slot, the {@code Transmit} a sender fills; its buffer is the packet's bytes. */
+    Transmit[] transmit = new Transmit[256];
     /**
      * Per packet: [0] 5-tuple hash, [1] destination host (high) and source host (low),
      * [2] destination socket (high) and source socket (low), [3] length (high) and ECN (low).
@@ -38,13 +47,13 @@ final class PacketPool {
         if (freeCount > 0) {
             return free[--freeCount];
         }
-        if (slots == buffer.length) {
+        if (slots == transmit.length) {
             int n = slots * 2;
-            buffer = Arrays.copyOf(buffer, n);
+            transmit = Arrays.copyOf(transmit, n);
             header = Arrays.copyOf(header, n * WORDS);
             free = Arrays.copyOf(free, n);
         }
-        buffer[slots] = ByteBuffer.allocate(bufferBytes);
+        transmit[slots] = new Transmit(ByteBuffer.allocate(bufferBytes));
         return slots++;
     }
 
@@ -54,6 +63,11 @@ final class PacketPool {
         header[b + 1] = ((long) dstHost << 32) | (srcHost & 0xFFFF_FFFFL);
         header[b + 2] = ((long) dstSocket << 32) | (srcSocket & 0xFFFF_FFFFL);
         header[b + 3] = ((long) length << 32) | (ecn & 0xFFFF_FFFFL);
+    }
+
+    /** The bytes of the packet in {@code slot}. */
+    ByteBuffer buffer(int slot) {
+        return transmit[slot].buffer;
     }
 
     long tupleHash(int slot) {

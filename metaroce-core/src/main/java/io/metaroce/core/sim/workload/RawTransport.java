@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
  * the NIC takes them (optionally no more than a given count), cycling over its source sockets, and
  * counts what it receives. It measures the fabric itself (timing, ECMP, queues, drops) and the
  * simulator's raw speed, with no engine in the loop. Every datagram is ECT(0) and carries its
- * sequence number in its first 8 bytes.
+ * sequence number in its first 8 bytes; nothing reads the rest, so it is not written (it holds
+ * whatever the simulator's pooled buffer held).
  *
  * <p>Driven from the simulator's thread only; not thread-safe.
  */

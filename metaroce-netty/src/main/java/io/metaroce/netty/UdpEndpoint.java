@@ -76,6 +76,14 @@ public final class UdpEndpoint implements AutoCloseable {
     /** Bound on blocking calls into the event loop and on close. */
     private static final long BLOCKING_TIMEOUT_SECONDS = 30;
     private static final int COOKIE_SECRET_BYTES = 32;
+    /**
+     * Datagrams handed to the engine before the endpoint drives it (sends its ACKs) in the middle
+     * of a read. An ACK selects the 256 PSNs below the highest one received on its path
+     * ([SPEC-SACK-1]), so a sender reads any older packet not yet acknowledged as lost: with GSO
+     * runs and GRO one read can bring thousands of datagrams, and one ACK at its end would make
+     * the sender resend most of them. Half the SACK window leaves room for the paths to differ.
+     */
+    static final int DATAGRAMS_PER_DRIVE = 128;
     /** Least time between two moves of one path that keeps failing its probes. */
     static final long REPATH_RETRY_NANOS = 50_000_000L;
 
@@ -92,6 +100,7 @@ public final class UdpEndpoint implements AutoCloseable {
     private final double dropProbability;
     private final boolean repathOnFailure;
     private final CompletionListener completionListener;
+    private final CompletionSink completionSink;
     private final long clockOrigin;
     private final List<InetSocketAddress> localAddresses;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -115,6 +124,8 @@ public final class UdpEndpoint implements AutoCloseable {
     private boolean drivePending;
     private boolean shutDown;
     private long datagramsReceived;
+    /** Datagrams handed to the engine since the last drive. */
+    private int receivedSinceDrive;
     private long datagramsSent;
     private long datagramsDropped;
     private long sendErrors;
@@ -208,6 +219,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.dropProbability = b.dropProbability;
         this.repathOnFailure = b.repathOnFailure;
         this.completionListener = b.completionListener;
+        this.completionSink = b.completionSink;
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
@@ -487,7 +499,7 @@ public final class UdpEndpoint implements AutoCloseable {
         }
     }
 
-    private void requestDrive() {
+    void requestDrive() {
         if (!drivePending) {
             drivePending = true;
             loop.execute(driveTask);
@@ -507,6 +519,7 @@ public final class UdpEndpoint implements AutoCloseable {
         if (shutDown) {
             return;
         }
+        receivedSinceDrive = 0;
         long now = now();
         while (endpoint.pollTransmit(now, transmit)) {
             send();
@@ -584,6 +597,26 @@ public final class UdpEndpoint implements AutoCloseable {
             socketDatagramsReceived[socket]++;
         }
         endpoint.handleDatagram(now(), data, offset, length, socket, sender, ecn);
+        if (++receivedSinceDrive >= DATAGRAMS_PER_DRIVE) {
+            drive(); // the ACKs of a long read go out before its SACK window has moved past them
+        }
+    }
+
+    boolean hasCompletionSink() {
+        return completionSink != null;
+    }
+
+    /** Tells the application's completion sink, if any; a sink that throws is logged, not fatal. */
+    void notifySink(UdpConnection connection, int streamId, long workRequestId, int opcode, int status, long bytes,
+            int immediate, boolean hasImmediate) {
+        if (completionSink != null) {
+            try {
+                completionSink.onCompletion(connection, streamId, workRequestId, opcode, status, bytes, immediate,
+                        hasImmediate);
+            } catch (RuntimeException e) {
+                LOG.warn("completion sink threw", e);
+            }
+        }
     }
 
     /** Tells the application's completion listener, if any; a listener that throws is logged, not fatal. */
@@ -835,6 +868,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private double dropProbability;
         private boolean repathOnFailure = true;
         private CompletionListener completionListener;
+        private CompletionSink completionSink;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
@@ -985,6 +1019,16 @@ public final class UdpEndpoint implements AutoCloseable {
          */
         public Builder completionListener(CompletionListener value) {
             this.completionListener = Objects.requireNonNull(value, "completionListener");
+            return this;
+        }
+
+        /**
+         * Told about every completion with primitive arguments, on the event loop, before its
+         * future completes (default none); needed by the zero-allocation {@code post...Direct}
+         * methods of {@link UdpConnection}, whose completions reach only this sink.
+         */
+        public Builder completionSink(CompletionSink value) {
+            this.completionSink = Objects.requireNonNull(value, "completionSink");
             return this;
         }
 

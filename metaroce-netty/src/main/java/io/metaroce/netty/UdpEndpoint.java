@@ -15,7 +15,6 @@ import io.metaroce.core.memory.MemoryRegion;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -55,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <p>Datapath: received datagrams go to {@link Endpoint#handleDatagram} (the engine only borrows
  * the buffer); once per read batch, after each timer and after each batch of application tasks,
  * the endpoint drains {@link Endpoint#pollTransmit} into its sockets, flushes each touched socket
- * once, then polls completions and events and keeps one scheduled timer, moved only when the
+ * once, then polls completions and events and keeps one timer, moved only when the
  * engine's deadline moves earlier.
  *
  * <p>ECN: where the socket layer cannot read the IP TOS byte of received datagrams (NIO), every
@@ -119,7 +118,8 @@ public final class UdpEndpoint implements AutoCloseable {
     /** Offset into the source-port range where the next path socket tries to bind. */
     private int nextSourcePort;
     private final Long2ObjectHashMap<UdpConnection> connections = new Long2ObjectHashMap<>();
-    private ScheduledFuture<?> timer;
+    /** The engine's one timer; {@link #timerDeadline} is its armed deadline, MAX_VALUE when disarmed. */
+    private final LoopTimer timer;
     private long timerDeadline = Long.MAX_VALUE;
     private boolean drivePending;
     private boolean shutDown;
@@ -233,6 +233,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
         this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
+        this.timer = layer.newTimer(loop, timerTask);
         UdpSocket[] listen = new UdpSocket[planes.length];
         try {
             for (int p = 0; p < planes.length; p++) {
@@ -251,6 +252,7 @@ public final class UdpEndpoint implements AutoCloseable {
                     socket.close();
                 }
             }
+            loop.execute(timer::close);
             if (ownedGroup != null) {
                 ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
@@ -532,7 +534,6 @@ public final class UdpEndpoint implements AutoCloseable {
     }
 
     private void onTimer() {
-        timer = null;
         timerDeadline = Long.MAX_VALUE;
         if (shutDown) {
             return;
@@ -542,15 +543,12 @@ public final class UdpEndpoint implements AutoCloseable {
     }
 
     private void armTimer(long deadline) {
-        if (deadline == Long.MAX_VALUE || (timer != null && deadline >= timerDeadline)) {
-            return;
-        }
-        if (timer != null) {
-            timer.cancel(false);
+        if (deadline >= timerDeadline) {
+            return; // none, or not before the armed one (which then finds nothing due, and re-arms)
         }
         long delay = deadline == Long.MIN_VALUE ? 0 : Math.max(0, deadline - now());
         timerDeadline = deadline;
-        timer = loop.schedule(timerTask, delay, TimeUnit.NANOSECONDS);
+        timer.arm(delay);
     }
 
     private void send() {
@@ -830,10 +828,8 @@ public final class UdpEndpoint implements AutoCloseable {
         } finally {
             // Whatever happened above, stop, answer every future and close every socket.
             shutDown = true;
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
+            timer.close();
+            timerDeadline = Long.MAX_VALUE;
             IllegalStateException cause = new IllegalStateException("endpoint closed");
             for (UdpConnection c : new ArrayList<>(connections.values())) {
                 c.onEnded(CloseReason.LOCAL_ABORT, cause);

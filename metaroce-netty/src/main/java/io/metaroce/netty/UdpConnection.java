@@ -13,7 +13,8 @@ import org.agrona.collections.Long2ObjectHashMap;
  * A thread-safe handle on one engine {@link Connection} of a {@link UdpEndpoint}.
  *
  * <p>Thread safety: every public method may be called from any thread. Posting methods queue a
- * task on the endpoint's event loop and return at once; the returned future completes (on the
+ * task on the endpoint's event loop and return at once (on the event loop itself they post at
+ * once, without a task); the returned future completes (on the
  * event loop) when the work request's completion arrives, or exceptionally with
  * {@link PostRejectedException} when the engine refuses it, or with the engine's
  * {@link IllegalArgumentException} on misuse. Dependent stages attached with the non-async
@@ -247,26 +248,40 @@ public final class UdpConnection {
 
     private CompletableFuture<Completion> post(long userId, int streamId, Post op) {
         CompletableFuture<Completion> f = new CompletableFuture<>();
-        owner.submit(() -> {
-            if (ended) {
+        if (owner.eventLoop().inEventLoop()) {
+            // Already on the loop (a completion's callback posting the next message): post now,
+            // without a task, and leave in the drive this turn asks for.
+            if (owner.isShutDown()) {
                 f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
-                return;
+            } else {
+                postNow(userId, op, f);
+                owner.requestDrive();
             }
-            long id = nextWorkRequestId++;
-            int result;
-            try {
-                result = op.apply(core, id);
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-                return;
-            }
-            if (result != PostResult.OK) {
-                f.completeExceptionally(new PostRejectedException(result));
-                return;
-            }
-            pending.put(id, new Pending(userId, f));
-        }, () -> f.completeExceptionally(new PostRejectedException(PostResult.CLOSED)));
+            return f;
+        }
+        owner.submit(() -> postNow(userId, op, f),
+                () -> f.completeExceptionally(new PostRejectedException(PostResult.CLOSED)));
         return f;
+    }
+
+    private void postNow(long userId, Post op, CompletableFuture<Completion> f) {
+        if (ended) {
+            f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
+            return;
+        }
+        long id = nextWorkRequestId++;
+        int result;
+        try {
+            result = op.apply(core, id);
+        } catch (RuntimeException e) {
+            f.completeExceptionally(e);
+            return;
+        }
+        if (result != PostResult.OK) {
+            f.completeExceptionally(new PostRejectedException(result));
+            return;
+        }
+        pending.put(id, new Pending(userId, f));
     }
 
     // ---- event-loop callbacks from UdpEndpoint ----

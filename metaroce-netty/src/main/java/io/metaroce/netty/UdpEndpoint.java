@@ -122,6 +122,8 @@ public final class UdpEndpoint implements AutoCloseable {
     private final LoopTimer timer;
     private long timerDeadline = Long.MAX_VALUE;
     private boolean drivePending;
+    /** True while a drive polls its first completions: what their callbacks post leaves in that drive. */
+    private boolean collectingPosts;
     private boolean shutDown;
     private long datagramsReceived;
     /** Datagrams handed to the engine since the last drive. */
@@ -502,7 +504,7 @@ public final class UdpEndpoint implements AutoCloseable {
     }
 
     void requestDrive() {
-        if (!drivePending) {
+        if (!drivePending && !collectingPosts) {
             drivePending = true;
             loop.execute(driveTask);
         }
@@ -516,12 +518,23 @@ public final class UdpEndpoint implements AutoCloseable {
         return System.nanoTime() - clockOrigin;
     }
 
-    /** Outputs, in the engine's order: transmits, timeout, completions, events; then the timer. */
+    /**
+     * Outputs: completions first, so that what their callbacks post on the loop (the next
+     * message, an echo) leaves in this drive's flush with the ACKs; then transmits, one flush per
+     * socket, the timeout, completions again (a transmit can fail a work request), events (after
+     * the transmits: a closed connection's sockets close there), and the timer.
+     */
     private void drive() {
         if (shutDown) {
             return;
         }
         receivedSinceDrive = 0;
+        collectingPosts = true;
+        try {
+            endpoint.pollCompletions(completionHandler, Integer.MAX_VALUE);
+        } finally {
+            collectingPosts = false;
+        }
         long now = now();
         while (endpoint.pollTransmit(now, transmit)) {
             send();
@@ -598,6 +611,11 @@ public final class UdpEndpoint implements AutoCloseable {
         if (++receivedSinceDrive >= DATAGRAMS_PER_DRIVE) {
             drive(); // the ACKs of a long read go out before its SACK window has moved past them
         }
+    }
+
+    /** Whether the endpoint has shut down (read on the event loop). */
+    boolean isShutDown() {
+        return shutDown;
     }
 
     boolean hasCompletionSink() {

@@ -227,6 +227,40 @@ class LinuxDatapathTest {
     }
 
     @Test
+    @Timeout(30)
+    void theTimerfdTimerFiresOnceAfterItsDelayTakesTheLastArmingAndStaysQuietWhenCancelled() throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        BlockingQueue<Long> fired = new LinkedBlockingQueue<>();
+        LoopTimer timer = LinuxSocketLayer.INSTANCE.newTimer(loop, () -> fired.add(System.nanoTime()));
+        try {
+            assertThat(timer).isInstanceOf(LinuxTimer.class);
+            // Armed late, then earlier: only the last arming counts, and it fires once.
+            long start = loop.submit(() -> {
+                timer.arm(5_000_000_000L);
+                long t = System.nanoTime();
+                timer.arm(20_000_000L);
+                return t;
+            }).get(5, TimeUnit.SECONDS);
+            Long at = fired.poll(5, TimeUnit.SECONDS);
+            assertThat(at).as("fired").isNotNull();
+            assertThat(at - start).as("not before its delay").isGreaterThanOrEqualTo(20_000_000L);
+            assertThat(fired.poll(200, TimeUnit.MILLISECONDS)).as("fired once").isNull();
+            // Cancelled: quiet; armed with 0: fires at once.
+            loop.submit(() -> {
+                timer.arm(30_000_000L);
+                timer.cancel();
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(fired.poll(300, TimeUnit.MILLISECONDS)).as("cancelled").isNull();
+            loop.submit(() -> timer.arm(0)).get(5, TimeUnit.SECONDS);
+            assertThat(fired.poll(5, TimeUnit.SECONDS)).as("armed with 0").isNotNull();
+        } finally {
+            loop.submit(timer::close).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
     @Timeout(60)
     void dataPacketsArriveEcnCapableOverTheLinuxLayerAndNotOverNio() throws Exception {
         assertThat(ectReportedAfterATransfer(Datapath.LINUX)).as("ECT(0) data packets seen by the peer").isPositive();

@@ -106,6 +106,15 @@ final class LinuxSocketLayer implements SocketLayer {
         return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory());
     }
 
+    /** A {@code timerfd} on the loop when it is an epoll one (re-armed without allocating), else scheduled tasks. */
+    @Override
+    public LoopTimer newTimer(EventLoop loop, Runnable task) {
+        if (loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(EpollIoHandle.class)) {
+            return LinuxTimer.open(ioLoop, task);
+        }
+        return new ScheduledLoopTimer(loop, task);
+    }
+
     @Override
     public Future<UdpSocket> bind(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
             DatagramReceiver receiver) {

@@ -71,6 +71,12 @@ final class LinuxSyscalls {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle CLOSE;
     private static final MethodHandle STRERROR;
+    private static final MethodHandle TIMERFD_CREATE;
+    private static final MethodHandle TIMERFD_SETTIME;
+    private static final MethodHandle READ;
+    static final int CLOCK_MONOTONIC = 1;
+    static final int TFD_NONBLOCK = 0x800;
+    static final int TFD_CLOEXEC = 0x80000;
 
     static {
         Linker linker = Linker.nativeLinker();
@@ -89,6 +95,13 @@ final class LinuxSyscalls {
                 errno, Linker.Option.critical(false));
         CLOSE = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(i, i), errno);
         STRERROR = linker.downcallHandle(libc.findOrThrow("strerror"), FunctionDescriptor.of(p, i));
+        // The timer's calls capture no errno: their failures need no reason, and the capture costs
+        // a memory segment per call where the JIT does not remove it.
+        TIMERFD_CREATE = linker.downcallHandle(libc.findOrThrow("timerfd_create"), FunctionDescriptor.of(i, i, i));
+        TIMERFD_SETTIME = linker.downcallHandle(libc.findOrThrow("timerfd_settime"),
+                FunctionDescriptor.of(i, i, i, p, p), Linker.Option.critical(false));
+        READ = linker.downcallHandle(libc.findOrThrow("read"), FunctionDescriptor.of(ValueLayout.JAVA_LONG, i, p,
+                ValueLayout.JAVA_LONG), Linker.Option.critical(false));
     }
 
     private LinuxSyscalls() {
@@ -149,6 +162,33 @@ final class LinuxSyscalls {
     static int close(MemorySegment state, int fd) {
         try {
             return (int) CLOSE.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** A non-blocking monotonic {@code timerfd}, or -1. */
+    static int timerfdCreate() {
+        try {
+            return (int) TIMERFD_CREATE.invokeExact(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code timerfd_settime(fd, 0, spec, NULL)}: {@code spec} is a {@code struct itimerspec}. */
+    static int timerfdSettime(int fd, MemorySegment spec) {
+        try {
+            return (int) TIMERFD_SETTIME.invokeExact(fd, 0, spec, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code read(fd, buffer, length)}: bytes read, or -1. */
+    static long read(int fd, MemorySegment buffer, long length) {
+        try {
+            return (long) READ.invokeExact(fd, buffer, length);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -45,8 +45,8 @@ import java.nio.ByteOrder;
  * one, cut at the segment size the kernel reports. Send: datagrams are copied into a second
  * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
  * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). Nothing is
- * allocated per datagram once every peer address has been seen. Runs of full-size datagrams to one
- * destination go as GSO sends (see {@link #flush()}).
+ * allocated per datagram once every peer address has been seen. Runs of equal-length datagrams to
+ * one destination go as GSO sends (see {@link #flush()}).
  *
  * <p>Confined to the event loop; {@link #close()} may be called from any thread once.
  */
@@ -96,6 +96,7 @@ final class LinuxUdpSocket implements UdpSocket {
     private int receivedEcn;
     private int receivedSegmentBytes;
     private long coalescedReceives;
+    private long gsoSends;
     private IoRegistration registration;
     private int queued;
     private boolean closed;
@@ -167,7 +168,9 @@ final class LinuxUdpSocket implements UdpSocket {
                 }
                 break;
             }
-            for (int i = 0; i < n; i++) {
+            // The receiver may drive the engine in the middle of a read, and what it completes may
+            // close this socket (and free the batch): stop there.
+            for (int i = 0; i < n && !closed; i++) {
                 deliver(i);
             }
             if (n < receive.capacity) {
@@ -191,7 +194,7 @@ final class LinuxUdpSocket implements UdpSocket {
         }
         // GRO: a run of datagrams from one sender with one TOS, each of the segment size but the last.
         coalescedReceives++;
-        for (int offset = 0; offset < length; offset += receivedSegmentBytes) {
+        for (int offset = 0; offset < length && !closed; offset += receivedSegmentBytes) {
             receiver.onDatagram(socketId, view, offset, Math.min(receivedSegmentBytes, length - offset), sender,
                     receivedEcn);
         }
@@ -263,10 +266,10 @@ final class LinuxUdpSocket implements UdpSocket {
 
     /**
      * Sends everything queued with as few system calls as it takes: one {@code sendmmsg} for the
-     * batch, in which each run of full-size datagrams to the same destination with the same ECN
-     * (the body of a message on one path) goes as one GSO super-datagram ({@code UDP_SEGMENT}): the
-     * kernel cuts it into datagrams of {@link MessageBatch#slotBytes} after one trip through the
-     * stack. Full-size datagrams sit back to back in the batch, so a run is one iovec.
+     * batch, in which each run of datagrams of one length (the last may be shorter) to the same
+     * destination with the same ECN goes as one GSO super-datagram ({@code UDP_SEGMENT}): the
+     * kernel cuts it into datagrams of the run's length after one trip through the stack. A run's
+     * message gathers its datagrams' slots with one iovec each.
      */
     @Override
     public int flush() {
@@ -316,7 +319,13 @@ final class LinuxUdpSocket implements UdpSocket {
             int j = i;
             long total = lengthOf[i];
             if (gso) {
-                while (j + 1 < queued && j + 1 - i < MAX_GSO_SEGMENTS && lengthOf[j] == send.slotBytes
+                // A run: datagrams of the first one's length to one destination with one ECN; only
+                // the last may be shorter (the kernel cuts at the first's length). Equal lengths,
+                // not only full-size ones: the last packets of messages of one size interleaved
+                // over streams, and small messages, are runs too.
+                int segment = lengthOf[i];
+                while (j + 1 < queued && j + 1 - i < MAX_GSO_SEGMENTS && lengthOf[j] == segment
+                        && lengthOf[j + 1] <= segment
                         && destination[j + 1] == destination[i] && ecnOf[j + 1] == ecnOf[i]
                         && total + lengthOf[j + 1] <= MAX_GSO_BYTES) {
                     j++;
@@ -333,20 +342,26 @@ final class LinuxUdpSocket implements UdpSocket {
                 controlLength = CMSG_SPACE_SMALL;
             }
             if (j > i) {
+                gsoSends++;
                 long g = c + controlLength;
                 send.controls.set(SIZE_T, g, SEGMENT_CMSG_LEN);
                 send.controls.set(INT, g + CMSG_LEVEL, SOL_UDP);
                 send.controls.set(INT, g + CMSG_TYPE, UDP_SEGMENT);
-                send.controls.set(ValueLayout.JAVA_SHORT_UNALIGNED, g + CMSG_HEADER_BYTES, (short) send.slotBytes);
+                send.controls.set(ValueLayout.JAVA_SHORT_UNALIGNED, g + CMSG_HEADER_BYTES, (short) lengthOf[i]);
                 controlLength += CMSG_SPACE_SMALL;
             }
-            send.prepareSend(i, (int) total, controlLength);
+            send.prepareSend(i, j - i + 1, lengthOf, controlLength);
             MemorySegment.copy(send.headers, (long) i * LinuxSyscalls.MMSGHDR_BYTES, wire,
                     (long) entries * LinuxSyscalls.MMSGHDR_BYTES, LinuxSyscalls.MMSGHDR_BYTES);
             entrySize[entries++] = j - i + 1;
             i = j + 1;
         }
         return entries;
+    }
+
+    /** Messages handed to {@code sendmmsg} that carried a GSO run (more than one datagram). */
+    long gsoSends() {
+        return gsoSends;
     }
 
     /** Buffers received holding more than one datagram (GRO). */

@@ -113,10 +113,18 @@ final class MessageBatch {
         return headers.get(SIZE_T, (long) i * MMSGHDR_BYTES + MSG_CONTROLLEN);
     }
 
-    /** Sets message {@code i}'s payload length and control length for {@code sendmmsg}. */
-    void prepareSend(int i, int length, int controlLength) {
-        iovecs.set(SIZE_T, (long) i * IOVEC_BYTES + 8, length);
+    /**
+     * Makes message {@code i} of {@code sendmmsg} carry the payloads of slots {@code i..i+count-1}
+     * (lengths from {@code lengths}), one iovec each, gathered by the kernel into one UDP payload
+     * (one datagram, or one GSO run the kernel cuts again), with {@code controlLength} bytes of
+     * control data.
+     */
+    void prepareSend(int i, int count, int[] lengths, int controlLength) {
+        for (int k = i; k < i + count; k++) {
+            iovecs.set(SIZE_T, (long) k * IOVEC_BYTES + 8, lengths[k]);
+        }
         long h = (long) i * MMSGHDR_BYTES;
+        headers.set(SIZE_T, h + MSG_IOVLEN, count);
         headers.set(INT, h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
         headers.set(SIZE_T, h + MSG_CONTROLLEN, controlLength);
         headers.set(INT, h + MSG_FLAGS, 0);

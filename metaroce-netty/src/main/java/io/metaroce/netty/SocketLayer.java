@@ -33,6 +33,14 @@ interface SocketLayer {
             DatagramReceiver receiver);
 
     /**
+     * The endpoint's timer on {@code loop}, running {@code task} there (called off the loop, while
+     * the endpoint is built). By default Netty scheduled tasks.
+     */
+    default LoopTimer newTimer(EventLoop loop, Runnable task) {
+        return new ScheduledLoopTimer(loop, task);
+    }
+
+    /**
      * Options every socket of an endpoint is opened with.
      *
      * @param bufferBytes SO_SNDBUF and SO_RCVBUF asked for

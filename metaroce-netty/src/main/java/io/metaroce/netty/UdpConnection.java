@@ -13,7 +13,8 @@ import org.agrona.collections.Long2ObjectHashMap;
  * A thread-safe handle on one engine {@link Connection} of a {@link UdpEndpoint}.
  *
  * <p>Thread safety: every public method may be called from any thread. Posting methods queue a
- * task on the endpoint's event loop and return at once; the returned future completes (on the
+ * task on the endpoint's event loop and return at once (on the event loop itself they post at
+ * once, without a task); the returned future completes (on the
  * event loop) when the work request's completion arrives, or exceptionally with
  * {@link PostRejectedException} when the engine refuses it, or with the engine's
  * {@link IllegalArgumentException} on misuse. Dependent stages attached with the non-async
@@ -22,6 +23,14 @@ import org.agrona.collections.Long2ObjectHashMap;
  * <p>Work request ids: the id passed by the application is returned in the {@link Completion}
  * unchanged; internally the datapath posts each request under its own per-connection counter, so
  * application ids may repeat or collide freely.
+ *
+ * <p>Zero-allocation posting: the {@code post...Direct} methods (for example
+ * {@link #postSendDirect}) post straight into the engine, without a task or a future, and return
+ * the engine's {@link PostResult} code. They must be called on the endpoint's event loop (from a
+ * {@link CompletionSink}, or a task given to {@link UdpEndpoint#eventLoop()}), need a
+ * {@link UdpEndpoint.Builder#completionSink}, which alone hears of their completions, and take
+ * application ids in {@code [0, 2^63)}. Posting and completing this way allocate nothing. Posts
+ * made on the event loop in one turn leave in one drive of the engine.
  */
 public final class UdpConnection {
     private final UdpEndpoint owner;
@@ -40,6 +49,12 @@ public final class UdpConnection {
     private final long[] lastRepathNanos;
     private CompletableFuture<UdpConnection> connectFuture;
     private boolean ended;
+
+    /**
+     * Engine ids of direct posts: the application's id with this bit set, so their completions
+     * need no table (ids of posts with futures are a counter from 1 and never have it).
+     */
+    private static final long DIRECT = Long.MIN_VALUE;
 
     private record Pending(long userId, CompletableFuture<Completion> future) {
     }
@@ -133,6 +148,81 @@ public final class UdpConnection {
                 (c, id) -> c.postRead(streamId, id, region, offset, length, remoteKey, remoteOffset));
     }
 
+    // ---- zero-allocation posting (on the event loop; completions to the CompletionSink) ----
+
+    /** {@link #postSend} without a future, on the event loop; returns a {@link PostResult} code. */
+    public int postSendDirect(int streamId, long workRequestId, MemoryRegion region, long offset, long length) {
+        checkDirect(workRequestId);
+        return ended ? PostResult.CLOSED
+                : posted(core.postSend(streamId, workRequestId | DIRECT, region, offset, length));
+    }
+
+    /** {@link #postSendWithImmediate} without a future, on the event loop; returns a {@link PostResult} code. */
+    public int postSendWithImmediateDirect(int streamId, long workRequestId, MemoryRegion region, long offset,
+            long length, int immediate) {
+        checkDirect(workRequestId);
+        return ended ? PostResult.CLOSED
+                : posted(core.postSendWithImmediate(streamId, workRequestId | DIRECT, region, offset, length,
+                        immediate));
+    }
+
+    /** {@link #postRecv} without a future, on the event loop; returns a {@link PostResult} code. */
+    public int postRecvDirect(int streamId, long workRequestId, MemoryRegion region, long offset, long length) {
+        checkDirect(workRequestId);
+        return ended ? PostResult.CLOSED
+                : posted(core.postRecv(streamId, workRequestId | DIRECT, region, offset, length));
+    }
+
+    /** {@link #postWrite} without a future, on the event loop; returns a {@link PostResult} code. */
+    public int postWriteDirect(int streamId, long workRequestId, MemoryRegion region, long offset, long length,
+            int remoteKey, long remoteOffset) {
+        checkDirect(workRequestId);
+        return ended ? PostResult.CLOSED
+                : posted(core.postWrite(streamId, workRequestId | DIRECT, region, offset, length, remoteKey,
+                        remoteOffset));
+    }
+
+    /** {@link #postWriteWithImmediate} without a future, on the event loop; returns a {@link PostResult} code. */
+    public int postWriteWithImmediateDirect(int streamId, long workRequestId, MemoryRegion region, long offset,
+            long length, int remoteKey, long remoteOffset, int immediate) {
+        checkDirect(workRequestId);
+        return ended ? PostResult.CLOSED
+                : posted(core.postWriteWithImmediate(streamId, workRequestId | DIRECT, region, offset, length,
+                        remoteKey, remoteOffset, immediate));
+    }
+
+    /** {@link #postRead} without a future, on the event loop; returns a {@link PostResult} code. */
+    public int postReadDirect(int streamId, long workRequestId, MemoryRegion region, long offset, long length,
+            int remoteKey, long remoteOffset) {
+        checkDirect(workRequestId);
+        return ended ? PostResult.CLOSED
+                : posted(core.postRead(streamId, workRequestId | DIRECT, region, offset, length, remoteKey,
+                        remoteOffset));
+    }
+
+    private void checkDirect(long workRequestId) {
+        if (!owner.eventLoop().inEventLoop()) {
+            throw new IllegalStateException("direct posts run on the endpoint's event loop: call them from the"
+                    + " CompletionSink or a task given to endpoint().eventLoop(), or use the posting methods with"
+                    + " futures");
+        }
+        if (!owner.hasCompletionSink()) {
+            throw new IllegalStateException("direct posts report their completions only to a CompletionSink: set"
+                    + " UdpEndpoint.Builder.completionSink");
+        }
+        if (workRequestId < 0) {
+            throw new IllegalArgumentException("workRequestId is " + workRequestId
+                    + " but direct posts take ids in [0, 2^63)");
+        }
+    }
+
+    private int posted(int result) {
+        if (result == PostResult.OK) {
+            owner.requestDrive(); // once per event-loop turn, however many posts
+        }
+        return result;
+    }
+
     /**
      * Closes gracefully: posted work finishes, then CLOSE is exchanged; returns {@link #closeFuture()}.
      * Thread-safe; never blocks.
@@ -158,26 +248,40 @@ public final class UdpConnection {
 
     private CompletableFuture<Completion> post(long userId, int streamId, Post op) {
         CompletableFuture<Completion> f = new CompletableFuture<>();
-        owner.submit(() -> {
-            if (ended) {
+        if (owner.eventLoop().inEventLoop()) {
+            // Already on the loop (a completion's callback posting the next message): post now,
+            // without a task, and leave in the drive this turn asks for.
+            if (owner.isShutDown()) {
                 f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
-                return;
+            } else {
+                postNow(userId, op, f);
+                owner.requestDrive();
             }
-            long id = nextWorkRequestId++;
-            int result;
-            try {
-                result = op.apply(core, id);
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-                return;
-            }
-            if (result != PostResult.OK) {
-                f.completeExceptionally(new PostRejectedException(result));
-                return;
-            }
-            pending.put(id, new Pending(userId, f));
-        }, () -> f.completeExceptionally(new PostRejectedException(PostResult.CLOSED)));
+            return f;
+        }
+        owner.submit(() -> postNow(userId, op, f),
+                () -> f.completeExceptionally(new PostRejectedException(PostResult.CLOSED)));
         return f;
+    }
+
+    private void postNow(long userId, Post op, CompletableFuture<Completion> f) {
+        if (ended) {
+            f.completeExceptionally(new PostRejectedException(PostResult.CLOSED));
+            return;
+        }
+        long id = nextWorkRequestId++;
+        int result;
+        try {
+            result = op.apply(core, id);
+        } catch (RuntimeException e) {
+            f.completeExceptionally(e);
+            return;
+        }
+        if (result != PostResult.OK) {
+            f.completeExceptionally(new PostRejectedException(result));
+            return;
+        }
+        pending.put(id, new Pending(userId, f));
     }
 
     // ---- event-loop callbacks from UdpEndpoint ----
@@ -192,8 +296,13 @@ public final class UdpConnection {
 
     void onCompletion(int streamId, long workRequestId, int opcode, int status, long bytes, int immediate,
             boolean hasImmediate) {
+        if ((workRequestId & DIRECT) != 0) {
+            owner.notifySink(this, streamId, workRequestId & ~DIRECT, opcode, status, bytes, immediate, hasImmediate);
+            return;
+        }
         Pending p = pending.remove(workRequestId);
         if (p != null) {
+            owner.notifySink(this, streamId, p.userId, opcode, status, bytes, immediate, hasImmediate);
             Completion c = new Completion(p.userId, streamId, opcode, status, bytes, immediate, hasImmediate);
             owner.notifyCompletion(this, c);
             p.future.complete(c);

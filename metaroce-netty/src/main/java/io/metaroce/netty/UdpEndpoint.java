@@ -15,7 +15,6 @@ import io.metaroce.core.memory.MemoryRegion;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -55,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <p>Datapath: received datagrams go to {@link Endpoint#handleDatagram} (the engine only borrows
  * the buffer); once per read batch, after each timer and after each batch of application tasks,
  * the endpoint drains {@link Endpoint#pollTransmit} into its sockets, flushes each touched socket
- * once, then polls completions and events and keeps one scheduled timer, moved only when the
+ * once, then polls completions and events and keeps one timer, moved only when the
  * engine's deadline moves earlier.
  *
  * <p>ECN: where the socket layer cannot read the IP TOS byte of received datagrams (NIO), every
@@ -76,6 +75,14 @@ public final class UdpEndpoint implements AutoCloseable {
     /** Bound on blocking calls into the event loop and on close. */
     private static final long BLOCKING_TIMEOUT_SECONDS = 30;
     private static final int COOKIE_SECRET_BYTES = 32;
+    /**
+     * Datagrams handed to the engine before the endpoint drives it (sends its ACKs) in the middle
+     * of a read. An ACK selects the 256 PSNs below the highest one received on its path
+     * ([SPEC-SACK-1]), so a sender reads any older packet not yet acknowledged as lost: with GSO
+     * runs and GRO one read can bring thousands of datagrams, and one ACK at its end would make
+     * the sender resend most of them. Half the SACK window leaves room for the paths to differ.
+     */
+    static final int DATAGRAMS_PER_DRIVE = 128;
     /** Least time between two moves of one path that keeps failing its probes. */
     static final long REPATH_RETRY_NANOS = 50_000_000L;
 
@@ -92,6 +99,7 @@ public final class UdpEndpoint implements AutoCloseable {
     private final double dropProbability;
     private final boolean repathOnFailure;
     private final CompletionListener completionListener;
+    private final CompletionSink completionSink;
     private final long clockOrigin;
     private final List<InetSocketAddress> localAddresses;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -110,11 +118,16 @@ public final class UdpEndpoint implements AutoCloseable {
     /** Offset into the source-port range where the next path socket tries to bind. */
     private int nextSourcePort;
     private final Long2ObjectHashMap<UdpConnection> connections = new Long2ObjectHashMap<>();
-    private ScheduledFuture<?> timer;
+    /** The engine's one timer; {@link #timerDeadline} is its armed deadline, MAX_VALUE when disarmed. */
+    private final LoopTimer timer;
     private long timerDeadline = Long.MAX_VALUE;
     private boolean drivePending;
+    /** True while a drive polls its first completions: what their callbacks post leaves in that drive. */
+    private boolean collectingPosts;
     private boolean shutDown;
     private long datagramsReceived;
+    /** Datagrams handed to the engine since the last drive. */
+    private int receivedSinceDrive;
     private long datagramsSent;
     private long datagramsDropped;
     private long sendErrors;
@@ -208,6 +221,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.dropProbability = b.dropProbability;
         this.repathOnFailure = b.repathOnFailure;
         this.completionListener = b.completionListener;
+        this.completionSink = b.completionSink;
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
@@ -221,6 +235,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
         this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
+        this.timer = layer.newTimer(loop, timerTask);
         UdpSocket[] listen = new UdpSocket[planes.length];
         try {
             for (int p = 0; p < planes.length; p++) {
@@ -239,6 +254,7 @@ public final class UdpEndpoint implements AutoCloseable {
                     socket.close();
                 }
             }
+            loop.execute(timer::close);
             if (ownedGroup != null) {
                 ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
@@ -487,8 +503,8 @@ public final class UdpEndpoint implements AutoCloseable {
         }
     }
 
-    private void requestDrive() {
-        if (!drivePending) {
+    void requestDrive() {
+        if (!drivePending && !collectingPosts) {
             drivePending = true;
             loop.execute(driveTask);
         }
@@ -502,10 +518,22 @@ public final class UdpEndpoint implements AutoCloseable {
         return System.nanoTime() - clockOrigin;
     }
 
-    /** Outputs, in the engine's order: transmits, timeout, completions, events; then the timer. */
+    /**
+     * Outputs: completions first, so that what their callbacks post on the loop (the next
+     * message, an echo) leaves in this drive's flush with the ACKs; then transmits, one flush per
+     * socket, the timeout, completions again (a transmit can fail a work request), events (after
+     * the transmits: a closed connection's sockets close there), and the timer.
+     */
     private void drive() {
         if (shutDown) {
             return;
+        }
+        receivedSinceDrive = 0;
+        collectingPosts = true;
+        try {
+            endpoint.pollCompletions(completionHandler, Integer.MAX_VALUE);
+        } finally {
+            collectingPosts = false;
         }
         long now = now();
         while (endpoint.pollTransmit(now, transmit)) {
@@ -519,7 +547,6 @@ public final class UdpEndpoint implements AutoCloseable {
     }
 
     private void onTimer() {
-        timer = null;
         timerDeadline = Long.MAX_VALUE;
         if (shutDown) {
             return;
@@ -529,15 +556,12 @@ public final class UdpEndpoint implements AutoCloseable {
     }
 
     private void armTimer(long deadline) {
-        if (deadline == Long.MAX_VALUE || (timer != null && deadline >= timerDeadline)) {
-            return;
-        }
-        if (timer != null) {
-            timer.cancel(false);
+        if (deadline >= timerDeadline) {
+            return; // none, or not before the armed one (which then finds nothing due, and re-arms)
         }
         long delay = deadline == Long.MIN_VALUE ? 0 : Math.max(0, deadline - now());
         timerDeadline = deadline;
-        timer = loop.schedule(timerTask, delay, TimeUnit.NANOSECONDS);
+        timer.arm(delay);
     }
 
     private void send() {
@@ -584,6 +608,31 @@ public final class UdpEndpoint implements AutoCloseable {
             socketDatagramsReceived[socket]++;
         }
         endpoint.handleDatagram(now(), data, offset, length, socket, sender, ecn);
+        if (++receivedSinceDrive >= DATAGRAMS_PER_DRIVE) {
+            drive(); // the ACKs of a long read go out before its SACK window has moved past them
+        }
+    }
+
+    /** Whether the endpoint has shut down (read on the event loop). */
+    boolean isShutDown() {
+        return shutDown;
+    }
+
+    boolean hasCompletionSink() {
+        return completionSink != null;
+    }
+
+    /** Tells the application's completion sink, if any; a sink that throws is logged, not fatal. */
+    void notifySink(UdpConnection connection, int streamId, long workRequestId, int opcode, int status, long bytes,
+            int immediate, boolean hasImmediate) {
+        if (completionSink != null) {
+            try {
+                completionSink.onCompletion(connection, streamId, workRequestId, opcode, status, bytes, immediate,
+                        hasImmediate);
+            } catch (RuntimeException e) {
+                LOG.warn("completion sink threw", e);
+            }
+        }
     }
 
     /** Tells the application's completion listener, if any; a listener that throws is logged, not fatal. */
@@ -797,10 +846,8 @@ public final class UdpEndpoint implements AutoCloseable {
         } finally {
             // Whatever happened above, stop, answer every future and close every socket.
             shutDown = true;
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
+            timer.close();
+            timerDeadline = Long.MAX_VALUE;
             IllegalStateException cause = new IllegalStateException("endpoint closed");
             for (UdpConnection c : new ArrayList<>(connections.values())) {
                 c.onEnded(CloseReason.LOCAL_ABORT, cause);
@@ -835,6 +882,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private double dropProbability;
         private boolean repathOnFailure = true;
         private CompletionListener completionListener;
+        private CompletionSink completionSink;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
@@ -985,6 +1033,16 @@ public final class UdpEndpoint implements AutoCloseable {
          */
         public Builder completionListener(CompletionListener value) {
             this.completionListener = Objects.requireNonNull(value, "completionListener");
+            return this;
+        }
+
+        /**
+         * Told about every completion with primitive arguments, on the event loop, before its
+         * future completes (default none); needed by the zero-allocation {@code post...Direct}
+         * methods of {@link UdpConnection}, whose completions reach only this sink.
+         */
+        public Builder completionSink(CompletionSink value) {
+            this.completionSink = Objects.requireNonNull(value, "completionSink");
             return this;
         }
 

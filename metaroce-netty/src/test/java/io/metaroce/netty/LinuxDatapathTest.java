@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -158,6 +159,103 @@ class LinuxDatapathTest {
                 a.close();
                 b.close();
             }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(30)
+    void runsOfEqualShortDatagramsGoAsGsoSendsAndArriveWholeAndInOrder(boolean gro) throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
+        DatagramReceiver sink = recorder(received, (data, offset, length, ecn, sender) ->
+                new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
+        int slot = 4096;
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot, gro);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
+        UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
+        long seed = System.nanoTime();
+        try {
+            // Lengths from a small set, so runs of equal lengths (full-size or not) form, broken
+            // where the length grows or the ECN changes; the first batch is one run of 1100 bytes.
+            SplittableRandom random = new SplittableRandom(seed);
+            int[] sizes = {slot, 1100, 1100, 600, 64, 8};
+            int count = 4 * LinuxSocketLayer.BATCH + 5;
+            int[] lengths = new int[count];
+            int[] ecns = new int[count];
+            for (int i = 0; i < count; i++) {
+                lengths[i] = i < LinuxSocketLayer.BATCH ? 1100 : sizes[random.nextInt(sizes.length)];
+                ecns[i] = i < LinuxSocketLayer.BATCH || random.nextInt(8) != 0 ? 2 : 0;
+            }
+            long gsoBefore = loop.submit(() -> ((LinuxUdpSocket) a).gsoSends()).get(5, TimeUnit.SECONDS);
+            int dropped = loop.submit(() -> {
+                ByteBuffer buf = ByteBuffer.allocate(slot);
+                int lost = 0;
+                for (int i = 0; i < count; i++) {
+                    buf.putInt(0, i);
+                    buf.put(lengths[i] - 1, (byte) (i * 7));
+                    assertThat(a.write(buf, lengths[i], b.localAddress(), ecns[i])).isTrue();
+                    if (i == LinuxSocketLayer.BATCH - 1) {
+                        lost += a.flush();
+                    }
+                }
+                return lost + a.flush();
+            }).get(5, TimeUnit.SECONDS);
+            long gsoAfter = loop.submit(() -> ((LinuxUdpSocket) a).gsoSends()).get(5, TimeUnit.SECONDS);
+            assertThat(dropped).as("seed %d", seed).isZero();
+            assertThat(gsoAfter - gsoBefore).as("the first batch (1100-byte datagrams) is one GSO send, more follow;"
+                    + " seed %d", seed).isGreaterThan(1);
+            for (int i = 0; i < count; i++) {
+                int[] d = received.poll(5, TimeUnit.SECONDS);
+                assertThat(d).as("datagram %d of %d, seed %d", i, count, seed).isNotNull();
+                assertThat(d[0]).as("sequence, seed %d", seed).isEqualTo(i);
+                assertThat(d[1]).as("length of datagram %d, seed %d", i, seed).isEqualTo(lengths[i]);
+                assertThat(d[2]).as("ECN of datagram %d, seed %d", i, seed).isEqualTo(ecns[i]);
+                assertThat(d[3]).as("last byte of datagram %d, seed %d", i, seed).isEqualTo((int) (byte) (i * 7));
+            }
+            assertThat(received.poll(100, TimeUnit.MILLISECONDS)).as("no extra datagram").isNull();
+        } finally {
+            loop.submit(() -> {
+                a.close();
+                b.close();
+            }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void theTimerfdTimerFiresOnceAfterItsDelayTakesTheLastArmingAndStaysQuietWhenCancelled() throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        BlockingQueue<Long> fired = new LinkedBlockingQueue<>();
+        LoopTimer timer = LinuxSocketLayer.INSTANCE.newTimer(loop, () -> fired.add(System.nanoTime()));
+        try {
+            assertThat(timer).isInstanceOf(LinuxTimer.class);
+            // Armed late, then earlier: only the last arming counts, and it fires once.
+            long start = loop.submit(() -> {
+                timer.arm(5_000_000_000L);
+                long t = System.nanoTime();
+                timer.arm(20_000_000L);
+                return t;
+            }).get(5, TimeUnit.SECONDS);
+            Long at = fired.poll(5, TimeUnit.SECONDS);
+            assertThat(at).as("fired").isNotNull();
+            assertThat(at - start).as("not before its delay").isGreaterThanOrEqualTo(20_000_000L);
+            assertThat(fired.poll(200, TimeUnit.MILLISECONDS)).as("fired once").isNull();
+            // Cancelled: quiet; armed with 0: fires at once.
+            loop.submit(() -> {
+                timer.arm(30_000_000L);
+                timer.cancel();
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(fired.poll(300, TimeUnit.MILLISECONDS)).as("cancelled").isNull();
+            loop.submit(() -> timer.arm(0)).get(5, TimeUnit.SECONDS);
+            assertThat(fired.poll(5, TimeUnit.SECONDS)).as("armed with 0").isNotNull();
+        } finally {
+            loop.submit(timer::close).get(5, TimeUnit.SECONDS);
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }

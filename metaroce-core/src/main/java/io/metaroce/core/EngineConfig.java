@@ -66,6 +66,9 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
  *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
  *     marked (random loss, not congestion) keeps its window while a marked, congested one halves
+ * @param aimdFirstFlightBytes bytes an AIMD connection may have in flight, over all its paths,
+ *     until the first ACK brings the receiver's rate hint; 0: no such cap (only the windows), so a
+ *     connection into a busy receiver does not send a window per path blind
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -105,7 +108,8 @@ public record EngineConfig(
         int aimdPacingGainPercent,
         long pacingBurstBytes,
         boolean aimdLossCutScaledByAlpha,
-        long aimdDelayThresholdNanos) {
+        long aimdDelayThresholdNanos,
+        long aimdFirstFlightBytes) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -173,6 +177,7 @@ public record EngineConfig(
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
+        range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -215,7 +220,8 @@ public record EngineConfig(
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
                 8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
                 false, // aimdLossCutScaledByAlpha: a loss halves the window
-                500_000L); // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
+                500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
+                0L); // aimdFirstFlightBytes: no cap before the first hint
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -292,6 +298,7 @@ public record EngineConfig(
         private long pacingBurstBytes;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
+        private long aimdFirstFlightBytes;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -332,6 +339,7 @@ public record EngineConfig(
             pacingBurstBytes = c.pacingBurstBytes;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
+            aimdFirstFlightBytes = c.aimdFirstFlightBytes;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -374,6 +382,8 @@ public record EngineConfig(
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
         public Builder aimdDelayThresholdNanos(long v) { aimdDelayThresholdNanos = v; return this; }
+        /** Sets {@link EngineConfig#aimdFirstFlightBytes}. */
+        public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -385,7 +395,7 @@ public record EngineConfig(
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
-                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos);
+                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes);
         }
     }
 }

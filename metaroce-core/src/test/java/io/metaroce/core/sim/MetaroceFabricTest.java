@@ -90,25 +90,26 @@ class MetaroceFabricTest {
         ScenarioResult r = result.report();
         assertThat(r.metrics()).containsKeys("convergence_rtts", "jain_fairness", "peak_queue_bytes", "drops", "goodput_fraction");
         assertThat(r.telemetry().flowCount()).isEqualTo(8);
-        assertThat(result.jainFairness()).isBetween(0.97, 1.0);
+        assertThat(result.jainFairness()).isBetween(0.99, 1.0);
         assertThat(result.goodputFraction()).isBetween(0.7, 1.0);
         assertThat(result.peakQueueBytes()).isLessThanOrEqualTo((long) r.metrics().get("bdp_bytes"));
         assertThat((long) r.metrics().get("drops_after_convergence")).isZero();
-        assertThat(result.drops()).isPositive();
+        assertThat(result.drops()).as("the first flight is one datagram per sender, then hinted and paced").isZero();
         boolean converged = r.metrics().get("converged").equals(true);
         assertThat(result.convergenceRtts() >= 0).isEqualTo(converged);
         System.out.println("incast 8:1 metaroce: " + r.metrics());
     }
 
     @Test
-    void everyReceiverDividesNinetyFivePercentOfItsNicAmongItsSenders() {
+    void everyReceiverDividesItsWholeNicAmongItsSenders() {
         LinkSpec link = LinkSpec.of(100, 500, BufferPreset.SHALLOW);
         Network net = new Network(Topologies.leafSpine(4, 2, 2, 1, link, link), 1, 9216);
         MetaroceProtocol protocol = MetaroceProtocol.withAimd(1, false);
         protocol.install(net);
         long capacity = protocol.host(3).endpoint().config().receiveCapacityBytesPerSecond();
-        // 100 Gbit/s = 12.5 GB/s on the wire; 4096 of every 4162 wire bytes are datagram; 95% of that.
-        assertThat(capacity).isBetween(11_680_000_000L, 11_690_000_000L);
+        // 100 Gbit/s = 12.5 GB/s on the wire; 4096 of every 4162 wire bytes are datagram; all of it
+        // (the senders' ECN-cut share of their hints drains the queue [SPEC-CC-18]).
+        assertThat(capacity).isBetween(12_300_000_000L, 12_310_000_000L);
         assertThat(protocol.host(3).endpoint().config().minRtoNanos()).isEqualTo(50_000L);
         // A protocol given an explicit capacity keeps it.
         Network other = new Network(Topologies.leafSpine(4, 2, 2, 1, link, link), 1, 9216);

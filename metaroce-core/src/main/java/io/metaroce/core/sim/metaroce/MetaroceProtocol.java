@@ -28,7 +28,7 @@ public final class MetaroceProtocol implements SimProtocol {
      * senders' paced sum leaves the receiver's port room to drain the queue that bursts and the
      * first round trip build (with exactly 1 a standing queue never drains).
      */
-    static final double RECEIVE_HEADROOM = 0.95;
+    static final double RECEIVE_HEADROOM = 1.0;
 
     private final EngineConfig config;
     private final Function<EngineConfig, CongestionController> congestion;
@@ -108,6 +108,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .pathProbeMaxIntervalNanos(10_000_000L)
                 .pacingBurstBytes(4L << 10)
                 .aimdLossCutScaledByAlpha(true)
+                .aimdFirstFlightBytes(4L << 10)
                 .build();
     }
 

@@ -69,6 +69,9 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdFirstFlightBytes bytes an AIMD connection may have in flight, over all its paths,
  *     until the first ACK brings the receiver's rate hint; 0: no such cap (only the windows), so a
  *     connection into a busy receiver does not send a window per path blind
+ * @param aimdFirstFlightSpreadNanos an AIMD controller given a seeded random source delays its
+ *     connection's first packet by a random time below this, so connections that start together
+ *     (an incast) do not all land their first flight in the same instant; 0: no delay
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -109,7 +112,8 @@ public record EngineConfig(
         long pacingBurstBytes,
         boolean aimdLossCutScaledByAlpha,
         long aimdDelayThresholdNanos,
-        long aimdFirstFlightBytes) {
+        long aimdFirstFlightBytes,
+        long aimdFirstFlightSpreadNanos) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -178,6 +182,7 @@ public record EngineConfig(
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
         range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
+        range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -221,7 +226,8 @@ public record EngineConfig(
                 8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
                 false, // aimdLossCutScaledByAlpha: a loss halves the window
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
-                0L); // aimdFirstFlightBytes: no cap before the first hint
+                0L, // aimdFirstFlightBytes: no cap before the first hint
+                0L); // aimdFirstFlightSpreadNanos: the first packet leaves at once
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -299,6 +305,7 @@ public record EngineConfig(
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
         private long aimdFirstFlightBytes;
+        private long aimdFirstFlightSpreadNanos;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -340,6 +347,7 @@ public record EngineConfig(
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
+            aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -384,6 +392,8 @@ public record EngineConfig(
         public Builder aimdDelayThresholdNanos(long v) { aimdDelayThresholdNanos = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightBytes}. */
         public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
+        /** Sets {@link EngineConfig#aimdFirstFlightSpreadNanos}. */
+        public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -395,7 +405,8 @@ public record EngineConfig(
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
-                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes);
+                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
+                    aimdFirstFlightSpreadNanos);
         }
     }
 }

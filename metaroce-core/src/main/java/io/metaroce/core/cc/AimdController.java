@@ -2,6 +2,7 @@ package io.metaroce.core.cc;
 
 import io.metaroce.core.EngineConfig;
 import java.util.Arrays;
+import java.util.random.RandomGenerator;
 
 /**
  * Sender-driven AIMD on ECN marks with a congestion window per path (R-CC-1, spec [SPEC-CC-5] to
@@ -66,6 +67,11 @@ public final class AimdController implements CongestionController {
     private final long pacingBurstBytes;
     private final boolean lossCutScaledByAlpha;
     private final long firstFlightBytes;
+    private final long firstFlightSpread;
+    /** Seeded source of the start phases (null: none, everything starts at once). */
+    private final RandomGenerator random;
+    /** The earliest time of the connection's first packet (MIN_VALUE: not drawn yet) [SPEC-CC-16]. */
+    private long firstSendAt = Long.MIN_VALUE;
 
     private long[] window = new long[0];
     private long[] inFlight = new long[0];
@@ -111,6 +117,19 @@ public final class AimdController implements CongestionController {
 
     /** A controller with the AIMD settings of {@code config}; usable as {@code AimdController::new}. */
     public AimdController(EngineConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * A controller with the AIMD settings of {@code config} that draws its start phases from
+     * {@code random} (seeded by the caller; null: none): its first packet waits a random time below
+     * {@link EngineConfig#aimdFirstFlightSpreadNanos()}, and its pacing clock under the first hint
+     * starts at a random point of its first interval, so connections that start in the same instant
+     * do not send in lockstep [SPEC-CC-13], [SPEC-CC-16].
+     */
+    public AimdController(EngineConfig config, RandomGenerator random) {
+        this.random = random;
+        this.firstFlightSpread = config.aimdFirstFlightSpreadNanos();
         this.maxPaths = config.maxPaths();
         this.datagramBytes = config.maxDatagramBytes();
         this.initialWindow = config.aimdInitialWindowBytes();
@@ -143,6 +162,12 @@ public final class AimdController implements CongestionController {
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);
         long next = Math.max(nextSend[pathId], nowNanos);
+        if (!hintSeen && random != null && firstFlightSpread > 0) {
+            if (firstSendAt == Long.MIN_VALUE) {
+                firstSendAt = nowNanos + random.nextLong(firstFlightSpread);
+            }
+            next = Math.max(next, firstSendAt);
+        }
         return rateHint > 0 ? Math.max(next, connectionNext) : next;
     }
 
@@ -161,9 +186,16 @@ public final class AimdController implements CongestionController {
             // not add up to paths x pacingBurstBytes back to back into a shared receiver [SPEC-CC-13].
             double connectionRate = Math.min(effectiveHint(), totalOwnRate());
             long connectionCredit = (long) (pacingBurstBytes * 1e9 / connectionRate);
-            long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
-                    : Math.max(connectionNext, nowNanos - connectionCredit);
-            connectionNext = connectionStart + (long) (bytes * 1e9 / connectionRate);
+            long connectionInterval = (long) (bytes * 1e9 / connectionRate);
+            if (connectionNext == Long.MIN_VALUE && random != null) {
+                // The first packet under a hint: its successor leaves at a random point of the next
+                // interval, so senders told their shares by simultaneous ACKs fall out of step.
+                connectionNext = nowNanos + random.nextLong(Math.max(1, connectionInterval)) + 1;
+            } else {
+                long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
+                        : Math.max(connectionNext, nowNanos - connectionCredit);
+                connectionNext = connectionStart + connectionInterval;
+            }
         }
     }
 

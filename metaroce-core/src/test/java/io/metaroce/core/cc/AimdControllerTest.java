@@ -100,6 +100,27 @@ class AimdControllerTest {
     }
 
     @Test
+    void withASeededRandomSourceTheFirstPacketWaitsARandomTimeBelowTheSpread() {
+        // [SPEC-CC-16]: connections that start in the same instant land their first flights apart.
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(20_000).build();
+        SplittableRandom seeds = new SplittableRandom(7);
+        java.util.Set<Long> starts = new java.util.HashSet<>();
+        for (int i = 0; i < 50; i++) {
+            AimdController cc = new AimdController(config, seeds.split());
+            long start = cc.nextSendTimeNanos(0, 1_000);
+            assertThat(start).as("connection %d", i).isBetween(1_000L, 20_999L);
+            assertThat(cc.nextSendTimeNanos(3, 5_000)).as("the same start for every path").isEqualTo(Math.max(start, 5_000));
+            starts.add(start);
+            cc.onPacketSent(0, D, start);
+            cc.onRateHint(0, start + 10_000);
+            assertThat(cc.nextSendTimeNanos(1, start + 10_000)).as("after the first ACK no start delay").isEqualTo(start + 10_000);
+        }
+        assertThat(starts.size()).as("50 draws over 20,000 ns").isGreaterThan(40);
+        AimdController unseeded = new AimdController(config);
+        assertThat(unseeded.nextSendTimeNanos(0, 1_000)).as("no random source: at once").isEqualTo(1_000);
+    }
+
+    @Test
     void theFirstNonZeroHintSizesTheWindowsToItsBandwidthDelayProduct() {
         // [SPEC-CC-17]: 20 GB/s x a 20 us first sample = 400,000 bytes over the 4 paths in service.
         AimdController cc = new AimdController(CONFIG);

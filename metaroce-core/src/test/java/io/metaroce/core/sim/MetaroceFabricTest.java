@@ -81,9 +81,11 @@ class MetaroceFabricTest {
     void aSmallIncastReportsItsFairnessAndConvergence() {
         // 8:1 on a k=4 fat-tree with shallow buffers, 2 ms measured. Before the simulator ran the
         // receiver's fair share and pacing (AIMD alone, 64 KiB per path): Jain 0.21, goodput 0.67,
-        // 1,239 drops, the whole buffer full. With them (2026-11-29): Jain 0.99 over the second
-        // half, its peak queue 30 KB (under a BDP), no drops there, 77 drops in all, goodput 0.79;
-        // it still does not stay within ±10% of the fair share in every 88 us window.
+        // 1,239 drops, the whole buffer full. With them: Jain 0.99 over the second half, 77 drops,
+        // never within ±10% in every window. With the first flight capped until the first hint,
+        // spread start phases, one pacing clock per connection and marks cutting the share of the
+        // hint (2026-11-29): no drops at all, peak queue 21 KB, Jain 1.0, converged after 25.8
+        // base RTTs (not yet the 2).
         SimParameters p = SimParameters.defaults().withTopology(TopologyKind.FAT_TREE, 4, 1).withSenders(8)
                 .withDuration(2_000_000L);
         IncastScenario.Result result = IncastScenario.run(p, seed -> MetaroceProtocol.withAimd(seed, false));
@@ -97,19 +99,20 @@ class MetaroceFabricTest {
         assertThat(result.drops()).as("the first flight is one datagram per sender, then hinted and paced").isZero();
         boolean converged = r.metrics().get("converged").equals(true);
         assertThat(result.convergenceRtts() >= 0).isEqualTo(converged);
+        assertThat(converged).as("every sender within ±10%% of its share from then to the end").isTrue();
+        assertThat(result.convergenceRtts()).isLessThanOrEqualTo(30.0);
         System.out.println("incast 8:1 metaroce: " + r.metrics());
     }
 
     @Test
-    void everyReceiverDividesItsWholeNicAmongItsSenders() {
+    void everyReceiverDividesNinetyFivePercentOfItsNicAmongItsSenders() {
         LinkSpec link = LinkSpec.of(100, 500, BufferPreset.SHALLOW);
         Network net = new Network(Topologies.leafSpine(4, 2, 2, 1, link, link), 1, 9216);
         MetaroceProtocol protocol = MetaroceProtocol.withAimd(1, false);
         protocol.install(net);
         long capacity = protocol.host(3).endpoint().config().receiveCapacityBytesPerSecond();
-        // 100 Gbit/s = 12.5 GB/s on the wire; 4096 of every 4162 wire bytes are datagram; all of it
-        // (the senders' ECN-cut share of their hints drains the queue [SPEC-CC-18]).
-        assertThat(capacity).isBetween(12_300_000_000L, 12_310_000_000L);
+        // 100 Gbit/s = 12.5 GB/s on the wire; 4096 of every 4162 wire bytes are datagram; 95% of that.
+        assertThat(capacity).isBetween(11_680_000_000L, 11_690_000_000L);
         assertThat(protocol.host(3).endpoint().config().minRtoNanos()).isEqualTo(50_000L);
         // A protocol given an explicit capacity keeps it.
         Network other = new Network(Topologies.leafSpine(4, 2, 2, 1, link, link), 1, 9216);

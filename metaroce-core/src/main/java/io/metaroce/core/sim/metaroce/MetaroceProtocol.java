@@ -28,7 +28,7 @@ public final class MetaroceProtocol implements SimProtocol {
      * senders' paced sum leaves the receiver's port room to drain the queue that bursts and the
      * first round trip build (with exactly 1 a standing queue never drains).
      */
-    static final double RECEIVE_HEADROOM = 1.0;
+    static final double RECEIVE_HEADROOM = 0.95;
 
     private final EngineConfig config;
     private final Function<EngineConfig, CongestionController> congestion;
@@ -67,7 +67,10 @@ public final class MetaroceProtocol implements SimProtocol {
      * {@link AimdController} with pacing, and every receiver dividing its NIC rate among its senders.
      */
     public static MetaroceProtocol withAimd(long seed, boolean verify) {
-        return new MetaroceProtocol(simulatorConfig(), AimdController::new, seed, verify, true);
+        // Each controller draws its start phases from its own stream of the run's seed, handed out in
+        // the (deterministic) order connections are created.
+        SplittableRandom phases = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        return new MetaroceProtocol(simulatorConfig(), c -> new AimdController(c, phases.split()), seed, verify, true);
     }
 
     /**
@@ -109,6 +112,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .pacingBurstBytes(4L << 10)
                 .aimdLossCutScaledByAlpha(true)
                 .aimdFirstFlightBytes(4L << 10)
+                .aimdFirstFlightSpreadNanos(20_000L)
                 .build();
     }
 

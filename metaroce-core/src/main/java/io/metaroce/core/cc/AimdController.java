@@ -55,6 +55,12 @@ public final class AimdController implements CongestionController {
     /** Fixed-point scale of {@code alpha}: {@code ALPHA_ONE} is 1.0. */
     private static final int ALPHA_BITS = 20;
     private static final long ALPHA_ONE = 1L << ALPHA_BITS;
+    /**
+     * 1/2: the receiver's allocator reads a sender using less than half its share as wanting less
+     * ([SPEC-CC-11]); the fraction of the hint stays above it (by g), so a sender's own restraint
+     * under marks never lowers the share it is given (a sender cut further fell behind for good).
+     */
+    private static final long MIN_HINT_FRACTION = ALPHA_ONE >> 1;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -282,7 +288,7 @@ public final class AimdController implements CongestionController {
         connectionAlpha = Math.clamp(connectionAlpha + step, 0, ALPHA_ONE);
         if (ce > 0 && rateHint > 0 && hintCutCredit <= 0 && hintLimited()) {
             long cut = (hintFraction * connectionAlpha) >> (ALPHA_BITS + 1);
-            hintFraction = Math.max(ALPHA_ONE >> gainShift, hintFraction - cut);
+            hintFraction = Math.max(MIN_HINT_FRACTION + (ALPHA_ONE >> gainShift), hintFraction - cut);
             hintCutCredit = Math.max(totalInFlight, datagramBytes);
             ackedSinceHintChange = 0;
         }

@@ -47,6 +47,16 @@ import java.util.random.RandomGenerator;
  * to back. While the hint is what limits the rate, windows do not grow (the window is not the
  * bottleneck, so growing it would only build a standing queue once the hint rises).
  *
+ * <p>Under the hint ([SPEC-CC-13], [SPEC-CC-16] to [SPEC-CC-18]): the connection also keeps one
+ * pacing clock across its paths, so the paths' burst allowances do not add up; until the first
+ * ACK it has at most {@link EngineConfig#aimdFirstFlightBytes()} in flight (it knows nothing of the
+ * receiver's other senders yet); the first non-zero hint sizes the windows to its bandwidth-delay
+ * product; and while the hint limits the rate, ECN marks cut the connection's fraction of the
+ * hint (DCTCP-style, not below 1/2 + g) instead of windows that do not limit, so the senders of an
+ * incast hold the receiver's queue near the marking threshold. Given a seeded random source, the
+ * controller starts its first packet and its connection clock at random phases, so connections
+ * that start together do not send in lockstep.
+ *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
  * once every path has been seen. Called on the connection's thread only; not thread-safe.

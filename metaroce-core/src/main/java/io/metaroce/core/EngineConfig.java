@@ -75,6 +75,12 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
  *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
  *     marked (random loss, not congestion) keeps its window while a marked, congested one halves
+ * @param aimdFirstFlightBytes bytes an AIMD connection may have in flight, over all its paths,
+ *     until the first ACK brings the receiver's rate hint; 0: no such cap (only the windows), so a
+ *     connection into a busy receiver does not send a window per path blind
+ * @param aimdFirstFlightSpreadNanos an AIMD controller given a seeded random source delays its
+ *     connection's first packet by a random time below this, so connections that start together
+ *     (an incast) do not all land their first flight in the same instant; 0: no delay
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -116,7 +122,9 @@ public record EngineConfig(
         int aimdPacingGainPercent,
         long pacingBurstBytes,
         boolean aimdLossCutScaledByAlpha,
-        long aimdDelayThresholdNanos) {
+        long aimdDelayThresholdNanos,
+        long aimdFirstFlightBytes,
+        long aimdFirstFlightSpreadNanos) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -186,6 +194,8 @@ public record EngineConfig(
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
+        range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
+        range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -230,7 +240,9 @@ public record EngineConfig(
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
                 8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
                 false, // aimdLossCutScaledByAlpha: a loss halves the window
-                500_000L); // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
+                500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
+                0L, // aimdFirstFlightBytes: no cap before the first hint
+                0L); // aimdFirstFlightSpreadNanos: the first packet leaves at once
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -309,6 +321,8 @@ public record EngineConfig(
         private long pacingBurstBytes;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
+        private long aimdFirstFlightBytes;
+        private long aimdFirstFlightSpreadNanos;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -351,6 +365,8 @@ public record EngineConfig(
             pacingBurstBytes = c.pacingBurstBytes;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
+            aimdFirstFlightBytes = c.aimdFirstFlightBytes;
+            aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -397,6 +413,10 @@ public record EngineConfig(
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
         public Builder aimdDelayThresholdNanos(long v) { aimdDelayThresholdNanos = v; return this; }
+        /** Sets {@link EngineConfig#aimdFirstFlightBytes}. */
+        public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
+        /** Sets {@link EngineConfig#aimdFirstFlightSpreadNanos}. */
+        public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -409,7 +429,8 @@ public record EngineConfig(
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
-                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos);
+                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
+                    aimdFirstFlightSpreadNanos);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.metaroce.core.cc;
 
 import io.metaroce.core.EngineConfig;
 import java.util.Arrays;
+import java.util.random.RandomGenerator;
 
 /**
  * Sender-driven AIMD on ECN marks with a congestion window per path (R-CC-1, spec [SPEC-CC-5] to
@@ -46,6 +47,16 @@ import java.util.Arrays;
  * to back. While the hint is what limits the rate, windows do not grow (the window is not the
  * bottleneck, so growing it would only build a standing queue once the hint rises).
  *
+ * <p>Under the hint ([SPEC-CC-13], [SPEC-CC-16] to [SPEC-CC-18]): the connection also keeps one
+ * pacing clock across its paths, so the paths' burst allowances do not add up; until the first
+ * ACK it has at most {@link EngineConfig#aimdFirstFlightBytes()} in flight (it knows nothing of the
+ * receiver's other senders yet); the first non-zero hint sizes the windows to its bandwidth-delay
+ * product; and while the hint limits the rate, ECN marks cut the connection's fraction of the
+ * hint (DCTCP-style, not below 1/2 + g) instead of windows that do not limit, so the senders of an
+ * incast hold the receiver's queue near the marking threshold. Given a seeded random source, the
+ * controller starts its first packet and its connection clock at random phases, so connections
+ * that start together do not send in lockstep.
+ *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
  * once every path has been seen. Called on the connection's thread only; not thread-safe.
@@ -54,6 +65,12 @@ public final class AimdController implements CongestionController {
     /** Fixed-point scale of {@code alpha}: {@code ALPHA_ONE} is 1.0. */
     private static final int ALPHA_BITS = 20;
     private static final long ALPHA_ONE = 1L << ALPHA_BITS;
+    /**
+     * 1/2: the receiver's allocator reads a sender using less than half its share as wanting less
+     * ([SPEC-CC-11]); the fraction of the hint stays above it (by g), so a sender's own restraint
+     * under marks never lowers the share it is given (a sender cut further fell behind for good).
+     */
+    private static final long MIN_HINT_FRACTION = ALPHA_ONE >> 1;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -65,6 +82,12 @@ public final class AimdController implements CongestionController {
     private final int pacingGainPercent;
     private final long pacingBurstBytes;
     private final boolean lossCutScaledByAlpha;
+    private final long firstFlightBytes;
+    private final long firstFlightSpread;
+    /** Seeded source of the start phases (null: none, everything starts at once). */
+    private final RandomGenerator random;
+    /** The earliest time of the connection's first packet (MIN_VALUE: not drawn yet) [SPEC-CC-16]. */
+    private long firstSendAt = Long.MIN_VALUE;
 
     private long[] window = new long[0];
     private long[] inFlight = new long[0];
@@ -87,6 +110,22 @@ public final class AimdController implements CongestionController {
     private long[] minRtt = new long[0];
     /** The receiver's latest rate hint, bytes per second (0: none). */
     private long rateHint;
+    /** Whether an ACK (hence a hint, possibly 0) has arrived: ends the first-flight cap [SPEC-CC-16]. */
+    private boolean hintSeen;
+    /** Whether the windows were already scaled to the first non-zero hint [SPEC-CC-17]. */
+    private boolean hintScaled;
+    /** The window a path not seen yet starts with: the initial window, or the hint-scaled one. */
+    private long startWindow;
+    /** The share of the hint the connection uses, {@code ALPHA_ONE} = all of it [SPEC-CC-18]. */
+    private long hintFraction = ALPHA_ONE;
+    /** Moving average of the CE-marked fraction over all the connection's paths. */
+    private long connectionAlpha;
+    /** Bytes to acknowledge before the next cut of {@link #hintFraction}. */
+    private long hintCutCredit;
+    /** Bytes acknowledged since {@link #hintFraction} last changed. */
+    private long ackedSinceHintChange;
+    /** Connection-wide pacing clock under a hint: the earliest time the next packet may leave [SPEC-CC-13]. */
+    private long connectionNext = Long.MIN_VALUE;
     private final long delayThreshold;
     private long totalInFlight;
     /** One more than the highest path id seen. */
@@ -94,6 +133,19 @@ public final class AimdController implements CongestionController {
 
     /** A controller with the AIMD settings of {@code config}; usable as {@code AimdController::new}. */
     public AimdController(EngineConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * A controller with the AIMD settings of {@code config} that draws its start phases from
+     * {@code random} (seeded by the caller; null: none): its first packet waits a random time below
+     * {@link EngineConfig#aimdFirstFlightSpreadNanos()}, and its pacing clock under the first hint
+     * starts at a random point of its first interval, so connections that start in the same instant
+     * do not send in lockstep [SPEC-CC-13], [SPEC-CC-16].
+     */
+    public AimdController(EngineConfig config, RandomGenerator random) {
+        this.random = random;
+        this.firstFlightSpread = config.aimdFirstFlightSpreadNanos();
         this.maxPaths = config.maxPaths();
         this.datagramBytes = config.maxDatagramBytes();
         this.initialWindow = config.aimdInitialWindowBytes();
@@ -105,6 +157,8 @@ public final class AimdController implements CongestionController {
         this.pacingBurstBytes = config.pacingBurstBytes();
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
         this.delayThreshold = config.aimdDelayThresholdNanos();
+        this.firstFlightBytes = config.aimdFirstFlightBytes();
+        this.startWindow = initialWindow;
     }
 
     // ---- CongestionController ----
@@ -112,13 +166,25 @@ public final class AimdController implements CongestionController {
     @Override
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
-        return window[pathId] - inFlight[pathId];
+        long allowance = window[pathId] - inFlight[pathId];
+        if (!hintSeen && firstFlightBytes > 0) {
+            // Blind until the receiver has spoken: the whole connection sends one small flight [SPEC-CC-16].
+            allowance = Math.min(allowance, firstFlightBytes - totalInFlight);
+        }
+        return allowance;
     }
 
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);
-        return Math.max(nextSend[pathId], nowNanos);
+        long next = Math.max(nextSend[pathId], nowNanos);
+        if (!hintSeen && random != null && firstFlightSpread > 0) {
+            if (firstSendAt == Long.MIN_VALUE) {
+                firstSendAt = nowNanos + random.nextLong(firstFlightSpread);
+            }
+            next = Math.max(next, firstSendAt);
+        }
+        return rateHint > 0 ? Math.max(next, connectionNext) : next;
     }
 
     @Override
@@ -131,6 +197,22 @@ public final class AimdController implements CongestionController {
         long credit = (long) (pacingBurstBytes * 1e9 / rate);
         long start = nextSend[pathId] == Long.MIN_VALUE ? nowNanos - credit : Math.max(nextSend[pathId], nowNanos - credit);
         nextSend[pathId] = start + interval;
+        if (rateHint > 0) {
+            // One clock for the whole connection at min(own, hint): the paths' burst allowances do
+            // not add up to paths x pacingBurstBytes back to back into a shared receiver [SPEC-CC-13].
+            double connectionRate = Math.min(effectiveHint(), totalOwnRate());
+            long connectionCredit = (long) (pacingBurstBytes * 1e9 / connectionRate);
+            long connectionInterval = (long) (bytes * 1e9 / connectionRate);
+            if (connectionNext == Long.MIN_VALUE && random != null) {
+                // The first packet under a hint: its successor leaves at a random point of the next
+                // interval, so senders told their shares by simultaneous ACKs fall out of step.
+                connectionNext = nowNanos + random.nextLong(Math.max(1, connectionInterval)) + 1;
+            } else {
+                long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
+                        : Math.max(connectionNext, nowNanos - connectionCredit);
+                connectionNext = connectionStart + connectionInterval;
+            }
+        }
     }
 
     @Override
@@ -149,6 +231,15 @@ public final class AimdController implements CongestionController {
         }
         ecnCutCredit[pathId] -= bytes;
         lossCutCredit[pathId] -= bytes;
+        hintCutCredit -= bytes;
+        if (rateHint > 0 && hintFraction < ALPHA_ONE) {
+            // Additive increase of the fraction: g of the hint per round trip of the connection.
+            ackedSinceHintChange += bytes;
+            if (ackedSinceHintChange >= Math.max(totalInFlight, datagramBytes)) {
+                ackedSinceHintChange = 0;
+                hintFraction = Math.min(ALPHA_ONE, hintFraction + (ALPHA_ONE >> gainShift));
+            }
+        }
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
         boolean grow = !hintLimited();
@@ -191,6 +282,26 @@ public final class AimdController implements CongestionController {
         }
         ecnSeen[pathId] = true;
         reactToMarks(pathId, ect, ce);
+        reactToMarksUnderHint(ect, ce);
+    }
+
+    /**
+     * Marks while the hint limits the rate [SPEC-CC-18]: the windows are not what limits, so the
+     * marks cut the connection's fraction of the hint, DCTCP-style by half the connection's marked
+     * fraction, at most once per round trip of the connection: the senders of an incast hold the
+     * receiver's queue near the marking threshold instead of at the top of the buffer.
+     */
+    private void reactToMarksUnderHint(long ect, long ce) {
+        long fraction = (ce << ALPHA_BITS) / ect;
+        long step = fraction - connectionAlpha;
+        step = step >= 0 ? (step + (1L << gainShift) - 1) >> gainShift : -((-step + (1L << gainShift) - 1) >> gainShift);
+        connectionAlpha = Math.clamp(connectionAlpha + step, 0, ALPHA_ONE);
+        if (ce > 0 && rateHint > 0 && hintCutCredit <= 0 && hintLimited()) {
+            long cut = (hintFraction * connectionAlpha) >> (ALPHA_BITS + 1);
+            hintFraction = Math.max(MIN_HINT_FRACTION + (ALPHA_ONE >> gainShift), hintFraction - cut);
+            hintCutCredit = Math.max(totalInFlight, datagramBytes);
+            ackedSinceHintChange = 0;
+        }
     }
 
     /** Updates alpha with {@code ce} marked of {@code ect} packets and cuts on marks [SPEC-CC-7], [SPEC-CC-8]. */
@@ -212,6 +323,40 @@ public final class AimdController implements CongestionController {
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
         rateHint = Math.max(0, bytesPerSecond);
+        hintSeen = true;
+        if (rateHint > 0 && !hintScaled) {
+            scaleToHint();
+        }
+    }
+
+    /**
+     * The first non-zero hint sizes the windows [SPEC-CC-17]: together the paths in service get
+     * the hint's bandwidth-delay product (hint x the first RTT sample, {@code initialRttNanos}
+     * before one), so an uncontended sender starts at its share instead of climbing to it by
+     * additive increase, and a sender into a busy receiver keeps the small window it has.
+     */
+    private void scaleToHint() {
+        hintScaled = true;
+        long rtt = 0;
+        int inService = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i]) {
+                inService++;
+                rtt = Math.max(rtt, srtt[i]);
+            }
+        }
+        if (rtt == 0) {
+            rtt = initialRtt;
+        }
+        long bdp = (long) Math.min((double) maxWindow * Math.max(1, inService), rateHint * (rtt / 1e9));
+        long perPath = Math.clamp(bdp / Math.max(1, inService), minWindow, maxWindow);
+        startWindow = Math.max(initialWindow, perPath);
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && window[i] < startWindow) {
+                window[i] = startWindow;
+                ackedSinceIncrease[i] = 0;
+            }
+        }
     }
 
     @Override
@@ -240,7 +385,7 @@ public final class AimdController implements CongestionController {
     /** Path {@code pathId}'s congestion window, bytes (the initial window for a path not seen yet). */
     public long windowBytes(int pathId) {
         checkPath(pathId);
-        return pathId < window.length ? window[pathId] : initialWindow;
+        return pathId < window.length ? window[pathId] : startWindow;
     }
 
     /** Path {@code pathId}'s moving average of the CE-marked fraction, 0 to 1 (1 before any feedback). */
@@ -287,14 +432,15 @@ public final class AimdController implements CongestionController {
     public double pacingRateBytesPerSecond(int pathId) {
         checkPath(pathId);
         if (pathId >= window.length) {
-            return ownRate(initialWindow, 0);
+            return ownRate(startWindow, 0);
         }
         double own = ownRate(window[pathId], srtt[pathId]);
         if (rateHint == 0) {
             return own;
         }
         double total = totalOwnRate();
-        return total > rateHint ? own * rateHint / total : own;
+        double hint = effectiveHint();
+        return total > hint ? own * hint / total : own;
     }
 
     private double ownRate(long windowBytes, long smoothedRtt) {
@@ -314,7 +460,17 @@ public final class AimdController implements CongestionController {
 
     /** Whether the receiver's hint, not the windows, is what limits the sender's rate. */
     private boolean hintLimited() {
-        return rateHint > 0 && totalOwnRate() > rateHint;
+        return rateHint > 0 && totalOwnRate() > effectiveHint();
+    }
+
+    /** The rate the connection allows itself under the hint: its fraction of it [SPEC-CC-18]. */
+    private double effectiveHint() {
+        return (double) rateHint * hintFraction / ALPHA_ONE;
+    }
+
+    /** The share of the receiver's hint the connection currently uses, 0 to 1 [SPEC-CC-18]. */
+    public double hintFraction() {
+        return (double) hintFraction / ALPHA_ONE;
     }
 
     // ---- internals ----
@@ -362,7 +518,7 @@ public final class AimdController implements CongestionController {
         nextSend = Arrays.copyOf(nextSend, size);
         failed = Arrays.copyOf(failed, size);
         for (int i = old; i < size; i++) {
-            window[i] = initialWindow;
+            window[i] = startWindow;
             nextSend[i] = Long.MIN_VALUE;
             alpha[i] = ALPHA_ONE; // credits stay 0: the first cut of each kind may happen at once
         }

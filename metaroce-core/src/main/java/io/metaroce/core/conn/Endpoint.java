@@ -168,7 +168,7 @@ public final class Endpoint {
         for (int i = 0; i < localSockets.length; i++) {
             c.addPath(i, localSockets[i], remoteAddresses[i]);
         }
-        register(c);
+        register(c, nowNanos);
         return c;
     }
 
@@ -180,13 +180,15 @@ public final class Endpoint {
         return id;
     }
 
-    private void register(Connection c) {
+    private void register(Connection c, long nowNanos) {
         connections.put(c.localId(), c);
         connectionList.add(c);
         if (fairShare.enabled()) {
-            // Until the next recomputation, a new connection is offered a newcomer's share.
-            c.inbound().share(Math.max(1, config.receiveCapacityBytesPerSecond() / (fairShare.activeSenders() + 1)),
-                    false);
+            // A new connection is a sender about to start [SPEC-CC-11]: it counts as one for its
+            // first two periods, so connections opened together (an incast) are all in the division
+            // from their first ACK on, instead of the early ones being offered the whole capacity.
+            c.inbound().lastArrivalNanos = nowNanos;
+            fairShare.recompute(nowNanos, connectionList);
         }
     }
 
@@ -264,7 +266,7 @@ public final class Endpoint {
         Connection c = new Connection(this, newConnectionId(), false, pathCount, nowNanos);
         c.addPath(0, localSocket, remoteAddress);
         c.acceptFrom(clientId, rx.maxDatagramBytes, rx.sequenceWindow);
-        register(c);
+        register(c, nowNanos);
         acceptedByClientId.put(clientId, c);
         stats.connectionsAccepted++;
         events.add(c, ConnectionEvents.ACCEPTED);

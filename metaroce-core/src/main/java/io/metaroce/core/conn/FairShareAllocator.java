@@ -15,7 +15,7 @@ import java.util.Arrays;
  * <p>Demand is measured, not declared: a sender's arrival rate over its measurement window, which
  * closes at a recomputation once it spans {@link #WINDOW_DATAGRAMS} datagrams or
  * {@link #WINDOW_PERIODS} periods (so a slow sender's rate is not a count of one or two packets;
- * until its window closes a sender keeps its previous demand). A sender that used at least 3/4 of
+ * until its window closes a sender keeps its previous demand). A sender that used at least 1/2 of
  * the share it was given is held back by that share, so its demand is the whole capacity (it
  * would take more); any other sender's demand is 5/4 of its rate (at least one datagram per
  * period), room to grow by a quarter per window. Capacity left over once every demand is met is
@@ -104,7 +104,9 @@ final class FairShareAllocator {
                 long bytes = in.closeWindow(nowNanos);
                 long rate = (long) Math.min(capacity, bytes * ((double) NANOS_PER_SECOND / Math.max(1, elapsed)));
                 long share = in.shareBytesPerSecond;
-                boolean heldBack = !in.active || rate >= share - (share >> 2);
+                // Half, not more: a sender that trims its rate under ECN marks ([SPEC-CC-18]) keeps above
+                // half its share, so the allocator does not read its restraint as a smaller demand.
+                boolean heldBack = !in.active || rate >= share >> 1;
                 demands[i] = heldBack ? capacity : Math.clamp(rate + (rate >> 2), minDemand, capacity);
                 in.demand = demands[i];
             }

@@ -82,6 +82,120 @@ class AimdControllerTest {
     }
 
     @Test
+    void untilTheFirstHintTheConnectionSendsOnlyItsFirstFlight() {
+        // [SPEC-CC-16]: one datagram across all paths until an ACK brings the hint (0 included).
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdFirstFlightBytes(D).build());
+        assertThat(cc.sendAllowanceBytes(0, 0)).isEqualTo(D);
+        cc.onPacketSent(0, D, 0);
+        for (int path = 0; path < 4; path++) {
+            assertThat(cc.sendAllowanceBytes(path, 0)).as("path %d", path).isLessThanOrEqualTo(0);
+        }
+        cc.onPacketAcked(0, D, 10_000, 10_000);
+        assertThat(cc.sendAllowanceBytes(1, 10_000)).as("no hint yet: still capped").isEqualTo(D);
+        cc.onRateHint(0, 10_000);
+        assertThat(cc.sendAllowanceBytes(1, 10_000)).as("the receiver spoke: the windows rule").isEqualTo(INITIAL);
+        AimdController uncapped = new AimdController(CONFIG);
+        uncapped.onPacketSent(0, D, 0);
+        assertThat(uncapped.sendAllowanceBytes(1, 0)).as("0: no cap").isEqualTo(INITIAL);
+    }
+
+    @Test
+    void withASeededRandomSourceTheFirstPacketWaitsARandomTimeBelowTheSpread() {
+        // [SPEC-CC-16]: connections that start in the same instant land their first flights apart.
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(20_000).build();
+        SplittableRandom seeds = new SplittableRandom(7);
+        java.util.Set<Long> starts = new java.util.HashSet<>();
+        for (int i = 0; i < 50; i++) {
+            AimdController cc = new AimdController(config, seeds.split());
+            long start = cc.nextSendTimeNanos(0, 1_000);
+            assertThat(start).as("connection %d", i).isBetween(1_000L, 20_999L);
+            assertThat(cc.nextSendTimeNanos(3, 5_000)).as("the same start for every path").isEqualTo(Math.max(start, 5_000));
+            starts.add(start);
+            cc.onPacketSent(0, D, start);
+            cc.onRateHint(0, start + 10_000);
+            assertThat(cc.nextSendTimeNanos(1, start + 10_000)).as("after the first ACK no start delay").isEqualTo(start + 10_000);
+        }
+        assertThat(starts.size()).as("50 draws over 20,000 ns").isGreaterThan(40);
+        AimdController unseeded = new AimdController(config);
+        assertThat(unseeded.nextSendTimeNanos(0, 1_000)).as("no random source: at once").isEqualTo(1_000);
+    }
+
+    @Test
+    void theFirstNonZeroHintSizesTheWindowsToItsBandwidthDelayProduct() {
+        // [SPEC-CC-17]: 20 GB/s x a 20 us first sample = 400,000 bytes over the 4 paths in service.
+        AimdController cc = new AimdController(CONFIG);
+        for (int path = 0; path < 4; path++) {
+            cc.sendAllowanceBytes(path, 0);
+        }
+        cc.onPacketSent(0, D, 0);
+        cc.onPacketAcked(0, D, 20_000, 20_000);
+        cc.onRateHint(20_000_000_000L, 20_000);
+        for (int path = 0; path < 4; path++) {
+            assertThat(cc.windowBytes(path)).as("path %d", path).isEqualTo(100_000);
+        }
+        assertThat(cc.windowBytes(7)).as("a path seen later starts there too").isEqualTo(100_000);
+        cc.onRateHint(40_000_000_000L, 30_000);
+        assertThat(cc.windowBytes(0)).as("only the first hint sizes them").isEqualTo(100_000);
+        // A busy receiver's small hint keeps the initial window: it never shrinks a window.
+        AimdController busy = new AimdController(CONFIG);
+        busy.onRateHint(1_000_000L, 0);
+        assertThat(busy.windowBytes(0)).isEqualTo(INITIAL);
+    }
+
+    @Test
+    void marksWhileTheHintLimitsCutTheConnectionsShareOfItAndAcknowledgementsRestoreIt() {
+        // [SPEC-CC-18]: the windows are far above the hint's rate, so only the fraction can slow it.
+        AimdController cc = new AimdController(CONFIG);
+        long hint = 100_000_000L;
+        cc.onRateHint(hint, 0);
+        cc.onPacketSent(0, D, 0);
+        cc.onPacketSent(1, D, 0);
+        cc.onPacketAcked(0, D, 10_000, 10_000);
+        assertThat(cc.hintFraction()).isEqualTo(1.0);
+        cc.onEcnFeedback(0, 1, 1, 10_000); // alpha(connection) 0 -> 1/16: cut by 1/32
+        double cut = cc.hintFraction();
+        assertThat(cut).isCloseTo(1 - 1.0 / 32, within(1e-3));
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(1)).isCloseTo(cut * hint, within(1.0));
+        cc.onEcnFeedback(0, 1, 1, 10_000);
+        assertThat(cc.hintFraction()).as("at most once per round trip").isEqualTo(cut);
+        for (int i = 0; i < 4; i++) {
+            cc.onPacketSent(0, D, 20_000);
+            cc.onPacketAcked(0, D, 10_000, 30_000);
+        }
+        assertThat(cc.hintFraction()).as("g of the hint back per round trip, up to all of it").isEqualTo(1.0);
+        // Without a hint the fraction is not touched by marks.
+        AimdController free = new AimdController(CONFIG);
+        free.onPacketSent(0, D, 0);
+        free.onEcnFeedback(0, 1, 1, 0);
+        assertThat(free.hintFraction()).isEqualTo(1.0);
+    }
+
+    @Test
+    void underAHintTheConnectionHasOnePacingClockAcrossItsPaths() {
+        // [SPEC-CC-13]: 8 paths idle may not each send a burst: the connection sends
+        // pacingBurstBytes plus one datagram, then bytes / hint apart whatever the path.
+        AimdController cc = new AimdController(CONFIG);
+        long hint = 409_600_000L; // 4096 bytes every 10 us
+        cc.onRateHint(hint, 0);
+        long now = 1_000_000;
+        int sent = 0;
+        for (int round = 0; round < 3; round++) {
+            for (int path = 0; path < 8; path++) {
+                if (cc.nextSendTimeNanos(path, now) <= now && cc.sendAllowanceBytes(path, now) > 0) {
+                    cc.onPacketSent(path, D, now);
+                    sent++;
+                }
+            }
+        }
+        assertThat(sent).isEqualTo((int) (CONFIG.pacingBurstBytes() / D) + 1);
+        long next = Long.MAX_VALUE;
+        for (int path = 0; path < 8; path++) {
+            next = Math.min(next, cc.nextSendTimeNanos(path, now));
+        }
+        assertThat(next - now).isEqualTo(10_000);
+    }
+
+    @Test
     void aRestoredPathRestartsAtTheMinimumWindow() {
         AimdController cc = new AimdController(CONFIG);
         cc.onPacketSent(0, D, 0);

@@ -216,6 +216,28 @@ class RateHintTest {
                 + "long before the 10 ms period").isEqualTo(capacity / 2);
     }
 
+    @Test
+    void aConnectionJustOpenedCountsAsASenderSoTheFirstAckOfAnotherIsAlreadyDivided() {
+        // [SPEC-CC-11]: connections opened together (an incast) are all in the division from the
+        // first ACK on; without the rule the first sender would be told the whole capacity.
+        long seed = 86;
+        long capacity = 400_000_000L;
+        EngineConfig server = EngineConfig.builder().receiveCapacityBytesPerSecond(capacity)
+                .fairSharePeriodNanos(10 * MS).build(); // the new connection counts for two periods: 20 ms
+        Pair pair = pair(seed, 2, true, server).connect();
+        Connection first = pair.clientConnection();
+        Connection second = pair.client().connect(pair.now(), Pair.SERVER_ADDRESS, new int[] {0, 1});
+        pair.driveUntil(() -> second.state() == ConnectionState.ESTABLISHED, 100 * MS, "second connection");
+        Bulk bulk = new Bulk(pair);
+        long acksBefore = first.stats().acksReceived();
+        assertThat(first.postWrite(0, 998, bulk.src, 0, WRITE, bulk.dst.remoteKey(), 0)).isEqualTo(PostResult.OK);
+        pair.driveUntil(() -> first.stats().acksReceived() > acksBefore, 1 * MS, "first ACK of the first sender");
+        assertThat(first.peerRateHintBytesPerSecond()).as("the second, silent so far, is counted").isEqualTo(capacity / 2);
+        // Two periods after it opened, a connection that never sent is no longer counted.
+        bulk.runUntil(pair.now() + 25 * MS, List.of(first), 32);
+        assertThat(first.peerRateHintBytesPerSecond()).as("alone once the silent one ages out").isEqualTo(capacity);
+    }
+
     // =====================================================================================
     // Pacing
     // =====================================================================================

@@ -67,7 +67,10 @@ public final class MetaroceProtocol implements SimProtocol {
      * {@link AimdController} with pacing, and every receiver dividing its NIC rate among its senders.
      */
     public static MetaroceProtocol withAimd(long seed, boolean verify) {
-        return new MetaroceProtocol(simulatorConfig(), AimdController::new, seed, verify, true);
+        // Each controller draws its start phases from its own stream of the run's seed, handed out in
+        // the (deterministic) order connections are created.
+        SplittableRandom phases = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        return new MetaroceProtocol(simulatorConfig(), c -> new AimdController(c, phases.split()), seed, verify, true);
     }
 
     /**
@@ -117,6 +120,8 @@ public final class MetaroceProtocol implements SimProtocol {
                 .pathProbeMaxIntervalNanos(10_000_000L)
                 .pacingBurstBytes(4L << 10)
                 .aimdLossCutScaledByAlpha(true)
+                .aimdFirstFlightBytes(4L << 10)
+                .aimdFirstFlightSpreadNanos(20_000L)
                 .build();
     }
 

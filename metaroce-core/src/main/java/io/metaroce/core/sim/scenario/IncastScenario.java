@@ -57,7 +57,8 @@ public final class IncastScenario {
         double capacity = Scenarios.goodputCapacity(p.linkGbps()) * net.planes();
         double fair = capacity / p.senders();
         int w = Scenarios.windowBuckets(bucket, rtt, fair, p.messageBytes());
-        int c = Metrics.convergenceBucket(t, fair, Scenarios.FAIR_SHARE_TOLERANCE, w);
+        int c = Metrics.convergenceBucket(t, fair, Scenarios.FAIR_SHARE_TOLERANCE, w,
+                Scenarios.tailBuckets(bucket, fair, p.messageBytes()));
         int from = c >= 0 ? c : t.buckets() / 2;
         double[] rates = Metrics.meanRates(t, from, t.buckets());
         long delivered = Metrics.deliveredIn(t, 0, t.buckets());

@@ -40,13 +40,20 @@ public final class Metrics {
 
     /**
      * The first bucket from which every window of {@code w} buckets has every flow within
-     * {@code tolerance} (a fraction) of {@code fairShare} bytes/ns, or -1 if none.
+     * {@code tolerance} (a fraction) of {@code fairShare} bytes/ns, or -1 if none; rates are read
+     * from the message-interpolated delivery curve ({@link #interpolatedDelivered}), and windows are
+     * checked up to {@code tailBuckets} before the end (the last message of a flow still on its way
+     * has no completion to interpolate to).
      */
-    public static int convergenceBucket(Telemetry t, double fairShare, double tolerance, int w) {
-        int last = t.buckets() - 1;
+    public static int convergenceBucket(Telemetry t, double fairShare, double tolerance, int w, int tailBuckets) {
+        double[][] curve = new double[t.flowCount()][];
+        for (int f = 0; f < curve.length; f++) {
+            curve[f] = interpolatedDelivered(t, f);
+        }
+        int last = t.buckets() - 1 - Math.max(0, tailBuckets);
         int firstGoodEnd = -1;
         for (int b = last; b >= w - 1; b--) {
-            if (!allWithin(t, b, w, fairShare, tolerance)) {
+            if (!allWithin(curve, t.bucketNanos(), b, w, fairShare, tolerance)) {
                 break;
             }
             firstGoodEnd = b;
@@ -54,14 +61,45 @@ public final class Metrics {
         return firstGoodEnd < 0 ? -1 : firstGoodEnd - w + 1;
     }
 
-    private static boolean allWithin(Telemetry t, int b, int w, double fair, double tolerance) {
-        for (int f = 0; f < t.flowCount(); f++) {
-            double r = windowRate(t, f, b, w);
+    private static boolean allWithin(double[][] curve, long bucketNanos, int b, int w, double fair, double tolerance) {
+        for (double[] d : curve) {
+            double before = b - w < 0 ? 0 : d[b - w];
+            double r = (d[b] - before) / (w * (double) bucketNanos);
             if (Math.abs(r - fair) > tolerance * fair) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Flow {@code f}'s delivered bytes at the end of each bucket, interpolated between message
+     * completions: delivery is counted when a whole message completes, so the step curve of
+     * {@link Telemetry#deliveredAt} is off by up to one message at any instant (an eighth of a
+     * window that spans 8 messages, more than the ±10% band). The bytes of a message were placed
+     * over the time since the previous completion, so the curve runs straight from one completion
+     * (end of the bucket it fell in, T0 for the first) to the next. After the flow's last completion
+     * it stays flat: a flow that stops completing is not credited with anything.
+     */
+    public static double[] interpolatedDelivered(Telemetry t, int f) {
+        int n = t.buckets();
+        double[] d = new double[n];
+        int from = -1; // bucket of the previous completion (-1: T0)
+        long fromBytes = 0;
+        for (int b = 0; b < n; b++) {
+            long v = t.deliveredAt(f, b);
+            if (v != fromBytes) {
+                for (int i = from + 1; i <= b; i++) {
+                    d[i] = fromBytes + (v - fromBytes) * (double) (i - from) / (b - from);
+                }
+                from = b;
+                fromBytes = v;
+            }
+        }
+        for (int i = from + 1; i < n; i++) {
+            d[i] = fromBytes;
+        }
+        return d;
     }
 
     /** Each flow's mean rate (bytes/ns) over buckets {@code from .. to-1}. */

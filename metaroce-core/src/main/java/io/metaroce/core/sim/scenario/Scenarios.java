@@ -59,6 +59,16 @@ public final class Scenarios {
         return (int) Math.max(1, Math.ceil(nanos / bucket));
     }
 
+    /**
+     * Buckets at the end of a run that the convergence check leaves out: 5/4 of one message's time
+     * at {@code perFlowRate} bytes/ns. A flow at its share completes a message within that time
+     * before the end, so every window checked lies where its delivery curve is interpolated
+     * between completions ({@link Metrics#interpolatedDelivered}).
+     */
+    static int tailBuckets(long bucket, double perFlowRate, int messageBytes) {
+        return perFlowRate > 0 ? (int) Math.ceil(1.25 * messageBytes / perFlowRate / bucket) : 0;
+    }
+
     /** {@code n} distinct hosts other than {@code exclude}, in an order drawn from {@code seed}. */
     static int[] pickHosts(int hosts, int n, int exclude, long seed) {
         if (n > hosts - 1) {

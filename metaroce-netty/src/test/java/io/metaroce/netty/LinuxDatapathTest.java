@@ -106,21 +106,65 @@ class LinuxDatapathTest {
         }
     }
 
+    /**
+     * Two Linux-layer sockets on loopback on one epoll loop, recording what either receives as
+     * (sequence, length, ECN, last byte); closed with the loop.
+     */
+    private static final class SocketPair implements AutoCloseable {
+        final EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        final EventLoop loop = group.next();
+        final BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
+        UdpSocket a;
+        UdpSocket b;
+
+        static SocketPair open(boolean gro, int slot) throws Exception {
+            SocketPair pair = new SocketPair();
+            DatagramReceiver sink = recorder(pair.received, (data, offset, length, ecn, sender) ->
+                    new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
+            SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot, gro);
+            InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+            pair.a = LinuxSocketLayer.INSTANCE.bind(pair.loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
+            pair.b = LinuxSocketLayer.INSTANCE.bind(pair.loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
+            return pair;
+        }
+
+        /** Datagram {@code i} arrived with {@code lengths[i]}, {@code ecns[i]} and its bytes, in order, and no more. */
+        void expectInOrder(int[] lengths, int[] ecns, String where) throws InterruptedException {
+            int count = lengths.length;
+            for (int i = 0; i < count; i++) {
+                int[] d = received.poll(5, TimeUnit.SECONDS);
+                assertThat(d).as("datagram %d of %d%s", i, count, where).isNotNull();
+                assertThat(d[0]).as("sequence%s", where).isEqualTo(i);
+                assertThat(d[1]).as("length of datagram %d%s", i, where).isEqualTo(lengths[i]);
+                assertThat(d[2]).as("ECN of datagram %d%s", i, where).isEqualTo(ecns[i]);
+                assertThat(d[3]).as("last byte of datagram %d%s", i, where).isEqualTo((int) (byte) (i * 7));
+            }
+            assertThat(received.poll(100, TimeUnit.MILLISECONDS)).as("no extra datagram%s", where).isNull();
+        }
+
+        @Override
+        public void close() throws Exception {
+            loop.submit(() -> {
+                if (a != null) {
+                    a.close();
+                }
+                if (b != null) {
+                    b.close();
+                }
+            }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
     @ParameterizedTest(name = "receiver GRO {0}")
     @ValueSource(booleans = {true, false})
     @Timeout(30)
     void runsOfFullSizeDatagramsGoAsGsoSendsAndArriveAsSeparateDatagramsInOrder(boolean gro) throws Exception {
-        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
-        EventLoop loop = group.next();
-        BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
-        DatagramReceiver sink = recorder(received, (data, offset, length, ecn, sender) ->
-                new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
         int slot = 4096;
-        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot, gro);
-        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
-        UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
-        try {
+        try (SocketPair pair = SocketPair.open(gro, slot)) {
+            EventLoop loop = pair.loop;
+            UdpSocket a = pair.a;
+            UdpSocket b = pair.b;
             // Runs of full-size datagrams (GSO), broken by an ECN change and by a short datagram.
             int count = 2 * LinuxSocketLayer.BATCH + 7;
             int[] lengths = new int[count];
@@ -139,27 +183,13 @@ class LinuxDatapathTest {
                 return a.flush();
             }).get(5, TimeUnit.SECONDS);
             assertThat(dropped).isZero();
-            for (int i = 0; i < count; i++) {
-                int[] d = received.poll(5, TimeUnit.SECONDS);
-                assertThat(d).as("datagram %d of %d", i, count).isNotNull();
-                assertThat(d[0]).as("sequence").isEqualTo(i);
-                assertThat(d[1]).as("length of datagram %d", i).isEqualTo(lengths[i]);
-                assertThat(d[2]).as("ECN of datagram %d", i).isEqualTo(ecns[i]);
-                assertThat(d[3]).as("last byte of datagram %d", i).isEqualTo((int) (byte) (i * 7));
-            }
-            assertThat(received.poll(100, TimeUnit.MILLISECONDS)).as("no extra datagram").isNull();
+            pair.expectInOrder(lengths, ecns, "");
             long coalesced = loop.submit(() -> ((LinuxUdpSocket) b).coalescedReceives()).get(5, TimeUnit.SECONDS);
             if (gro) {
                 assertThat(coalesced).as("loopback hands GSO runs to a GRO socket whole").isPositive();
             } else {
                 assertThat(coalesced).isZero();
             }
-        } finally {
-            loop.submit(() -> {
-                a.close();
-                b.close();
-            }).get(5, TimeUnit.SECONDS);
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 
@@ -167,18 +197,12 @@ class LinuxDatapathTest {
     @ValueSource(booleans = {true, false})
     @Timeout(30)
     void runsOfEqualShortDatagramsGoAsGsoSendsAndArriveWholeAndInOrder(boolean gro) throws Exception {
-        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
-        EventLoop loop = group.next();
-        BlockingQueue<int[]> received = new LinkedBlockingQueue<>();
-        DatagramReceiver sink = recorder(received, (data, offset, length, ecn, sender) ->
-                new int[] {data.getInt(offset), length, ecn, data.get(offset + length - 1)});
-        int slot = 4096;
-        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(4 << 20, slot, gro);
-        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
-        UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
         long seed = System.nanoTime();
-        try {
+        int slot = 4096;
+        try (SocketPair pair = SocketPair.open(gro, slot)) {
+            EventLoop loop = pair.loop;
+            UdpSocket a = pair.a;
+            UdpSocket b = pair.b;
             // Lengths from a small set, so runs of equal lengths (full-size or not) form, broken
             // where the length grows or the ECN changes; the first batch is one run of 1100 bytes.
             SplittableRandom random = new SplittableRandom(seed);
@@ -208,21 +232,7 @@ class LinuxDatapathTest {
             assertThat(dropped).as("seed %d", seed).isZero();
             assertThat(gsoAfter - gsoBefore).as("the first batch (1100-byte datagrams) is one GSO send, more follow;"
                     + " seed %d", seed).isGreaterThan(1);
-            for (int i = 0; i < count; i++) {
-                int[] d = received.poll(5, TimeUnit.SECONDS);
-                assertThat(d).as("datagram %d of %d, seed %d", i, count, seed).isNotNull();
-                assertThat(d[0]).as("sequence, seed %d", seed).isEqualTo(i);
-                assertThat(d[1]).as("length of datagram %d, seed %d", i, seed).isEqualTo(lengths[i]);
-                assertThat(d[2]).as("ECN of datagram %d, seed %d", i, seed).isEqualTo(ecns[i]);
-                assertThat(d[3]).as("last byte of datagram %d, seed %d", i, seed).isEqualTo((int) (byte) (i * 7));
-            }
-            assertThat(received.poll(100, TimeUnit.MILLISECONDS)).as("no extra datagram").isNull();
-        } finally {
-            loop.submit(() -> {
-                a.close();
-                b.close();
-            }).get(5, TimeUnit.SECONDS);
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            pair.expectInOrder(lengths, ecns, ", seed " + seed);
         }
     }
 

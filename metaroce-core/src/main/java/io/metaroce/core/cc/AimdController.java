@@ -45,7 +45,9 @@ import java.util.random.RandomGenerator;
  * to the hint: the sender's rate is the smaller of its own and the hint. Packets on a path leave
  * {@code bytes / rate(p)} apart; a path that was idle may first send {@code pacingBurstBytes} back
  * to back. While the hint is what limits the rate, windows do not grow (the window is not the
- * bottleneck, so growing it would only build a standing queue once the hint rises).
+ * bottleneck, so growing it would only build a standing queue once the hint rises), unless a
+ * path's window held a packet back since its last increase: under loss, transmissions awaiting
+ * their verdict fill a window whose rate on paper is above the hint ([SPEC-CC-21]).
  *
  * <p>Under the hint ([SPEC-CC-13], [SPEC-CC-16] to [SPEC-CC-18]): the connection also keeps one
  * pacing clock across its paths, so the paths' burst allowances do not add up; until the first
@@ -104,6 +106,11 @@ public final class AimdController implements CongestionController {
     private long[] nextSend = new long[0];
     /** Paths out of service (FAILED): left out of the hint's division. */
     private boolean[] failed = new boolean[0];
+    /**
+     * Whether the path's window, not pacing, held a packet back since its window last grew: then
+     * the window grows even while the hint limits the rate ([SPEC-CC-21]).
+     */
+    private boolean[] windowBlocked = new boolean[0];
     /** Whether the peer has ever reported a packet of the path ECN-capable: then marks, not delay, signal congestion. */
     private boolean[] ecnSeen = new boolean[0];
     /** The path's least RTT sample (0: none yet), the base its queueing delay is measured from. */
@@ -167,6 +174,9 @@ public final class AimdController implements CongestionController {
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
         long allowance = window[pathId] - inFlight[pathId];
+        if (allowance <= 0 && nextSend[pathId] <= nowNanos) {
+            windowBlocked[pathId] = true;
+        }
         if (!hintSeen && firstFlightBytes > 0) {
             // Blind until the receiver has spoken: the whole connection sends one small flight [SPEC-CC-16].
             allowance = Math.min(allowance, firstFlightBytes - totalInFlight);
@@ -242,11 +252,12 @@ public final class AimdController implements CongestionController {
         }
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
-        boolean grow = !hintLimited();
+        boolean grow = windowBlocked[pathId] || !hintLimited();
         while (acked >= w) {
             acked -= w;
             if (grow) {
                 w = Math.min(maxWindow, w + datagramBytes);
+                windowBlocked[pathId] = false;
             }
         }
         window[pathId] = w;
@@ -516,6 +527,7 @@ public final class AimdController implements CongestionController {
         lossCutCredit = Arrays.copyOf(lossCutCredit, size);
         srtt = Arrays.copyOf(srtt, size);
         nextSend = Arrays.copyOf(nextSend, size);
+        windowBlocked = Arrays.copyOf(windowBlocked, size);
         failed = Arrays.copyOf(failed, size);
         for (int i = old; i < size; i++) {
             window[i] = startWindow;

@@ -81,6 +81,28 @@ class AimdControllerTest {
         assertThat(cc.windowBytes(0)).as("no hint: additive increase again").isEqualTo(INITIAL + D);
     }
 
+    /**
+     * [SPEC-CC-21]: under a hint the window still grows when it, not pacing, held a packet back:
+     * losses awaiting detection fill a window whose rate on paper is above the hint.
+     */
+    @Test
+    void aWindowThatHeldAPacketBackGrowsEvenWhileTheHintLimitsTheRate() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onRateHint(1_000_000L, 0); // far below the window's rate: hint-limited on paper
+        long now = 1_000_000_000L; // long after any paced send time
+        for (long b = 0; b < INITIAL; b += D) {
+            cc.onPacketSent(0, D, 0);
+        }
+        assertThat(cc.sendAllowanceBytes(0, now)).as("the window is full").isLessThanOrEqualTo(0);
+        for (long b = 0; b < INITIAL; b += D) {
+            cc.onPacketAcked(0, D, -1, now);
+        }
+        assertThat(cc.windowBytes(0)).as("held back by its window: one datagram more").isEqualTo(INITIAL + D);
+        // Acknowledged again without the window having held anything back: the hint rules.
+        sendAndAck(cc, 0, 4 * INITIAL);
+        assertThat(cc.windowBytes(0)).as("not held back since: no growth under the hint").isEqualTo(INITIAL + D);
+    }
+
     @Test
     void untilTheFirstHintTheConnectionSendsOnlyItsFirstFlight() {
         // [SPEC-CC-16]: one datagram across all paths until an ACK brings the hint (0 included).

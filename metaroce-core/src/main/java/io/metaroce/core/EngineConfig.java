@@ -30,7 +30,7 @@ import io.metaroce.core.wire.WireConstants;
  * @param overdueFloorNanos least wait before a path's oldest transmission is declared overdue
  *     (lost without waiting for the retransmission timeout) once a transmission sent after it on
  *     another path has been acknowledged; the wait is the path's RTO without back-off and with
- *     this floor (or {@code minRtoNanos} if lower) instead of {@code minRtoNanos} ([SPEC-LOSS-8])
+ *     this floor (or {@code minRtoNanos} if lower) instead of {@code minRtoNanos} ([SPEC-LOSS-7])
  * @param maxConsecutiveTimeouts timeouts in a row without progress after which the peer is
  *     declared unreachable
  * @param rnrRetryDelayNanos delay a receiver asks for when no receive is posted

@@ -755,9 +755,9 @@ public final class Connection implements ScoreboardListener {
                     p.overdue++;
                     stats.overdue++;
                 }
-                // Health first: a path that fails or turns SUSPECT now has what timed out resent on
-                // an ACTIVE path; an ACTIVE one resends it itself [SPEC-LOSS-5], [SPEC-LOSS-7],
-                // [SPEC-PATH-10].
+                // Health first: the path turns SUSPECT (or FAILED) before what timed out is queued,
+                // so that it is resent on an ACTIVE path if one exists, on the path itself
+                // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
                 unreachable = health.onTimeout(p, nowNanos, this);
                 if (p.scoreboard.packetsInFlight() > 0) {
                     p.scoreboard.onTimeout(nowNanos - wait, true, this);

@@ -24,6 +24,12 @@ import java.nio.ByteBuffer;
  * <p>Not thread-safe; owned by its connection's {@link Sender}.
  */
 final class DataWriter {
+    /**
+     * Above this lost fraction on a path, every DATA packet asks for an immediate ACK: when a
+     * quarter or more of the ACKs are lost too, each one more that leaves shortens the wait for a
+     * verdict [SPEC-SACK-12].
+     */
+    static final double ACK_EVERY_PACKET_ABOVE_LOSS = 0.15;
     private final ConnectionStats stats;
     private final Paths paths;
     private final CongestionController congestion;
@@ -198,7 +204,7 @@ final class DataWriter {
             }
             p.payloadMessageOffset = offset;
             p.payloadLength = length;
-            if (offset + length >= work.length[w]) {
+            if (offset + length >= work.length[w] || path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS) {
                 p.flags |= WireConstants.FLAG_ACK_NOW;
             }
             payload = source.buffer();

@@ -220,6 +220,44 @@ class LossRecoveryTest {
         return client[0].smoothedRttNanos(0);
     }
 
+    /**
+     * [SPEC-SACK-12]: on a path that loses a quarter of its packets, every first transmission asks
+     * for an immediate ACK; without loss only the last packet of each message does.
+     */
+    @Test
+    void aLossyPathAsksForAnAckOnEveryPacket() {
+        double lossless = ackRequestedFraction(0);
+        double lossy = ackRequestedFraction(0.3);
+        System.out.printf("LossRecoveryTest ACK requests: %.3f of first transmissions without loss, %.3f at 30%%%n",
+                lossless, lossy);
+        assertThat(lossless).as("only each message's last packet").isLessThan(0.1);
+        assertThat(lossy).as("once the path's lost fraction is above 0.15").isGreaterThan(0.8);
+    }
+
+    private double ackRequestedFraction(double loss) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(15);
+        Recorder rec = new Recorder();
+        boolean[] lossy = {false};
+        rec.rule = (fromClient, p, now) -> lossy[0] && fromClient && p.type == PacketType.DATA
+                && random.nextDouble() < loss;
+        completions = 0;
+        Pair p = pair(15, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec);
+        int size = 64 * 1024;
+        MemoryRegion src = region(p.client(), size);
+        MemoryRegion dst = region(p.server(), size);
+        lossy[0] = true;
+        // One WRITE at a time, so that later packets leave after earlier verdicts have arrived.
+        for (int i = 0; i < 40; i++) {
+            p.clientConnection().postWrite(0, i, src, 0, size, dst.remoteKey(), 0);
+            int done = i + 1;
+            p.driveUntil(() -> completions == done, 2_000_000_000L, "write " + i);
+        }
+        // The second half of the transfer, once the path's lost fraction has had time to rise.
+        List<Sent> data = rec.sent.stream().filter(x -> x.type() == PacketType.DATA && !x.retransmission()).toList();
+        List<Sent> late = data.subList(data.size() / 2, data.size());
+        return late.stream().filter(x -> (x.flags() & WireConstants.FLAG_ACK_NOW) != 0).count() / (double) late.size();
+    }
+
     @Test
     void reorderingAcrossPathsIsNotLoss() {
         Recorder rec = new Recorder();

@@ -64,7 +64,8 @@ public final class PathStats {
     @Override
     public String toString() {
         return "path " + pathId + ": sent " + packetsSent + " (" + bytesSent + " B), received " + packetsReceived
-                + ", retransmitted " + retransmissions + ", lost " + losses + ", timeouts " + timeouts + ", overdue " + overdue
+                + ", retransmitted " + retransmissions + ", lost " + losses + ", timeouts " + timeouts
+                + ", overdue " + overdue
                 + ", srtt " + smoothedRttNanos / 1000.0 + " us, ecn " + ecnFraction() + ", " + PathState.name(state)
                 + ", rate " + sendRateBytesPerSecond + " B/s";
     }

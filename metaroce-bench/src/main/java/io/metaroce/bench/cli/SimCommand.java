@@ -284,7 +284,7 @@ public final class SimCommand implements Callable<Integer> {
         }
         b.append("  \"notes\": [");
         for (int i = 0; i < notes.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(quote(notes.get(i)));
+            b.append(i == 0 ? "" : ", ").append(JsonText.quote(notes.get(i)));
         }
         b.append("],\n");
         b.append("  \"events_per_s\": ").append(number(eventsPerSecond)).append(",\n");
@@ -296,7 +296,7 @@ public final class SimCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder("{\n");
         int i = 0;
         for (Map.Entry<String, Object> e : m.entrySet()) {
-            b.append(indent).append("  ").append(quote(e.getKey())).append(": ").append(value(e.getValue()));
+            b.append(indent).append("  ").append(JsonText.quote(e.getKey())).append(": ").append(value(e.getValue()));
             b.append(++i < m.size() ? ",\n" : "\n");
         }
         return b.append(indent).append("}").toString();
@@ -309,14 +309,11 @@ public final class SimCommand implements Callable<Integer> {
         if (v instanceof Number || v instanceof Boolean) {
             return String.valueOf(v);
         }
-        return quote(String.valueOf(v));
+        return JsonText.quote(String.valueOf(v));
     }
 
     private static String number(double d) {
         return Double.isFinite(d) ? String.valueOf(d) : "null";
     }
 
-    private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
 }

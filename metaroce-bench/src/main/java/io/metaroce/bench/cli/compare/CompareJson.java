@@ -1,5 +1,6 @@
 package io.metaroce.bench.cli.compare;
 
+import io.metaroce.bench.cli.JsonText;
 import io.metaroce.bench.cli.perf.LatencyPercentiles;
 import java.util.Locale;
 import java.util.Map;
@@ -21,11 +22,11 @@ final class CompareJson {
             field(b, "raw_udp_plain_gbps", s.rawUdpPlainGbps());
             field(b, "raw_udp_gso_gbps", s.rawUdpGsoGbps());
             field(b, "metaroce_gbps", s.metaroceGbps());
-            b.append("    \"metaroce_variant\": ").append(string(s.metaroceVariant())).append(",\n");
+            b.append("    \"metaroce_variant\": ").append(JsonText.quote(s.metaroceVariant())).append(",\n");
             b.append("    \"metaroce_variants_gbps\": {");
             String sep = "";
             for (Map.Entry<String, Double> e : s.metaroceVariants().entrySet()) {
-                b.append(sep).append(string(e.getKey())).append(": ").append(number(e.getValue()));
+                b.append(sep).append(JsonText.quote(e.getKey())).append(": ").append(number(e.getValue()));
                 sep = ", ";
             }
             b.append("},\n");
@@ -42,20 +43,20 @@ final class CompareJson {
         String sep = "";
         for (Map.Entry<String, LatencyPercentiles> e : r.latency().entrySet()) {
             LatencyPercentiles l = e.getValue();
-            b.append(sep).append("    ").append(string(e.getKey())).append(": ");
+            b.append(sep).append("    ").append(JsonText.quote(e.getKey())).append(": ");
             b.append(l == null ? "null" : "{\"p50\": " + number(l.p50Us()) + ", \"p99\": " + number(l.p99Us())
                     + ", \"samples\": " + l.samples() + "}");
             sep = ",\n";
         }
         b.append("\n  },\n");
-        b.append("  \"date\": ").append(string(r.date())).append(",\n");
+        b.append("  \"date\": ").append(JsonText.quote(r.date())).append(",\n");
         b.append("  \"duration_s\": ").append(number(r.durationSeconds())).append(",\n");
         b.append("  \"warmup_s\": ").append(number(r.warmupSeconds())).append(",\n");
-        b.append("  \"raw_udp_transport\": ").append(string(r.transport())).append(",\n");
+        b.append("  \"raw_udp_transport\": ").append(JsonText.quote(r.transport())).append(",\n");
         b.append("  \"notes\": [");
         sep = "";
         for (String note : r.notes()) {
-            b.append(sep).append("\n    ").append(string(note));
+            b.append(sep).append("\n    ").append(JsonText.quote(note));
             sep = ",";
         }
         b.append("\n  ]\n}\n");
@@ -69,29 +70,5 @@ final class CompareJson {
     private static String number(Double value) {
         return value == null || value.isNaN() || value.isInfinite() ? "null"
                 : String.format(Locale.ROOT, "%.4f", value);
-    }
-
-    static String string(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
     }
 }

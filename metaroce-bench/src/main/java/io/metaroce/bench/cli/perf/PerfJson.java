@@ -1,6 +1,6 @@
 package io.metaroce.bench.cli.perf;
 
-import java.util.Locale;
+import io.metaroce.bench.cli.JsonText;
 
 /**
  * The {@code --json} document of a run. Fields: {@code op}, {@code size}, {@code streams},
@@ -23,7 +23,7 @@ final class PerfJson {
         RunParams p = r.params();
         StringBuilder b = new StringBuilder(1024);
         b.append("{\n");
-        field(b, "op", quote(p.latency() ? "lat" : p.op().name()));
+        field(b, "op", JsonText.quote(p.latency() ? "lat" : p.op().name()));
         field(b, "size", Long.toString(p.size()));
         field(b, "streams", Long.toString(p.streams()));
         field(b, "paths", Long.toString(p.paths()));
@@ -33,7 +33,7 @@ final class PerfJson {
         field(b, "retransmits", Long.toString(r.retransmits()));
         field(b, "verified", Boolean.toString(r.verified()));
         field(b, "errors", Long.toString(r.errors()));
-        field(b, "datapath", quote(r.datapath()));
+        field(b, "datapath", JsonText.quote(r.datapath()));
         if (r.latency() != null) {
             field(b, "latency_us", "{\"p50\": " + number(r.latency().p50Us()) + ", \"p99\": "
                     + number(r.latency().p99Us()) + ", \"p999\": " + number(r.latency().p999Us()) + "}");
@@ -48,7 +48,7 @@ final class PerfJson {
                     .append(", \"bytes\": ").append(row.bytes())
                     .append(", \"srtt_us\": ").append(number(row.srttUs()))
                     .append(", \"ecn_fraction\": ").append(number(row.ecnFraction()))
-                    .append(", \"state\": ").append(quote(row.state())).append('}');
+                    .append(", \"state\": ").append(JsonText.quote(row.state())).append('}');
         }
         b.append(r.perPath().isEmpty() ? "]\n" : "\n  ]\n");
         b.append("}\n");
@@ -56,35 +56,7 @@ final class PerfJson {
     }
 
     private static void field(StringBuilder b, String name, String value) {
-        b.append("  ").append(quote(name)).append(": ").append(value).append(",\n");
-    }
-
-    /** A JSON string literal of {@code s} (null becomes {@code null}). */
-    static String quote(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                case '\b' -> b.append("\\b");
-                case '\f' -> b.append("\\f");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        b.append("  ").append(JsonText.quote(name)).append(": ").append(value).append(",\n");
     }
 
     /** A JSON number with at most 6 decimals; NaN and infinities become {@code null}. */

@@ -164,7 +164,7 @@ class PerfPartsTest {
                 "\"verified\": true", "\"errors\": 0", "\"datapath\": \"linux\"", "\"latency_us\": {\"p50\": 10.5, \"p99\": 20, \"p999\": 30}",
                 "{\"path\": 0, \"src_port\": 4000, \"packets\": 5, \"bytes\": 600, \"srtt_us\": 12.25, "
                         + "\"ecn_fraction\": 0, \"state\": \"est\\\"ab\\\\lished\\n\"}");
-        assertThat(PerfJson.quote("a\u0001b")).isEqualTo("\"a\\u0001b\"");
+        assertThat(io.metaroce.bench.cli.JsonText.quote("a\u0001b")).isEqualTo("\"a\\u0001b\"");
         assertThat(PerfJson.number(Double.POSITIVE_INFINITY)).isEqualTo("null");
         assertThat(PerfJson.number(1e-7)).isEqualTo("0");
         // Balanced braces and brackets, outside strings.

@@ -55,7 +55,10 @@ import java.util.random.RandomGenerator;
  * receiver's other senders yet); the first non-zero hint sizes the windows to its bandwidth-delay
  * product; and while the hint limits the rate, ECN marks cut the connection's fraction of the
  * hint (DCTCP-style, not below 1/2 + g) instead of windows that do not limit, so the senders of an
- * incast hold the receiver's queue near the marking threshold. Given a seeded random source, the
+ * incast hold the receiver's queue near the marking threshold. That cut counts only the marks all
+ * the paths share (the least marked path's {@code alpha}, [SPEC-CC-22]): marks where a few paths
+ * collide in the fabric trim those paths' windows, and the hint's pacing moves their share to the
+ * clearer paths, while the connection keeps its rate. Given a seeded random source, the
  * controller starts its first packet and its connection clock at random phases, so connections
  * that start together do not send in lockstep.
  *
@@ -308,11 +311,31 @@ public final class AimdController implements CongestionController {
         step = step >= 0 ? (step + (1L << gainShift) - 1) >> gainShift : -((-step + (1L << gainShift) - 1) >> gainShift);
         connectionAlpha = Math.clamp(connectionAlpha + step, 0, ALPHA_ONE);
         if (ce > 0 && rateHint > 0 && hintCutCredit <= 0 && hintLimited()) {
-            long cut = (hintFraction * connectionAlpha) >> (ALPHA_BITS + 1);
+            // Only the marks every path shares slow the connection [SPEC-CC-22]; the rest were cut
+            // from the marked paths' windows, which moved their share of the hint to the others.
+            long cut = (hintFraction * Math.min(connectionAlpha, commonAlpha())) >> (ALPHA_BITS + 1);
             hintFraction = Math.max(MIN_HINT_FRACTION + (ALPHA_ONE >> gainShift), hintFraction - cut);
             hintCutCredit = Math.max(totalInFlight, datagramBytes);
             ackedSinceHintChange = 0;
         }
+    }
+
+    /**
+     * The marked fraction all the connection's paths share [SPEC-CC-22]: the least {@code alpha}
+     * of the paths in service the peer has reported ECN-capable packets on (1 if none). A
+     * bottleneck every path crosses, such as the receiver's port in an incast, marks every path
+     * and raises them all; ECMP collisions in the fabric mark only the paths that collide, whose
+     * window cuts already move their share of the hint to the clearer paths ([SPEC-CC-8],
+     * [SPEC-CC-13]), so they need not slow the connection as a whole.
+     */
+    private long commonAlpha() {
+        long least = ALPHA_ONE;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && ecnSeen[i]) {
+                least = Math.min(least, alpha[i]);
+            }
+        }
+        return least;
     }
 
     /** Updates alpha with {@code ce} marked of {@code ect} packets and cuts on marks [SPEC-CC-7], [SPEC-CC-8]. */

@@ -184,10 +184,16 @@ public final class Endpoint {
         connections.put(c.localId(), c);
         connectionList.add(c);
         if (fairShare.enabled()) {
-            // A new connection is a sender about to start [SPEC-CC-11]: it counts as one for its
-            // first two periods, so connections opened together (an incast) are all in the division
-            // from their first ACK on, instead of the early ones being offered the whole capacity.
-            c.inbound().lastArrivalNanos = nowNanos;
+            if (!c.isClient()) {
+                // A connection a peer opened is a sender about to start [SPEC-CC-11]: it counts as
+                // one for its first two periods, so connections opened together (an incast) are
+                // all in the division from their first ACK on, instead of the early ones being
+                // offered the whole capacity. One this side opened is most likely for this side to
+                // send on: counting it would halve the share of a peer already sending here for
+                // two periods [SPEC-CC-23]; it is offered a newcomer's share and joins the division
+                // at its first reliable packet.
+                c.inbound().lastArrivalNanos = nowNanos;
+            }
             fairShare.recompute(nowNanos, connectionList);
         }
     }

@@ -193,6 +193,49 @@ class AimdControllerTest {
     }
 
     @Test
+    void marksOnSomePathsMoveTheirShareToTheOthersAndOnlyMarksOnEveryPathCutTheHint() {
+        // [SPEC-CC-22]: the same marks, on some paths (an ECMP collision) or on all of them (the
+        // receiver's port), with windows far above the hint's rate so the hint limits throughout.
+        for (long seed = 1; seed <= 30; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            int paths = 2 + random.nextInt(7);
+            int marked = 1 + random.nextInt(paths - 1);
+            String where = "seed " + seed + ", " + marked + " of " + paths + " paths marked";
+            long hint = 100_000_000L;
+            AimdController collision = new AimdController(CONFIG);
+            AimdController everywhere = new AimdController(CONFIG);
+            collision.onRateHint(hint, 0);
+            everywhere.onRateHint(hint, 0);
+            long now = 0;
+            for (int round = 0; round < 64; round++) {
+                now += 10_000;
+                for (int p = 0; p < paths; p++) {
+                    for (AimdController cc : new AimdController[] {collision, everywhere}) {
+                        cc.onPacketSent(p, D, now);
+                        cc.onPacketAcked(p, D, 10_000, now);
+                    }
+                    collision.onEcnFeedback(p, 4, p < marked ? 4 : 0, now);
+                    everywhere.onEcnFeedback(p, 4, 4, now);
+                }
+            }
+            assertThat(collision.hintFraction()).as("collisions leave the connection its hint: %s", where)
+                    .isGreaterThanOrEqualTo(0.9);
+            assertThat(everywhere.hintFraction()).as("marks on every path cut it to the floor: %s", where)
+                    .isLessThan(0.6);
+            double total = 0;
+            for (int p = 0; p < paths; p++) {
+                total += collision.pacingRateBytesPerSecond(p);
+            }
+            assertThat(total).as("the paths' rates add up to the fraction of the hint: %s", where)
+                    .isCloseTo(collision.hintFraction() * hint, within(hint * 1e-6));
+            for (int p = marked; p < paths; p++) {
+                assertThat(collision.pacingRateBytesPerSecond(0)).as("marked path 0 below clear path %d: %s", p, where)
+                        .isLessThan(collision.pacingRateBytesPerSecond(p) / 4);
+            }
+        }
+    }
+
+    @Test
     void underAHintTheConnectionHasOnePacingClockAcrossItsPaths() {
         // [SPEC-CC-13]: 8 paths idle may not each send a burst: the connection sends
         // pacingBurstBytes plus one datagram, then bytes / hint apart whatever the path.

@@ -238,6 +238,29 @@ class RateHintTest {
         assertThat(first.peerRateHintBytesPerSecond()).as("alone once the silent one ages out").isEqualTo(capacity);
     }
 
+    @Test
+    void aConnectionThisSideOpenedIsNotCountedAsASenderInAdvance() {
+        // [SPEC-CC-23]: the receiver here opened two connections of its own (to send on); the
+        // peer writing on the first of them is still told the whole capacity from its first ACK.
+        long seed = 87;
+        long capacity = 400_000_000L;
+        EngineConfig receiver = EngineConfig.builder().receiveCapacityBytesPerSecond(capacity)
+                .fairSharePeriodNanos(10 * MS).build();
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), receiver,
+                EngineConfig.defaults(), AimdController::new, AimdController::new).connect();
+        Connection second = pair.client().connect(pair.now(), Pair.SERVER_ADDRESS, new int[] {0, 1});
+        pair.driveUntil(() -> second.state() == ConnectionState.ESTABLISHED, 100 * MS, "second connection");
+        MemoryRegion src = TestMemory.region(pair.server(), WRITE, Access.ALL, 9);
+        MemoryRegion dst = TestMemory.region(pair.client(), WRITE, Access.ALL, 0);
+        Connection sender = pair.serverConnection();
+        long acksBefore = sender.stats().acksReceived();
+        assertThat(sender.postWrite(0, 1, src, 0, WRITE, dst.remoteKey(), 0)).isEqualTo(PostResult.OK);
+        pair.driveUntil(() -> sender.stats().acksReceived() > acksBefore, 1 * MS, "first ACK of the writer");
+        assertThat(sender.peerRateHintBytesPerSecond()).as("neither of the receiver's own connections is counted")
+                .isEqualTo(capacity);
+        assertThat(pair.client().activeSenders()).isEqualTo(1);
+    }
+
     // =====================================================================================
     // Pacing
     // =====================================================================================

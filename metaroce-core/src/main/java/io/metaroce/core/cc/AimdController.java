@@ -209,15 +209,11 @@ public final class AimdController implements CongestionController {
             double connectionRate = connectionRate();
             long connectionCredit = (long) (pacingBurstBytes * 1e9 / connectionRate);
             long connectionInterval = (long) (bytes * 1e9 / connectionRate);
-            if (connectionNext == Long.MIN_VALUE && random != null) {
-                // The first packet under a hint: its successor leaves at a random point of the next
-                // interval, so senders told their shares by simultaneous ACKs fall out of step.
-                connectionNext = nowNanos + random.nextLong(Math.max(1, connectionInterval)) + 1;
-            } else {
-                long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
-                        : Math.max(connectionNext, nowNanos - connectionCredit);
-                connectionNext = connectionStart + connectionInterval;
-            }
+            // With a random source the clock was started at the first hint [SPEC-CC-22]; without
+            // one it starts here, with a burst allowance.
+            long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
+                    : Math.max(connectionNext, nowNanos - connectionCredit);
+            connectionNext = connectionStart + connectionInterval;
         }
     }
 
@@ -327,7 +323,7 @@ public final class AimdController implements CongestionController {
             if (random != null && connectionNext == Long.MIN_VALUE) {
                 // The clock starts one interval after the first flight left, at a random point of
                 // that interval: the senders' first paced packets do not land on the first flights
-                // of the others, and are spread over a whole interval [SPEC-CC-13].
+                // of the others, and are spread over a whole interval [SPEC-CC-22].
                 long interval = (long) (datagramBytes * 1e9 / connectionRate());
                 long anchor = firstSentAt == Long.MIN_VALUE ? nowNanos : Math.max(nowNanos, firstSentAt + interval);
                 connectionNext = anchor + random.nextLong(Math.max(1, interval));

@@ -49,18 +49,18 @@ import java.util.random.RandomGenerator;
  * path's window held a packet back since its last increase: under loss, transmissions awaiting
  * their verdict fill a window whose rate on paper is above the hint ([SPEC-CC-21]).
  *
- * <p>Under the hint ([SPEC-CC-13], [SPEC-CC-16] to [SPEC-CC-18]): the connection also keeps one
- * pacing clock across its paths, so the paths' burst allowances do not add up; until the first
- * ACK it has at most {@link EngineConfig#aimdFirstFlightBytes()} in flight (it knows nothing of the
- * receiver's other senders yet); the first non-zero hint sizes the windows to its bandwidth-delay
- * product; and while the hint limits the rate, ECN marks cut the connection's fraction of the
- * hint (DCTCP-style, not below 1/2 + g) instead of windows that do not limit, so the senders of an
- * incast hold the receiver's queue near the marking threshold. That cut counts only the marks all
- * the paths share (the least marked path's {@code alpha}, [SPEC-CC-22]): marks where a few paths
- * collide in the fabric trim those paths' windows, and the hint's pacing moves their share to the
- * clearer paths, while the connection keeps its rate. Given a seeded random source, the
- * controller starts its first packet and its connection clock at random phases, so connections
- * that start together do not send in lockstep.
+ * <p>Under the hint ([SPEC-CC-13], [SPEC-CC-16] to [SPEC-CC-18], [SPEC-CC-22]): the connection also
+ * keeps one pacing clock across its paths, so the paths' burst allowances do not add up; until the
+ * first ACK it has at most {@link EngineConfig#aimdFirstFlightBytes()} in flight (it knows nothing
+ * of the receiver's other senders yet); the first non-zero hint sizes the windows to its
+ * bandwidth-delay product; and the senders' shares already add up to less than the receiver's
+ * port, so while the hint limits the rate ECN marks do not cut it (64 senders each cutting on
+ * marks made 64 loops that swung the aggregate by ±25%): they mean the senders' packets arrive
+ * bunched, and a marked connection moves its pacing clock later by a random time below g of an
+ * interval, at most once per round trip. Given a seeded random source, the controller starts its
+ * first packet at a random time, and its connection clock under the first hint one interval after
+ * its first packet, at a random point of the following interval, so connections that start
+ * together do not send in lockstep and their first paced packets do not land on the first flights.
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
@@ -70,12 +70,6 @@ public final class AimdController implements CongestionController {
     /** Fixed-point scale of {@code alpha}: {@code ALPHA_ONE} is 1.0. */
     private static final int ALPHA_BITS = 20;
     private static final long ALPHA_ONE = 1L << ALPHA_BITS;
-    /**
-     * 1/2: the receiver's allocator reads a sender using less than half its share as wanting less
-     * ([SPEC-CC-11]); the fraction of the hint stays above it (by g), so a sender's own restraint
-     * under marks never lowers the share it is given (a sender cut further fell behind for good).
-     */
-    private static final long MIN_HINT_FRACTION = ALPHA_ONE >> 1;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -126,14 +120,10 @@ public final class AimdController implements CongestionController {
     private boolean hintScaled;
     /** The window a path not seen yet starts with: the initial window, or the hint-scaled one. */
     private long startWindow;
-    /** The share of the hint the connection uses, {@code ALPHA_ONE} = all of it [SPEC-CC-18]. */
-    private long hintFraction = ALPHA_ONE;
-    /** Moving average of the CE-marked fraction over all the connection's paths. */
-    private long connectionAlpha;
-    /** Bytes to acknowledge before the next cut of {@link #hintFraction}. */
-    private long hintCutCredit;
-    /** Bytes acknowledged since {@link #hintFraction} last changed. */
-    private long ackedSinceHintChange;
+    /** Bytes to acknowledge before marks may shift the connection's pacing phase again [SPEC-CC-18]. */
+    private long phaseShiftCredit;
+    /** When the connection's first packet left (MIN_VALUE: not yet): where its clock under the first hint starts. */
+    private long firstSentAt = Long.MIN_VALUE;
     /** Connection-wide pacing clock under a hint: the earliest time the next packet may leave [SPEC-CC-13]. */
     private long connectionNext = Long.MIN_VALUE;
     private final long delayThreshold;
@@ -205,6 +195,9 @@ public final class AimdController implements CongestionController {
         ensure(pathId);
         inFlight[pathId] += bytes;
         totalInFlight += bytes;
+        if (firstSentAt == Long.MIN_VALUE) {
+            firstSentAt = nowNanos;
+        }
         double rate = pacingRateBytesPerSecond(pathId);
         long interval = (long) (bytes * 1e9 / rate);
         long credit = (long) (pacingBurstBytes * 1e9 / rate);
@@ -213,18 +206,14 @@ public final class AimdController implements CongestionController {
         if (rateHint > 0) {
             // One clock for the whole connection at min(own, hint): the paths' burst allowances do
             // not add up to paths x pacingBurstBytes back to back into a shared receiver [SPEC-CC-13].
-            double connectionRate = Math.min(effectiveHint(), totalOwnRate());
+            double connectionRate = connectionRate();
             long connectionCredit = (long) (pacingBurstBytes * 1e9 / connectionRate);
             long connectionInterval = (long) (bytes * 1e9 / connectionRate);
-            if (connectionNext == Long.MIN_VALUE && random != null) {
-                // The first packet under a hint: its successor leaves at a random point of the next
-                // interval, so senders told their shares by simultaneous ACKs fall out of step.
-                connectionNext = nowNanos + random.nextLong(Math.max(1, connectionInterval)) + 1;
-            } else {
-                long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
-                        : Math.max(connectionNext, nowNanos - connectionCredit);
-                connectionNext = connectionStart + connectionInterval;
-            }
+            // With a random source the clock was started at the first hint [SPEC-CC-22]; without
+            // one it starts here, with a burst allowance.
+            long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
+                    : Math.max(connectionNext, nowNanos - connectionCredit);
+            connectionNext = connectionStart + connectionInterval;
         }
     }
 
@@ -244,15 +233,7 @@ public final class AimdController implements CongestionController {
         }
         ecnCutCredit[pathId] -= bytes;
         lossCutCredit[pathId] -= bytes;
-        hintCutCredit -= bytes;
-        if (rateHint > 0 && hintFraction < ALPHA_ONE) {
-            // Additive increase of the fraction: g of the hint per round trip of the connection.
-            ackedSinceHintChange += bytes;
-            if (ackedSinceHintChange >= Math.max(totalInFlight, datagramBytes)) {
-                ackedSinceHintChange = 0;
-                hintFraction = Math.min(ALPHA_ONE, hintFraction + (ALPHA_ONE >> gainShift));
-            }
-        }
+        phaseShiftCredit -= bytes;
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
         boolean grow = windowBlocked[pathId] || !hintLimited();
@@ -296,46 +277,25 @@ public final class AimdController implements CongestionController {
         }
         ecnSeen[pathId] = true;
         reactToMarks(pathId, ect, ce);
-        reactToMarksUnderHint(ect, ce);
-    }
-
-    /**
-     * Marks while the hint limits the rate [SPEC-CC-18]: the windows are not what limits, so the
-     * marks cut the connection's fraction of the hint, DCTCP-style by half the connection's marked
-     * fraction, at most once per round trip of the connection: the senders of an incast hold the
-     * receiver's queue near the marking threshold instead of at the top of the buffer.
-     */
-    private void reactToMarksUnderHint(long ect, long ce) {
-        long fraction = (ce << ALPHA_BITS) / ect;
-        long step = fraction - connectionAlpha;
-        step = step >= 0 ? (step + (1L << gainShift) - 1) >> gainShift : -((-step + (1L << gainShift) - 1) >> gainShift);
-        connectionAlpha = Math.clamp(connectionAlpha + step, 0, ALPHA_ONE);
-        if (ce > 0 && rateHint > 0 && hintCutCredit <= 0 && hintLimited()) {
-            // Only the marks every path shares slow the connection [SPEC-CC-22]; the rest were cut
-            // from the marked paths' windows, which moved their share of the hint to the others.
-            long cut = (hintFraction * Math.min(connectionAlpha, commonAlpha())) >> (ALPHA_BITS + 1);
-            hintFraction = Math.max(MIN_HINT_FRACTION + (ALPHA_ONE >> gainShift), hintFraction - cut);
-            hintCutCredit = Math.max(totalInFlight, datagramBytes);
-            ackedSinceHintChange = 0;
+        if (ce > 0) {
+            shiftPhaseUnderHint(nowNanos);
         }
     }
 
     /**
-     * The marked fraction all the connection's paths share [SPEC-CC-22]: the least {@code alpha}
-     * of the paths in service the peer has reported ECN-capable packets on (1 if none). A
-     * bottleneck every path crosses, such as the receiver's port in an incast, marks every path
-     * and raises them all; ECMP collisions in the fabric mark only the paths that collide, whose
-     * window cuts already move their share of the hint to the clearer paths ([SPEC-CC-8],
-     * [SPEC-CC-13]), so they need not slow the connection as a whole.
+     * Marks while the hint limits the rate [SPEC-CC-18]: the receiver's queue is above the marking
+     * threshold because packets of its senders arrive bunched, not because they send too much (their
+     * shares add up to less than the receiver's port). The connection keeps its rate and delays its
+     * pacing clock by a random part of one interval, at most once per round trip, so the bunch
+     * spreads out; a seeded random source is needed (without one, marks under the hint do nothing).
      */
-    private long commonAlpha() {
-        long least = ALPHA_ONE;
-        for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && ecnSeen[i]) {
-                least = Math.min(least, alpha[i]);
-            }
+    private void shiftPhaseUnderHint(long nowNanos) {
+        if (random == null || connectionNext == Long.MIN_VALUE || phaseShiftCredit > 0 || !hintLimited()) {
+            return;
         }
-        return least;
+        long interval = (long) (datagramBytes * 1e9 / connectionRate());
+        connectionNext = Math.max(connectionNext, nowNanos) + random.nextLong(Math.max(1, interval >> gainShift)) + 1;
+        phaseShiftCredit = Math.max(totalInFlight, datagramBytes);
     }
 
     /** Updates alpha with {@code ce} marked of {@code ect} packets and cuts on marks [SPEC-CC-7], [SPEC-CC-8]. */
@@ -360,6 +320,14 @@ public final class AimdController implements CongestionController {
         hintSeen = true;
         if (rateHint > 0 && !hintScaled) {
             scaleToHint();
+            if (random != null && connectionNext == Long.MIN_VALUE) {
+                // The clock starts one interval after the first flight left, at a random point of
+                // that interval: the senders' first paced packets do not land on the first flights
+                // of the others, and are spread over a whole interval [SPEC-CC-22].
+                long interval = (long) (datagramBytes * 1e9 / connectionRate());
+                long anchor = firstSentAt == Long.MIN_VALUE ? nowNanos : Math.max(nowNanos, firstSentAt + interval);
+                connectionNext = anchor + random.nextLong(Math.max(1, interval));
+            }
         }
     }
 
@@ -473,7 +441,7 @@ public final class AimdController implements CongestionController {
             return own;
         }
         double total = totalOwnRate();
-        double hint = effectiveHint();
+        double hint = rateHint;
         return total > hint ? own * hint / total : own;
     }
 
@@ -492,20 +460,17 @@ public final class AimdController implements CongestionController {
         return total;
     }
 
+    /** The connection's pacing rate under a non-zero hint: min(own, hint), the hint before any path is seen. */
+    private double connectionRate() {
+        double own = totalOwnRate();
+        return own > 0 ? Math.min(rateHint, own) : rateHint;
+    }
+
     /** Whether the receiver's hint, not the windows, is what limits the sender's rate. */
     private boolean hintLimited() {
-        return rateHint > 0 && totalOwnRate() > effectiveHint();
+        return rateHint > 0 && totalOwnRate() > rateHint;
     }
 
-    /** The rate the connection allows itself under the hint: its fraction of it [SPEC-CC-18]. */
-    private double effectiveHint() {
-        return (double) rateHint * hintFraction / ALPHA_ONE;
-    }
-
-    /** The share of the receiver's hint the connection currently uses, 0 to 1 [SPEC-CC-18]. */
-    public double hintFraction() {
-        return (double) hintFraction / ALPHA_ONE;
-    }
 
     // ---- internals ----
 

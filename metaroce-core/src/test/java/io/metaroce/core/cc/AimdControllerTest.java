@@ -165,37 +165,89 @@ class AimdControllerTest {
     }
 
     @Test
-    void marksWhileTheHintLimitsCutTheConnectionsShareOfItAndAcknowledgementsRestoreIt() {
-        // [SPEC-CC-18]: the windows are far above the hint's rate, so only the fraction can slow it.
-        AimdController cc = new AimdController(CONFIG);
-        long hint = 100_000_000L;
-        cc.onRateHint(hint, 0);
-        cc.onPacketSent(0, D, 0);
-        cc.onPacketSent(1, D, 0);
-        cc.onPacketAcked(0, D, 10_000, 10_000);
-        assertThat(cc.hintFraction()).isEqualTo(1.0);
-        cc.onEcnFeedback(0, 1, 1, 10_000); // alpha(connection) 0 -> 1/16: cut by 1/32
-        double cut = cc.hintFraction();
-        assertThat(cut).isCloseTo(1 - 1.0 / 32, within(1e-3));
-        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(1)).isCloseTo(cut * hint, within(1.0));
-        cc.onEcnFeedback(0, 1, 1, 10_000);
-        assertThat(cc.hintFraction()).as("at most once per round trip").isEqualTo(cut);
-        for (int i = 0; i < 4; i++) {
-            cc.onPacketSent(0, D, 20_000);
-            cc.onPacketAcked(0, D, 10_000, 30_000);
+    void marksWhileTheHintLimitsKeepTheRateAndDelayThePacingPhaseByLessThanGOfAnInterval() {
+        // [SPEC-CC-18]: the windows are far above the hint's rate; a mark moves the connection's
+        // clock later by a random time below g x interval, once per round trip, and the rate stays.
+        long hint = 409_600_000L; // 4096 bytes every 10 us
+        long interval = 10_000;
+        for (long seed = 0; seed < 20; seed++) {
+            AimdController cc = new AimdController(CONFIG, new SplittableRandom(seed));
+            for (int path = 0; path < 8; path++) {
+                cc.sendAllowanceBytes(path, 0); // 8 paths of 64 KiB: far more than the hint on paper
+            }
+            cc.onRateHint(hint, 0);
+            long t = cc.nextSendTimeNanos(0, 0);
+            assertThat(t).as("seed %d: the clock starts within one interval", seed).isBetween(0L, interval);
+            for (int i = 0; i < 4; i++) {
+                cc.onPacketSent(i % 8, D, t);
+                long next = cc.nextSendTimeNanos((i + 1) % 8, t);
+                assertThat(next - t).as("seed %d: paced at the hint", seed).isEqualTo(interval);
+                t = next;
+            }
+            double rate = 0;
+            for (int path = 0; path < 8; path++) {
+                rate += cc.pacingRateBytesPerSecond(path);
+            }
+            cc.onEcnFeedback(0, 2, 1, t - 1);
+            long shifted = cc.nextSendTimeNanos(4, t - 1);
+            assertThat(shifted - t).as("seed %d: delayed by under g of an interval", seed)
+                    .isBetween(1L, interval >> CONFIG.aimdEcnGainShift());
+            double after = 0;
+            for (int path = 0; path < 8; path++) {
+                after += cc.pacingRateBytesPerSecond(path);
+            }
+            assertThat(after).as("seed %d: the rate is the hint's, before and after", seed).isCloseTo(rate, within(1.0))
+                    .isCloseTo(hint, within(1.0));
+            cc.onEcnFeedback(1, 2, 2, t - 1);
+            assertThat(cc.nextSendTimeNanos(4, t - 1)).as("seed %d: at most once per round trip", seed).isEqualTo(shifted);
+            for (int path = 0; path < 4; path++) {
+                cc.onPacketAcked(path, D, 10_000, shifted);
+            }
+            cc.onEcnFeedback(1, 2, 1, shifted);
+            assertThat(cc.nextSendTimeNanos(4, shifted)).as("seed %d: a round trip later it may move again", seed)
+                    .isBetween(shifted + 1, shifted + (interval >> CONFIG.aimdEcnGainShift()));
         }
-        assertThat(cc.hintFraction()).as("g of the hint back per round trip, up to all of it").isEqualTo(1.0);
-        // Without a hint the fraction is not touched by marks.
-        AimdController free = new AimdController(CONFIG);
-        free.onPacketSent(0, D, 0);
-        free.onEcnFeedback(0, 1, 1, 0);
-        assertThat(free.hintFraction()).isEqualTo(1.0);
+        // Without a random source marks under the hint leave the clock alone.
+        AimdController plain = new AimdController(CONFIG);
+        plain.onRateHint(hint, 0);
+        plain.onPacketSent(0, D, 0);
+        plain.onPacketSent(1, D, 0);
+        long next = plain.nextSendTimeNanos(2, 0);
+        plain.onEcnFeedback(0, 1, 1, 0);
+        assertThat(plain.nextSendTimeNanos(2, 0)).isEqualTo(next);
     }
 
     @Test
-    void marksOnSomePathsMoveTheirShareToTheOthersAndOnlyMarksOnEveryPathCutTheHint() {
-        // [SPEC-CC-22]: the same marks, on some paths (an ECMP collision) or on all of them (the
-        // receiver's port), with windows far above the hint's rate so the hint limits throughout.
+    void theFirstHintStartsTheClockOneIntervalAfterTheFirstFlightAtARandomPoint() {
+        // [SPEC-CC-22]: 4096 bytes every 40 us; the first flight left at 5 us and was acknowledged at
+        // 18 us, so the first paced packet leaves in [45 us, 85 us), not at the ACK.
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).build();
+        long hint = 102_400_000L;
+        java.util.Set<Long> starts = new java.util.HashSet<>();
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController cc = new AimdController(config, new SplittableRandom(seed));
+            cc.onPacketSent(0, D, 5_000);
+            cc.onPacketAcked(0, D, 13_000, 18_000);
+            cc.onRateHint(hint, 18_000);
+            long start = cc.nextSendTimeNanos(1, 18_000);
+            assertThat(start).as("seed %d", seed).isBetween(45_000L, 84_999L);
+            starts.add(start);
+        }
+        assertThat(starts.size()).as("50 draws over 40,000 ns").isGreaterThan(40);
+        // A faster hint (4096 bytes every 10 us): one interval after the first flight (15 us) is
+        // already past at the ACK (18 us), so the clock starts at the ACK, at a random point of an interval.
+        AimdController fast = new AimdController(config, new SplittableRandom(1));
+        fast.onPacketSent(0, D, 5_000);
+        fast.onRateHint(409_600_000L, 18_000);
+        assertThat(fast.nextSendTimeNanos(1, 18_000)).isBetween(18_000L, 27_999L);
+    }
+
+    @Test
+    void marksOnSomePathsMoveTheirShareToTheOthersAndUnderTheHintNoMarksCutTheRate() {
+        // [SPEC-CC-8], [SPEC-CC-13], [SPEC-CC-18]: the same marks, on some paths (an ECMP collision)
+        // or on all of them (the receiver's port), with windows far above the hint's rate so the
+        // hint limits throughout: the marked paths' windows shrink, so the hint's pacing moves
+        // their share to the clear paths, and in neither case does the connection give up its hint.
         for (long seed = 1; seed <= 30; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
             int paths = 2 + random.nextInt(7);
@@ -218,16 +270,14 @@ class AimdControllerTest {
                     everywhere.onEcnFeedback(p, 4, 4, now);
                 }
             }
-            assertThat(collision.hintFraction()).as("collisions leave the connection its hint: %s", where)
-                    .isGreaterThanOrEqualTo(0.9);
-            assertThat(everywhere.hintFraction()).as("marks on every path cut it to the floor: %s", where)
-                    .isLessThan(0.6);
-            double total = 0;
-            for (int p = 0; p < paths; p++) {
-                total += collision.pacingRateBytesPerSecond(p);
+            for (AimdController cc : new AimdController[] {collision, everywhere}) {
+                double total = 0;
+                for (int p = 0; p < paths; p++) {
+                    total += cc.pacingRateBytesPerSecond(p);
+                }
+                assertThat(total).as("the paths' rates add up to the whole hint: %s", where)
+                        .isCloseTo((double) hint, within(hint * 1e-6));
             }
-            assertThat(total).as("the paths' rates add up to the fraction of the hint: %s", where)
-                    .isCloseTo(collision.hintFraction() * hint, within(hint * 1e-6));
             for (int p = marked; p < paths; p++) {
                 assertThat(collision.pacingRateBytesPerSecond(0)).as("marked path 0 below clear path %d: %s", p, where)
                         .isLessThan(collision.pacingRateBytesPerSecond(p) / 4);

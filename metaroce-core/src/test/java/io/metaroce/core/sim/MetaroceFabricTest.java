@@ -85,7 +85,9 @@ class MetaroceFabricTest {
         // never within ±10% in every window. With the first flight capped until the first hint,
         // spread start phases, one pacing clock per connection and marks cutting the share of the
         // hint (2026-11-29): no drops at all, peak queue 21 KB, Jain 0.9999, every sender within
-        // ±10% of its share from 180 base RTTs on (not yet the 2).
+        // ±10% of its share from 180 base RTTs on. With marks under the hint moving the pacing
+        // phase instead of the rate, the clock started one interval after the first flight and 97%
+        // of the NIC handed out (session 4): within ±10% from 5.46 base RTTs on, peak queue 21 KB.
         SimParameters p = SimParameters.defaults().withTopology(TopologyKind.FAT_TREE, 4, 1).withSenders(8)
                 .withDuration(2_000_000L);
         IncastScenario.Result result = IncastScenario.run(p, seed -> MetaroceProtocol.withAimd(seed, false));
@@ -100,19 +102,38 @@ class MetaroceFabricTest {
         boolean converged = r.metrics().get("converged").equals(true);
         assertThat(result.convergenceRtts() >= 0).isEqualTo(converged);
         assertThat(converged).as("every sender within ±10%% of its share from then to the end").isTrue();
-        assertThat(result.convergenceRtts()).isLessThanOrEqualTo(200.0);
+        assertThat(result.convergenceRtts()).isLessThanOrEqualTo(10.0);
         System.out.println("incast 8:1 metaroce: " + r.metrics());
     }
 
     @Test
-    void everyReceiverDividesNinetyFivePercentOfItsNicAmongItsSenders() {
+    void aShallowBufferIncastOfSixtyFourConvergesWithinAFewRoundTripsWithoutADrop() {
+        // 64:1 on the k=8 fat-tree, 2 ms measured. Before session 4 each sender cut its own share of
+        // the hint on marks ([SPEC-CC-18] then): the 64 loops swung the aggregate by ±25%, 0.81 of
+        // the line, 34 drops, never within ±10%. Now marks only move a sender's pacing phase and the
+        // first paced packets leave one interval after the first flight ([SPEC-CC-22]), and the
+        // receiver hands out 97% of its NIC instead of 95%: within ±10% from the first window
+        // (0.0 base RTTs), Jain 1.0, no drop, peak queue 37 KB.
+        SimParameters p = SimParameters.defaults().withSenders(64).withDuration(2_000_000L);
+        IncastScenario.Result result = IncastScenario.run(p, seed -> MetaroceProtocol.withAimd(seed, false));
+        ScenarioResult r = result.report();
+        assertThat(r.metrics().get("converged")).isEqualTo(true);
+        assertThat(result.convergenceRtts()).as("the issue's goal").isLessThanOrEqualTo(2.0);
+        assertThat(result.jainFairness()).isGreaterThanOrEqualTo(0.999);
+        assertThat(result.drops()).isZero();
+        assertThat(result.peakQueueBytes()).as("well under the 64 KiB buffer").isLessThan(40L << 10);
+        System.out.println("incast 64:1 metaroce: " + r.metrics());
+    }
+
+    @Test
+    void everyReceiverDividesNinetySevenPercentOfItsNicAmongItsSenders() {
         LinkSpec link = LinkSpec.of(100, 500, BufferPreset.SHALLOW);
         Network net = new Network(Topologies.leafSpine(4, 2, 2, 1, link, link), 1, 9216);
         MetaroceProtocol protocol = MetaroceProtocol.withAimd(1, false);
         protocol.install(net);
         long capacity = protocol.host(3).endpoint().config().receiveCapacityBytesPerSecond();
-        // 100 Gbit/s = 12.5 GB/s on the wire; 4096 of every 4162 wire bytes are datagram; 95% of that.
-        assertThat(capacity).isBetween(11_680_000_000L, 11_690_000_000L);
+        // 100 Gbit/s = 12.5 GB/s on the wire; 4096 of every 4162 wire bytes are datagram; 97% of that.
+        assertThat(capacity).isBetween(11_930_000_000L, 11_935_000_000L);
         assertThat(protocol.host(3).endpoint().config().minRtoNanos()).isEqualTo(50_000L);
         // A protocol given an explicit capacity keeps it.
         Network other = new Network(Topologies.leafSpine(4, 2, 2, 1, link, link), 1, 9216);

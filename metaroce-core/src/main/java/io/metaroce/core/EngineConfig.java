@@ -81,6 +81,9 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdFirstFlightSpreadNanos an AIMD controller given a seeded random source delays its
  *     connection's first packet by a random time below this, so connections that start together
  *     (an incast) do not all land their first flight in the same instant; 0: no delay
+ * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose only
+ *     transmission has waited its path's overdue time without a verdict, as a duplicate (a
+ *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -124,7 +127,8 @@ public record EngineConfig(
         boolean aimdLossCutScaledByAlpha,
         long aimdDelayThresholdNanos,
         long aimdFirstFlightBytes,
-        long aimdFirstFlightSpreadNanos) {
+        long aimdFirstFlightSpreadNanos,
+        boolean idleResend) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -242,7 +246,8 @@ public record EngineConfig(
                 false, // aimdLossCutScaledByAlpha: a loss halves the window
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 0L, // aimdFirstFlightBytes: no cap before the first hint
-                0L); // aimdFirstFlightSpreadNanos: the first packet leaves at once
+                0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
+                false); // idleResend: off, a packet awaiting its verdict waits for it or its timer
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -323,6 +328,7 @@ public record EngineConfig(
         private long aimdDelayThresholdNanos;
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
+        private boolean idleResend;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -367,6 +373,7 @@ public record EngineConfig(
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
+            idleResend = c.idleResend;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -417,6 +424,8 @@ public record EngineConfig(
         public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightSpreadNanos}. */
         public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
+        /** Sets {@link EngineConfig#idleResend}. */
+        public Builder idleResend(boolean v) { idleResend = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -430,7 +439,7 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos);
+                    aimdFirstFlightSpreadNanos, idleResend);
         }
     }
 }

@@ -12,6 +12,7 @@ public final class ConnectionStats {
     long losses;
     long timeouts;
     long overdue;
+    long idleResends;
     long acksSent;
     long acksReceived;
     long naksSent;
@@ -46,6 +47,8 @@ public final class ConnectionStats {
     public long timeouts() { return timeouts; }
     /** Times a path's oldest transmissions were declared lost as overdue, before their timeout ([SPEC-LOSS-7]). */
     public long overdue() { return overdue; }
+    /** Retransmissions sent as idle resends: a duplicate of the oldest CSN awaiting its verdict while nothing new could be sent ([SPEC-LOSS-8]). */
+    public long idleResends() { return idleResends; }
     /** ACKs sent. */
     public long acksSent() { return acksSent; }
     /** ACKs received. */

@@ -38,6 +38,10 @@ final class DataWriter {
     private final PacketTable packets;
     private final SendScheduler scheduler;
     private final int payloadBytes;
+    private final boolean idleResend;
+    private final long maxAckDelayNanos;
+    private final long overdueFloorNanos;
+    private final long maxRtoNanos;
     private int peerPayloadBytes;
     private int peerWindow;
     /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
@@ -53,6 +57,10 @@ final class DataWriter {
         this.packets = packets;
         this.scheduler = scheduler;
         this.payloadBytes = EngineConfig.payloadBytesFor(config.maxDatagramBytes());
+        this.idleResend = config.idleResend();
+        this.maxAckDelayNanos = config.maxAckDelayNanos();
+        this.overdueFloorNanos = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
+        this.maxRtoNanos = config.maxRtoNanos();
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
     }
@@ -114,7 +122,7 @@ final class DataWriter {
         }
         if (!packets.canIssue(peerWindow)) {
             stats.sequenceWindowStalls++;
-            return false;
+            return idleResend && writeIdleResend(nowNanos, pickPathForNewData(nowNanos), out, p, codec);
         }
         Path path = pickPathForNewData(nowNanos);
         if (path == null) {
@@ -122,7 +130,7 @@ final class DataWriter {
         }
         int w = scheduler.nextWorkToSend(nowNanos);
         if (w == StreamTable.NONE) {
-            return false;
+            return writeIdleResend(nowNanos, path, out, p, codec);
         }
         long offset = work.kind[w] == WorkRequests.READ ? 0 : work.sendOffset[w];
         int length = work.kind[w] == WorkRequests.READ ? 0
@@ -135,6 +143,89 @@ final class DataWriter {
             scheduler.advanceCursor(w);
         }
         return writeReliable(nowNanos, path, csn, false, out, p, codec);
+    }
+
+    /**
+     * Nothing new may be sent: resends the oldest outstanding CSN whose only transmission has
+     * waited a path's overdue time without a verdict, on the next path that may take new data
+     * [SPEC-LOSS-8]. The first transmission is not declared lost (no verdict, no window cut, no
+     * health judgement): this is a duplicate that turns the NIC's idle time into a second chance
+     * for the packet the oldest message waits for, and, once acknowledged, into the evidence
+     * that lets the overdue rule judge the first.
+     */
+    private boolean writeIdleResend(long nowNanos, Path path, Transmit out, Packet p, PacketCodec codec) {
+        if (!idleResend || path == null) {
+            return false;
+        }
+        long wait = resendWaitNanos();
+        if (wait == Long.MAX_VALUE) {
+            return false;
+        }
+        long csn = oldestResendCandidate(nowNanos - wait);
+        if (csn < 0) {
+            return false;
+        }
+        path.retransmissions++;
+        stats.retransmissions++;
+        stats.idleResends++;
+        return writeReliable(nowNanos, path, csn, true, out, p, codec);
+    }
+
+    /**
+     * When an idle resend [SPEC-LOSS-8] next becomes due: the latest transmission time of the
+     * oldest-sent candidate plus the wait; {@link Long#MAX_VALUE} if none or the rule is off.
+     */
+    long idleResendDueNanos() {
+        if (!idleResend) {
+            return Long.MAX_VALUE;
+        }
+        long wait = resendWaitNanos();
+        if (wait == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        long earliest = Long.MAX_VALUE;
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (resendCandidate(c)) {
+                earliest = Math.min(earliest, packets.lastSentNanos(c));
+            }
+        }
+        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
+    }
+
+    /** The lowest candidate CSN whose latest transmission left at or before {@code sentBy}, or -1. */
+    private long oldestResendCandidate(long sentBy) {
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (resendCandidate(c) && packets.lastSentNanos(c) <= sentBy) {
+                return c;
+            }
+        }
+        return -1;
+    }
+
+    /** Outstanding, not queued for retransmission, one transmission awaiting its verdict, still wanted. */
+    private boolean resendCandidate(long csn) {
+        if (packets.state(csn) != PacketTable.OUTSTANDING || packets.lastSentNanos(csn) == Long.MIN_VALUE) {
+            return false;
+        }
+        int copies = packets.copies(csn);
+        return (packets.queued(csn) ? copies == 0 : copies == 1) && ownerLive(csn);
+    }
+
+    /**
+     * How long a transmission waits before an idle resend: the largest overdue time
+     * ({@code srtt + 4 rttvar + maxAckDelay}, floored as in [SPEC-LOSS-7]) of the paths that may
+     * take new data, or {@link Long#MAX_VALUE} if none may.
+     */
+    private long resendWaitNanos() {
+        long wait = Long.MAX_VALUE;
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && paths.usableForNewData(path)) {
+                long od = path.rtt.rtoNanos(maxAckDelayNanos, overdueFloorNanos, maxRtoNanos, 0);
+                wait = wait == Long.MAX_VALUE ? od : Math.max(wait, od);
+            }
+        }
+        return wait;
     }
 
     private boolean canSendOn(Path path, long nowNanos) {
@@ -214,6 +305,7 @@ final class DataWriter {
         p.pathSequence = psn;
         emitter.emit(out, p, codec, path, 2, payload, payloadIndex, nowNanos);
         path.scoreboard.onSent(csn, out.length, nowNanos);
+        packets.sent(csn, nowNanos);
         congestion.onPacketSent(path.id, out.length, nowNanos);
         path.countSent(out.length, nowNanos);
         stats.dataPacketsSent++;

@@ -227,6 +227,7 @@ final class Sender {
      */
     void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
         Path path = paths.get(pathId);
+        packets.transmissionResolved(csn);
         path.lossFraction -= path.lossFraction * LOSS_FRACTION_GAIN;
         long rtt = sentAtNanos == ackEchoNanos ? nowNanos - sentAtNanos : -1;
         congestion.onPacketAcked(pathId, bytes, rtt > 0 ? rtt : -1, nowNanos);
@@ -241,6 +242,7 @@ final class Sender {
      */
     void onTransmissionLost(int pathId, long csn, int bytes, long nowNanos) {
         Path path = paths.get(pathId);
+        packets.transmissionResolved(csn);
         path.losses++;
         path.lossFraction += (1 - path.lossFraction) * LOSS_FRACTION_GAIN;
         stats.losses++;
@@ -276,6 +278,7 @@ final class Sender {
         if (path != null) {
             int bytes = path.scoreboard.cancel(p.refusedPathSequence, csn);
             if (bytes >= 0) {
+                packets.transmissionResolved(csn);
                 congestion.onPacketDiscarded(path.id, bytes, nowNanos);
             }
         }
@@ -452,7 +455,12 @@ final class Sender {
             waiting = p != null && !p.retransmitQueue.isEmpty();
         }
         if (!waiting) {
-            return Long.MAX_VALUE;
+            // Nothing to send: the next idle resend [SPEC-LOSS-8], if one is due later; if one is
+            // due already, it waits for a path that may send, as new data would.
+            long due = writer.idleResendDueNanos();
+            if (due > afterNanos) {
+                return due;
+            }
         }
         long t = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {

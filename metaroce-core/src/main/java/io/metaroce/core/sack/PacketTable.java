@@ -33,6 +33,10 @@ public final class PacketTable {
     private int[] payloadLength;
     private byte[] state;
     private boolean[] queued;
+    /** Send time of the CSN's latest transmission. */
+    private long[] lastSentNanos;
+    /** Transmissions of the CSN still in flight (awaiting their verdict). */
+    private byte[] copies;
     private long floor;
     private long next;
 
@@ -53,6 +57,8 @@ public final class PacketTable {
         payloadLength = new int[size];
         state = new byte[size];
         queued = new boolean[size];
+        lastSentNanos = new long[size];
+        copies = new byte[size];
     }
 
     /** Whether a new CSN may be issued within {@code peerWindow} (the smaller of both windows applies). */
@@ -73,6 +79,8 @@ public final class PacketTable {
         payloadLength[i] = length;
         state[i] = OUTSTANDING;
         queued[i] = false;
+        lastSentNanos[i] = Long.MIN_VALUE;
+        copies[i] = 0;
         return csn;
     }
 
@@ -83,6 +91,8 @@ public final class PacketTable {
         int[] len = payloadLength;
         byte[] st = state;
         boolean[] q = queued;
+        long[] sent = lastSentNanos;
+        byte[] cp = copies;
         int oldMask = mask;
         allocate((mask + 1) * 2);
         for (long c = floor; c < next - 1; c++) {
@@ -94,6 +104,8 @@ public final class PacketTable {
             payloadLength[b] = len[a];
             state[b] = st[a];
             queued[b] = q[a];
+            lastSentNanos[b] = sent[a];
+            copies[b] = cp[a];
         }
     }
 
@@ -111,6 +123,31 @@ public final class PacketTable {
     public int payloadLength(long csn) { return payloadLength[(int) (csn & mask)]; }
     public boolean queued(long csn) { return queued[(int) (csn & mask)]; }
     public void queued(long csn, boolean v) { queued[(int) (csn & mask)] = v; }
+
+    /** A transmission of outstanding {@code csn} left at {@code nowNanos}. */
+    public void sent(long csn, long nowNanos) {
+        int i = (int) (csn & mask);
+        lastSentNanos[i] = nowNanos;
+        if (copies[i] < Byte.MAX_VALUE) {
+            copies[i]++;
+        }
+    }
+
+    /** A transmission of {@code csn} got its verdict (acknowledged, lost or refused); ignored unless outstanding. */
+    public void transmissionResolved(long csn) {
+        if (state(csn) == OUTSTANDING) {
+            int i = (int) (csn & mask);
+            if (copies[i] > 0) {
+                copies[i]--;
+            }
+        }
+    }
+
+    /** Send time of the latest transmission of {@code csn} ({@link Long#MIN_VALUE} before the first). */
+    public long lastSentNanos(long csn) { return lastSentNanos[(int) (csn & mask)]; }
+
+    /** Transmissions of {@code csn} still awaiting their verdict. */
+    public int copies(long csn) { return copies[(int) (csn & mask)]; }
 
     /**
      * Marks {@code csn} delivered or abandoned and moves the floor over finished CSNs. A CSN that

@@ -440,6 +440,89 @@ class AimdControllerTest {
         assertThat(halving.windowBytes(0)).isEqualTo(INITIAL / 2);
     }
 
+    /**
+     * [SPEC-CC-24]: where ECN is read, a loss cuts the window (by alpha / 2) only within a round
+     * trip of a mark; later, with no mark since, a loss leaves the window alone however high alpha
+     * still is: random loss is not congestion.
+     */
+    @Test
+    void whereEcnIsReadALossCutsOnlyWithinARoundTripOfAMark() {
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdLossCutScaledByAlpha(true).build());
+        for (int i = 0; i < 16; i++) {
+            cc.onPacketSent(0, D, 0);
+        }
+        cc.onEcnFeedback(0, 4, 4, 0); // every packet marked: alpha stays 1, the mark cuts the window
+        long afterMark = cc.windowBytes(0);
+        assertThat(afterMark).as("the mark's own cut").isEqualTo(INITIAL / 2);
+        cc.onPacketLost(0, D, 0);
+        assertThat(cc.windowBytes(0)).as("a loss right after a mark: cut by alpha / 2")
+                .isEqualTo(afterMark / 2);
+        // More than a round trip (what was in flight at the mark) acknowledged without ECN feedback:
+        // alpha is still 1, but the mark is old.
+        while (cc.bytesInFlight(0) > 0) {
+            cc.onPacketAcked(0, D, -1, 0);
+        }
+        sendAndAck(cc, 0, INITIAL);
+        assertThat(cc.alpha(0)).isEqualTo(1.0);
+        long before = cc.windowBytes(0);
+        for (int i = 0; i < 5; i++) {
+            cc.onPacketSent(0, D, 0);
+            cc.onPacketLost(0, D, 0);
+        }
+        assertThat(cc.windowBytes(0)).as("losses a round trip after the last mark cut nothing").isEqualTo(before);
+        // A path whose ECN is never reported keeps the rule of [SPEC-CC-9]: alpha (1 here) / 2.
+        cc.onPacketSent(1, D, 0);
+        cc.onPacketLost(1, D, 0);
+        assertThat(cc.windowBytes(1)).isEqualTo(INITIAL / 2);
+    }
+
+    /**
+     * [SPEC-CC-25]: losses without marks raise the rate allowed under the hint to
+     * {@code hint / (1 - loss / 2)} (loss taken at most 1/2: at most 4/3 of the hint); marked
+     * losses do not, acknowledgements bring it back down, and the default loss rule has no such
+     * compensation.
+     */
+    @Test
+    void unmarkedLossesLetTheSenderPaceAboveTheHintByAtMostAThird() {
+        EngineConfig scaled = CONFIG.toBuilder().aimdLossCutScaledByAlpha(true).build();
+        long hint = 1_000_000L; // far below the window's own rate: the hint limits
+        AimdController cc = new AimdController(scaled);
+        cc.onPacketSent(0, D, 0);
+        cc.onEcnFeedback(0, 1, 0, 0);
+        cc.onRateHint(hint, 0);
+        assertThat(cc.pacingRateBytesPerSecond(0)).isCloseTo(hint, within(1.0));
+        cc.onPacketLost(0, D, 0);
+        double once = cc.pacingRateBytesPerSecond(0);
+        assertThat(once).as("one unmarked loss: loss average 1/16, rate hint / (1 - 1/32)")
+                .isCloseTo(hint / (1 - 1.0 / 32), within(50.0));
+        for (int i = 0; i < 200; i++) {
+            cc.onPacketSent(0, D, 0);
+            cc.onPacketLost(0, D, 0);
+        }
+        assertThat(cc.pacingRateBytesPerSecond(0)).as("every transmission lost: capped at 4/3 of the hint")
+                .isCloseTo(hint * 4.0 / 3, within(1.0));
+        for (int i = 0; i < 200; i++) {
+            cc.onPacketSent(0, D, 0);
+            cc.onPacketAcked(0, D, -1, 0);
+        }
+        assertThat(cc.pacingRateBytesPerSecond(0)).as("acknowledgements bring it back to the hint")
+                .isCloseTo(hint, within(hint * 0.001));
+        // Marked losses: congestion, no compensation.
+        AimdController marked = new AimdController(scaled);
+        marked.onPacketSent(0, D, 0);
+        marked.onEcnFeedback(0, 1, 1, 0);
+        marked.onRateHint(hint, 0);
+        marked.onPacketLost(0, D, 0);
+        assertThat(marked.pacingRateBytesPerSecond(0)).isLessThanOrEqualTo(hint + 1.0);
+        // The default loss rule (halving): no compensation either.
+        AimdController halving = new AimdController(CONFIG);
+        halving.onPacketSent(0, D, 0);
+        halving.onEcnFeedback(0, 1, 0, 0);
+        halving.onRateHint(hint, 0);
+        halving.onPacketLost(0, D, 0);
+        assertThat(halving.pacingRateBytesPerSecond(0)).isCloseTo(hint, within(1.0));
+    }
+
     @Test
     void lossHalvesTheWindowAtMostOncePerRoundTrip() {
         AimdController cc = new AimdController(CONFIG);

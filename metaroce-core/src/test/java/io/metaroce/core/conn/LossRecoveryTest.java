@@ -140,6 +140,103 @@ class LossRecoveryTest {
         assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
     }
 
+    /**
+     * [SPEC-LOSS-8]: with {@code idleResend}, a sender with nothing new to send resends the lost
+     * last packet once it has waited its overdue time (250 us here), not the 1 ms timer; no
+     * timeout is counted and the copy is an idle resend.
+     */
+    @Test
+    void anIdleSenderResendsALostLastPacketAfterItsOverdueTimeNotItsTimer() {
+        Recorder rec = new Recorder();
+        long[] droppedAt = {-1};
+        long[] droppedCsn = {-1};
+        int length = 50_000;
+        rec.rule = (fromClient, p, now) -> {
+            boolean last = p.type == PacketType.DATA && p.payloadMessageOffset + p.payloadLength == p.messageLength;
+            if (fromClient && last && droppedAt[0] < 0) {
+                droppedAt[0] = now;
+                droppedCsn[0] = p.connectionSequence;
+                return true;
+            }
+            return false;
+        };
+        EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).build();
+        Pair p = Pair.create(12, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config)
+                .lossModel(rec)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    completions++;
+                })
+                .connect();
+        MemoryRegion src = region(p.client(), length);
+        MemoryRegion dst = region(p.server(), length);
+        p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
+        p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
+
+        List<Sent> resent = rec.sent.stream().filter(s -> s.csn == droppedCsn[0] && s.retransmission()).toList();
+        assertThat(resent).as("one copy of the lost packet").hasSize(1);
+        long waited = resent.get(0).atNanos - droppedAt[0];
+        assertThat(waited).as("its overdue time (floor %d ns), not the %d ns timer", config.overdueFloorNanos(), MIN_RTO)
+                .isGreaterThanOrEqualTo(config.overdueFloorNanos())
+                .isLessThan(MIN_RTO / 2);
+        Connection c = p.clientConnection();
+        assertThat(c.stats().timeouts()).isZero();
+        assertThat(c.stats().idleResends()).isEqualTo(1);
+        assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+    }
+
+    /**
+     * [SPEC-LOSS-8] under heavy random loss of data and ACKs on four paths: idle resends add
+     * copies, never deliveries; every message completes once on each side and every byte is in
+     * place; the resends take the place of timeouts.
+     */
+    @Test
+    void idleResendsUnderHeavyLossCompleteEveryMessageExactlyOnce() {
+        long[] withResend = new long[2];
+        long[] without = new long[2];
+        for (long seed = 1; seed <= 4; seed++) {
+            heavyLoss(seed, true, withResend);
+            heavyLoss(seed, false, without);
+        }
+        assertThat(without[1]).as("the rule off: no idle resend").isZero();
+        assertThat(withResend[1]).as("idle resends sent over the seeds").isPositive();
+        assertThat(withResend[0]).as("timeouts with idle resends vs without").isLessThan(without[0]);
+    }
+
+    /** Runs the transfer; adds its timeouts to {@code totals[0]} and its idle resends to {@code totals[1]}. */
+    private void heavyLoss(long seed, boolean idleResend, long[] totals) {
+        int messages = 24;
+        int size = 20_000;
+        Recorder rec = new Recorder();
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        rec.rule = (fromClient, p, now) -> (p.type == PacketType.DATA || p.type == PacketType.ACK) && r.nextDouble() < 0.2;
+        EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(idleResend).build();
+        int[] sendDone = {0};
+        int[] receiveDone = {0};
+        Pair p = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 0), config)
+                .lossModel(rec)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).as("seed %d", seed).isEqualTo(CompletionStatus.SUCCESS);
+                    sendDone[0]++;
+                })
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> receiveDone[0]++)
+                .connect();
+        MemoryRegion src = region(p.client(), messages * size);
+        MemoryRegion dst = region(p.server(), messages * size);
+        for (int m = 0; m < messages; m++) {
+            assertThat(p.serverConnection().postRecv(0, m, dst, (long) m * size, size)).isEqualTo(PostResult.OK);
+            assertThat(p.clientConnection().postSend(0, m, src, (long) m * size, size)).isEqualTo(PostResult.OK);
+        }
+        p.driveUntil(() -> sendDone[0] == messages && receiveDone[0] == messages, 5_000_000_000L,
+                "sends under 20% loss, seed " + seed + ", idleResend " + idleResend);
+        p.advance(10_000_000);
+        assertThat(sendDone[0]).as("seed %d", seed).isEqualTo(messages);
+        assertThat(receiveDone[0]).as("each receive completes once (seed %d)", seed).isEqualTo(messages);
+        assertThat(dst.segment().mismatch(src.segment())).as("seed %d", seed).isEqualTo(-1);
+        totals[0] += p.clientConnection().stats().timeouts();
+        totals[1] += p.clientConnection().stats().idleResends();
+    }
+
     @Test
     void lostAcknowledgementsAreRecoveredByTheTimerAndTheDuplicatesAreHarmless() {
         Recorder rec = new Recorder();

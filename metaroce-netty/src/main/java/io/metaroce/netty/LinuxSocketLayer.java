@@ -106,6 +106,13 @@ final class LinuxSocketLayer implements SocketLayer {
         return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory());
     }
 
+    @Override
+    public EventLoopGroup newEventLoopGroup(int threads, boolean busyPoll) {
+        // maxEvents 0: Netty's growing event array, as newFactory() has.
+        return busyPoll ? new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory(0, BusyPollStrategy.INSTANCE))
+                : newEventLoopGroup(threads);
+    }
+
     /** A {@code timerfd} on the loop when it is an epoll one (re-armed without allocating), else scheduled tasks. */
     @Override
     public LoopTimer newTimer(EventLoop loop, Runnable task) {

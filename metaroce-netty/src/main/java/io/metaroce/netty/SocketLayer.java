@@ -26,6 +26,18 @@ interface SocketLayer {
     EventLoopGroup newEventLoopGroup(int threads);
 
     /**
+     * As {@link #newEventLoopGroup(int)}; with {@code busyPoll} the loops never park in the kernel
+     * but poll their sockets on every turn ({@link BusyPollStrategy}). By default a layer cannot
+     * busy-poll and says so.
+     */
+    default EventLoopGroup newEventLoopGroup(int threads, boolean busyPoll) {
+        if (busyPoll) {
+            throw new IllegalStateException("the " + name() + " socket layer cannot busy-poll; leave busyPoll off");
+        }
+        return newEventLoopGroup(threads);
+    }
+
+    /**
      * Opens a UDP socket bound to {@code local} and registers it on {@code loop}; every datagram it
      * receives goes to {@code receiver} under {@code socketId}. The future completes on the loop.
      */

@@ -233,7 +233,7 @@ public final class UdpEndpoint implements AutoCloseable {
         }
         this.endpoint = engine.build();
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
-        this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
+        this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1, b.busyPoll) : null;
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
         this.timer = layer.newTimer(loop, timerTask);
         UdpSocket[] listen = new UdpSocket[planes.length];
@@ -883,6 +883,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private boolean repathOnFailure = true;
         private CompletionListener completionListener;
         private CompletionSink completionSink;
+        private boolean busyPoll;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
@@ -956,6 +957,19 @@ public final class UdpEndpoint implements AutoCloseable {
          */
         public Builder eventLoopGroup(EventLoopGroup value) {
             this.eventLoopGroup = Objects.requireNonNull(value, "eventLoopGroup");
+            return this;
+        }
+
+        /**
+         * Whether the endpoint's own event loop busy-polls (default false): instead of parking in
+         * {@code epoll_wait} (or the NIO selector) until a datagram, a timer or a task wakes it, the
+         * loop polls its sockets without waiting on every turn and runs its tasks in between, so a
+         * datagram is handled without a wakeup's delay. For latency; it keeps one core busy for as
+         * long as the endpoint is open. Applies to the loop the endpoint makes: with
+         * {@link #eventLoopGroup} the group's own strategy rules, and asking for both fails.
+         */
+        public Builder busyPoll(boolean value) {
+            this.busyPoll = value;
             return this;
         }
 
@@ -1069,6 +1083,10 @@ public final class UdpEndpoint implements AutoCloseable {
 
         /** Builds the endpoint and binds its listen socket; blocks until bound. Not on an event loop. */
         public UdpEndpoint build() {
+            if (busyPoll && eventLoopGroup != null) {
+                throw new IllegalStateException("busyPoll applies to the event loop the endpoint makes, but an"
+                        + " eventLoopGroup was given: make that group busy-poll, or leave busyPoll off");
+            }
             if (secureRandom == null) {
                 secureRandom = new SecureRandom();
             }

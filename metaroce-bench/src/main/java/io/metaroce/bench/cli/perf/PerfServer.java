@@ -43,6 +43,7 @@ final class PerfServer implements AutoCloseable {
 
     private final UdpEndpoint endpoint;
     private final BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
+    private final PerfSink sink = new PerfSink();
 
     /**
      * Opens a listening endpoint.
@@ -58,10 +59,18 @@ final class PerfServer implements AutoCloseable {
 
     /** As {@link #PerfServer(InetSocketAddress, double, EngineConfig)}, on the socket layer {@code datapath}. */
     public PerfServer(InetSocketAddress bind, double drop, EngineConfig config, Datapath datapath) {
+        this(bind, drop, config, datapath, false);
+    }
+
+    /**
+     * As {@link #PerfServer(InetSocketAddress, double, EngineConfig, Datapath)}; with
+     * {@code busyPoll} the server's event loop busy-polls (see {@link UdpEndpoint.Builder#busyPoll}).
+     */
+    public PerfServer(InetSocketAddress bind, double drop, EngineConfig config, Datapath datapath, boolean busyPoll) {
         try {
             endpoint = UdpEndpoint.builder().datapath(datapath).bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
                     .config(config).dropProbability(drop).dropSeed(DROP_SEED)
-                    .acceptListener(accepted::add).build();
+                    .acceptListener(accepted::add).completionSink(sink).busyPoll(busyPoll).build();
         } catch (RuntimeException e) {
             throw new PerfException("cannot listen on " + PerfClient.address(bind) + ": " + e.getMessage(), e);
         }
@@ -139,6 +148,7 @@ final class PerfServer implements AutoCloseable {
             Pattern pattern = new Pattern(params.seed());
             if (params.latency()) {
                 EchoServer echo = new EchoServer(connection, memory, region, params, pattern, counters);
+                sink.attach(echo);
                 onLoop(echo::start);
             } else {
                 if (params.op().readsServerMemory()) {
@@ -148,6 +158,7 @@ final class PerfServer implements AutoCloseable {
                 }
                 if (params.op().consumesReceives()) {
                     ReceiveVerifier verifier = new ReceiveVerifier(connection, memory, region, params, pattern, counters);
+                    sink.attach(verifier);
                     onLoop(verifier::postAll);
                 }
             }
@@ -225,9 +236,8 @@ final class PerfServer implements AutoCloseable {
         private void onLoop(Runnable task) {
             var loop = endpoint.eventLoop();
             try {
+                // Direct posts reach the engine at once; the drive they asked for runs after the task.
                 loop.submit(task).get((long) PARAMS_SECONDS, TimeUnit.SECONDS);
-                // The posts queued tasks of their own; one more round trip runs them.
-                loop.submit(() -> { }).get((long) PARAMS_SECONDS, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new PerfException("interrupted while setting up the run", e);

@@ -14,21 +14,37 @@ import io.netty.util.IntSupplier;
  * file descriptor is ready, so tasks handed to the loop from other threads and Netty's scheduled
  * tasks wait for the next I/O event. Here the loop goes round its task queue on every turn.
  *
- * <p>Thread-safe: stateless; one instance serves every loop.
+ * <p>A loop that never sleeps needs no kernel timer: the endpoint's timer on such a loop is a
+ * {@link PolledLoopTimer} that this strategy checks on every turn, so moving the engine's deadline
+ * costs no system call (a {@code timerfd} costs one per move, and one read when it fires).
+ *
+ * <p>Thread-safety: one instance per event loop group of one endpoint; {@link #calculateStrategy}
+ * and the timer run on that loop. {@link #timer} is set once, before the loop has any work.
  */
 final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
-    static final BusyPollStrategy INSTANCE = new BusyPollStrategy();
-
-    private BusyPollStrategy() {
-    }
+    private volatile PolledLoopTimer timer;
 
     @Override
     public int calculateStrategy(IntSupplier selectSupplier, boolean hasTasks) throws Exception {
+        PolledLoopTimer t = timer;
+        if (t != null) {
+            t.poll();
+        }
         return selectSupplier.get(); // ready sockets now (0 or more), never a blocking wait
     }
 
     @Override
     public SelectStrategy newSelectStrategy() {
         return this;
+    }
+
+    /** The timer of the endpoint on this strategy's loop, running {@code task} there; one per strategy. */
+    PolledLoopTimer timer(Runnable task) {
+        if (timer != null) {
+            throw new IllegalStateException("a busy-polling loop carries one endpoint's timer");
+        }
+        PolledLoopTimer t = new PolledLoopTimer(task);
+        timer = t;
+        return t;
     }
 }

@@ -107,10 +107,9 @@ final class LinuxSocketLayer implements SocketLayer {
     }
 
     @Override
-    public EventLoopGroup newEventLoopGroup(int threads, boolean busyPoll) {
+    public EventLoopGroup newBusyPollEventLoopGroup(int threads, BusyPollStrategy strategy) {
         // maxEvents 0: Netty's growing event array, as newFactory() has.
-        return busyPoll ? new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory(0, BusyPollStrategy.INSTANCE))
-                : newEventLoopGroup(threads);
+        return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory(0, strategy));
     }
 
     /** A {@code timerfd} on the loop when it is an epoll one (re-armed without allocating), else scheduled tasks. */

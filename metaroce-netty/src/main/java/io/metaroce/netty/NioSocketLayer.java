@@ -49,10 +49,8 @@ final class NioSocketLayer implements SocketLayer {
     }
 
     @Override
-    public EventLoopGroup newEventLoopGroup(int threads, boolean busyPoll) {
-        return busyPoll ? new MultiThreadIoEventLoopGroup(threads,
-                NioIoHandler.newFactory(SelectorProvider.provider(), BusyPollStrategy.INSTANCE))
-                : newEventLoopGroup(threads);
+    public EventLoopGroup newBusyPollEventLoopGroup(int threads, BusyPollStrategy strategy) {
+        return new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
     }
 
     @Override

@@ -26,15 +26,11 @@ interface SocketLayer {
     EventLoopGroup newEventLoopGroup(int threads);
 
     /**
-     * As {@link #newEventLoopGroup(int)}; with {@code busyPoll} the loops never park in the kernel
-     * but poll their sockets on every turn ({@link BusyPollStrategy}). By default a layer cannot
-     * busy-poll and says so.
+     * As {@link #newEventLoopGroup(int)}, but the loops never park in the kernel: they poll their
+     * sockets on every turn with {@code strategy}. By default a layer cannot busy-poll and says so.
      */
-    default EventLoopGroup newEventLoopGroup(int threads, boolean busyPoll) {
-        if (busyPoll) {
-            throw new IllegalStateException("the " + name() + " socket layer cannot busy-poll; leave busyPoll off");
-        }
-        return newEventLoopGroup(threads);
+    default EventLoopGroup newBusyPollEventLoopGroup(int threads, BusyPollStrategy strategy) {
+        throw new IllegalStateException("the " + name() + " socket layer cannot busy-poll; leave busyPoll off");
     }
 
     /**

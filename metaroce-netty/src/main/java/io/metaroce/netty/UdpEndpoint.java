@@ -233,9 +233,12 @@ public final class UdpEndpoint implements AutoCloseable {
         }
         this.endpoint = engine.build();
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
-        this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1, b.busyPoll) : null;
+        // A busy-polling loop (one of the endpoint's own) checks the engine's deadline on every turn.
+        BusyPollStrategy busyPoll = b.busyPoll ? new BusyPollStrategy() : null;
+        this.ownedGroup = b.eventLoopGroup != null ? null
+                : busyPoll != null ? layer.newBusyPollEventLoopGroup(1, busyPoll) : layer.newEventLoopGroup(1);
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
-        this.timer = layer.newTimer(loop, timerTask);
+        this.timer = busyPoll != null ? busyPoll.timer(timerTask) : layer.newTimer(loop, timerTask);
         UdpSocket[] listen = new UdpSocket[planes.length];
         try {
             for (int p = 0; p < planes.length; p++) {
@@ -964,8 +967,9 @@ public final class UdpEndpoint implements AutoCloseable {
          * Whether the endpoint's own event loop busy-polls (default false): instead of parking in
          * {@code epoll_wait} (or the NIO selector) until a datagram, a timer or a task wakes it, the
          * loop polls its sockets without waiting on every turn and runs its tasks in between, so a
-         * datagram is handled without a wakeup's delay. For latency; it keeps one core busy for as
-         * long as the endpoint is open. Applies to the loop the endpoint makes: with
+         * datagram is handled without a wakeup's delay, and the engine's timer is a deadline the loop
+         * checks on every turn (no {@code timerfd} system calls). For latency; it keeps one core busy
+         * for as long as the endpoint is open. Applies to the loop the endpoint makes: with
          * {@link #eventLoopGroup} the group's own strategy rules, and asking for both fails.
          */
         public Builder busyPoll(boolean value) {
@@ -1085,7 +1089,7 @@ public final class UdpEndpoint implements AutoCloseable {
         public UdpEndpoint build() {
             if (busyPoll && eventLoopGroup != null) {
                 throw new IllegalStateException("busyPoll applies to the event loop the endpoint makes, but an"
-                        + " eventLoopGroup was given: make that group busy-poll, or leave busyPoll off");
+                        + " eventLoopGroup was given: leave busyPoll off, or let the endpoint make its own loop");
             }
             if (secureRandom == null) {
                 secureRandom = new SecureRandom();

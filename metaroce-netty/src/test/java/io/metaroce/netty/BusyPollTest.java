@@ -28,6 +28,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the caller's fails fast.
  */
 class BusyPollTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
     /** Idle time over which the loops' CPU time is compared. */
     private static final long IDLE_MILLIS = 500;

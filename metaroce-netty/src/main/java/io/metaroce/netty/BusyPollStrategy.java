@@ -8,7 +8,8 @@ import io.netty.util.IntSupplier;
  * The select strategy of a busy-polling event loop: every turn polls the sockets without waiting
  * ({@code epoll_wait} or {@code selectNow} with a zero timeout) and then runs the loop's tasks, so
  * the loop never parks in the kernel and a datagram is handled as soon as it is in the socket,
- * without a wakeup. It costs a whole core per loop.
+ * without a wakeup. It costs a whole core per loop; a turn that found nothing to do yields the
+ * core to any other runnable thread ({@code sched_yield}).
  *
  * <p>Not Netty's own {@link SelectStrategy#BUSY_WAIT}: that spins inside one native call until a
  * file descriptor is ready, so tasks handed to the loop from other threads and Netty's scheduled
@@ -30,7 +31,14 @@ final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
         if (t != null) {
             t.poll();
         }
-        return selectSupplier.get(); // ready sockets now (0 or more), never a blocking wait
+        int ready = selectSupplier.get(); // ready sockets now (0 or more), never a blocking wait
+        if (ready == 0 && !hasTasks) {
+            // Nothing to do this turn: let another runnable thread have the core for a moment (on
+            // a host with more runnable threads than cores, the peer this loop waits for may be
+            // one); with the core to itself, the loop is back at once.
+            Thread.yield();
+        }
+        return ready;
     }
 
     @Override

@@ -162,10 +162,18 @@ final class RawUdpPeer {
         return group(false);
     }
 
-    /** One event loop; busy-polling: every turn polls without waiting (a zero-timeout epoll_wait or selectNow). */
+    /**
+     * One event loop; busy-polling: every turn polls without waiting (a zero-timeout epoll_wait or
+     * selectNow) and a turn with nothing to do yields the core, as MetaRoCE's busy-polling loops do.
+     */
     private EventLoopGroup group(boolean busyPoll) {
-        SelectStrategyFactory strategy = busyPoll ? () -> (selectNow, hasTasks) -> selectNow.get()
-                : DefaultSelectStrategyFactory.INSTANCE;
+        SelectStrategyFactory strategy = busyPoll ? () -> (selectNow, hasTasks) -> {
+            int ready = selectNow.get();
+            if (ready == 0 && !hasTasks) {
+                Thread.yield();
+            }
+            return ready;
+        } : DefaultSelectStrategyFactory.INSTANCE;
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory(0, strategy)
                 : NioIoHandler.newFactory(SelectorProvider.provider(), strategy);
         return new MultiThreadIoEventLoopGroup(1, factory);

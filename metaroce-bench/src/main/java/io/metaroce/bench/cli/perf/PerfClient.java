@@ -138,12 +138,12 @@ final class PerfClient {
         ClientTraffic traffic;
         if (params.latency()) {
             PingPongClient pingPong = new PingPongClient(connection, params, pattern, counters, latency, arena);
-            sink.attach(pingPong);
+            sink.attach(connection, pingPong);
             traffic = pingPong;
         } else {
             BandwidthClient bandwidth = new BandwidthClient(
                     new SlotContext(connection, params, remoteKey, pattern, counters, arena, corruptEvery));
-            sink.attach(bandwidth);
+            sink.attach(connection, bandwidth);
             traffic = bandwidth;
         }
 

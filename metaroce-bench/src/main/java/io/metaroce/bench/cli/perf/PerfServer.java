@@ -149,7 +149,7 @@ final class PerfServer implements AutoCloseable {
             Pattern pattern = new Pattern(params.seed());
             if (params.latency()) {
                 EchoServer echo = new EchoServer(connection, memory, region, params, pattern, counters);
-                sink.attach(echo);
+                sink.attach(connection, echo);
                 onLoop(echo::start);
             } else {
                 if (params.op().readsServerMemory()) {
@@ -159,7 +159,7 @@ final class PerfServer implements AutoCloseable {
                 }
                 if (params.op().consumesReceives()) {
                     ReceiveVerifier verifier = new ReceiveVerifier(connection, memory, region, params, pattern, counters);
-                    sink.attach(verifier);
+                    sink.attach(connection, verifier);
                     onLoop(verifier::postAll);
                 }
             }

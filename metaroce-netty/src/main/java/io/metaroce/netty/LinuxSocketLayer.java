@@ -106,6 +106,12 @@ final class LinuxSocketLayer implements SocketLayer {
         return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory());
     }
 
+    @Override
+    public EventLoopGroup newBusyPollEventLoopGroup(int threads, BusyPollStrategy strategy) {
+        // maxEvents 0: Netty's growing event array, as newFactory() has.
+        return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory(0, strategy));
+    }
+
     /** A {@code timerfd} on the loop when it is an epoll one (re-armed without allocating), else scheduled tasks. */
     @Override
     public LoopTimer newTimer(EventLoop loop, Runnable task) {

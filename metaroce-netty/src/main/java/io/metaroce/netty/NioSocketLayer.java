@@ -10,6 +10,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.nio.channels.spi.SelectorProvider;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
@@ -45,6 +46,11 @@ final class NioSocketLayer implements SocketLayer {
     @Override
     public EventLoopGroup newEventLoopGroup(int threads) {
         return new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+    }
+
+    @Override
+    public EventLoopGroup newBusyPollEventLoopGroup(int threads, BusyPollStrategy strategy) {
+        return new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
     }
 
     @Override

@@ -26,6 +26,14 @@ interface SocketLayer {
     EventLoopGroup newEventLoopGroup(int threads);
 
     /**
+     * As {@link #newEventLoopGroup(int)}, but the loops never park in the kernel: they poll their
+     * sockets on every turn with {@code strategy}. By default a layer cannot busy-poll and says so.
+     */
+    default EventLoopGroup newBusyPollEventLoopGroup(int threads, BusyPollStrategy strategy) {
+        throw new IllegalStateException("the " + name() + " socket layer cannot busy-poll; leave busyPoll off");
+    }
+
+    /**
      * Opens a UDP socket bound to {@code local} and registers it on {@code loop}; every datagram it
      * receives goes to {@code receiver} under {@code socketId}. The future completes on the loop.
      */

@@ -233,9 +233,12 @@ public final class UdpEndpoint implements AutoCloseable {
         }
         this.endpoint = engine.build();
         this.clockOrigin = System.nanoTime() - CLOCK_START_NANOS;
-        this.ownedGroup = b.eventLoopGroup == null ? layer.newEventLoopGroup(1) : null;
+        // A busy-polling loop (one of the endpoint's own) checks the engine's deadline on every turn.
+        BusyPollStrategy busyPoll = b.busyPoll ? new BusyPollStrategy() : null;
+        this.ownedGroup = b.eventLoopGroup != null ? null
+                : busyPoll != null ? layer.newBusyPollEventLoopGroup(1, busyPoll) : layer.newEventLoopGroup(1);
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
-        this.timer = layer.newTimer(loop, timerTask);
+        this.timer = busyPoll != null ? busyPoll.timer(timerTask) : layer.newTimer(loop, timerTask);
         UdpSocket[] listen = new UdpSocket[planes.length];
         try {
             for (int p = 0; p < planes.length; p++) {
@@ -883,6 +886,7 @@ public final class UdpEndpoint implements AutoCloseable {
         private boolean repathOnFailure = true;
         private CompletionListener completionListener;
         private CompletionSink completionSink;
+        private boolean busyPoll;
         private long dropSeed = 1;
         private SecureRandom secureRandom;
         private AcceptListener acceptListener;
@@ -956,6 +960,20 @@ public final class UdpEndpoint implements AutoCloseable {
          */
         public Builder eventLoopGroup(EventLoopGroup value) {
             this.eventLoopGroup = Objects.requireNonNull(value, "eventLoopGroup");
+            return this;
+        }
+
+        /**
+         * Whether the endpoint's own event loop busy-polls (default false): instead of parking in
+         * {@code epoll_wait} (or the NIO selector) until a datagram, a timer or a task wakes it, the
+         * loop polls its sockets without waiting on every turn and runs its tasks in between, so a
+         * datagram is handled without a wakeup's delay, and the engine's timer is a deadline the loop
+         * checks on every turn (no {@code timerfd} system calls). For latency; it keeps one core busy
+         * for as long as the endpoint is open. Applies to the loop the endpoint makes: with
+         * {@link #eventLoopGroup} the group's own strategy rules, and asking for both fails.
+         */
+        public Builder busyPoll(boolean value) {
+            this.busyPoll = value;
             return this;
         }
 
@@ -1069,6 +1087,10 @@ public final class UdpEndpoint implements AutoCloseable {
 
         /** Builds the endpoint and binds its listen socket; blocks until bound. Not on an event loop. */
         public UdpEndpoint build() {
+            if (busyPoll && eventLoopGroup != null) {
+                throw new IllegalStateException("busyPoll applies to the event loop the endpoint makes, but an"
+                        + " eventLoopGroup was given: leave busyPoll off, or let the endpoint make its own loop");
+            }
             if (secureRandom == null) {
                 secureRandom = new SecureRandom();
             }

@@ -108,6 +108,20 @@ class PerfCommandTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"--lat", "--op=mixed"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void loopbackOnBusyPollingEventLoopsVerifies(String what, @TempDir Path dir) throws Exception {
+        Path json = dir.resolve("perf.json");
+        CliRun run = CliRun.of("perf", "loopback", what, "--busy-poll", "--duration", "1", "--warmup", "0.3",
+                "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        String text = Files.readString(json);
+        assertThat(text).contains("\"verified\": true", "\"errors\": 0");
+        assertThat(number(text, "messages_per_s")).as(text).isPositive();
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"linux", "nio"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void eachDatapathIsNamedInTheReportAndTheJsonAndPathStatesAreReported(String datapath, @TempDir Path dir)

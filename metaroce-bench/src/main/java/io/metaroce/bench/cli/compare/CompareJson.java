@@ -49,6 +49,15 @@ final class CompareJson {
             sep = ",\n";
         }
         b.append("\n  },\n");
+        b.append("  \"latency_ratios\": {\n");
+        sep = "";
+        for (Map.Entry<String, double[]> e : r.latencyRatios().entrySet()) {
+            double[] v = e.getValue();
+            b.append(sep).append("    ").append(JsonText.quote(e.getKey())).append(": ");
+            b.append(v == null ? "null" : "{\"p50\": " + number(v[0]) + ", \"p99\": " + number(v[1]) + "}");
+            sep = ",\n";
+        }
+        b.append("\n  },\n");
         b.append("  \"date\": ").append(JsonText.quote(r.date())).append(",\n");
         b.append("  \"duration_s\": ").append(number(r.durationSeconds())).append(",\n");
         b.append("  \"warmup_s\": ").append(number(r.warmupSeconds())).append(",\n");

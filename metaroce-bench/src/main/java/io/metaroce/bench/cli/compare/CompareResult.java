@@ -12,8 +12,9 @@ import java.util.Map;
  * @param warmupSeconds warm-up seconds before each measured part
  * @param transport the raw UDP peer's event loops ({@code epoll} or {@code nio})
  * @param sizes one result per message size, in the order given
- * @param latency 64-byte ping-pong percentiles by peer ({@code raw_udp}, {@code metaroce}, {@code tcp},
- *     {@code aeron}); a null value where the peer could not run
+ * @param latency 64-byte ping-pong percentiles by peer ({@code raw_udp}, {@code metaroce},
+ *     {@code raw_udp_busy_poll}, {@code metaroce_busy_poll}, {@code tcp}, {@code aeron}); a null
+ *     value where the peer could not run
  * @param notes what could not run and why, and how peers were set up
  */
 record CompareResult(String date, double durationSeconds, double warmupSeconds, String transport,
@@ -24,5 +25,23 @@ record CompareResult(String date, double durationSeconds, double warmupSeconds, 
         sizes = List.copyOf(sizes);
         latency = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(latency));
         notes = List.copyOf(notes);
+    }
+
+    /**
+     * MetaRoCE's latency over raw UDP's, like with like: {@code metaroce_over_raw_udp} (event loops
+     * that sleep in the kernel) and {@code metaroce_busy_poll_over_raw_udp_busy_poll}; each value is
+     * {p50 ratio, p99 ratio}, or null where either side is missing.
+     */
+    Map<String, double[]> latencyRatios() {
+        Map<String, double[]> ratios = new java.util.LinkedHashMap<>();
+        ratios.put("metaroce_over_raw_udp", ratio(latency.get("metaroce"), latency.get("raw_udp")));
+        ratios.put("metaroce_busy_poll_over_raw_udp_busy_poll",
+                ratio(latency.get(Comparison.METAROCE_BUSY_POLL), latency.get(Comparison.RAW_UDP_BUSY_POLL)));
+        return ratios;
+    }
+
+    private static double[] ratio(LatencyPercentiles a, LatencyPercentiles b) {
+        return a == null || b == null || !(b.p50Us() > 0) || !(b.p99Us() > 0) ? null
+                : new double[] {a.p50Us() / b.p50Us(), a.p99Us() / b.p99Us()};
     }
 }

@@ -38,6 +38,11 @@ final class CompareTable {
                 out.printf(Locale.ROOT, "  %-28s %10.1f %10.1f%n", e.getKey(), l.p50Us(), l.p99Us());
             }
         }
+        for (Map.Entry<String, double[]> e : r.latencyRatios().entrySet()) {
+            double[] v = e.getValue();
+            out.printf(Locale.ROOT, "  %s: %s%n", e.getKey(), v == null ? "-"
+                    : String.format(Locale.ROOT, "p50 %.2f, p99 %.2f", v[0], v[1]));
+        }
         out.println();
         for (String note : r.notes()) {
             out.println("note: " + note);

@@ -18,6 +18,9 @@ import java.util.Map;
 final class Comparison {
     /** Bytes per ping-pong message. */
     static final int LATENCY_SIZE = 64;
+    /** Latency keys of the busy-polling pair (event loops that never sleep in the kernel). */
+    static final String RAW_UDP_BUSY_POLL = "raw_udp_busy_poll";
+    static final String METAROCE_BUSY_POLL = "metaroce_busy_poll";
 
     private final List<Integer> sizes;
     private final Window window;
@@ -51,14 +54,22 @@ final class Comparison {
                 + RawUdpPeer.DATAGRAM + " B (GSO: up to " + RawUdpPeer.GSO_BYTES + " B per send, GRO on)");
         notes.add("aeron: embedded driver, dedicated threading mode with yielding idle strategies; aeron_gbps at mtu=" + AeronPeer.LIKE_MTU
                 + ", aeron_best_gbps at mtu=" + AeronPeer.BEST_MTU + "; 2 MiB receiver window and socket buffers");
-        notes.add("metaroce: perf loopback runner, every byte checked; 4 streams, depth 128, 16 MiB window");
+        notes.add("metaroce: perf loopback runner, direct posting, every byte checked; 4 streams, depth 128,"
+                + " 16 MiB window");
+        notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"
+                + " raw_udp_busy_poll and metaroce_busy_poll on event loops that poll on every turn");
         List<SizeResult> results = new ArrayList<>();
         for (int size : sizes) {
             results.add(runSize(size));
         }
         Map<String, LatencyPercentiles> latency = new LinkedHashMap<>();
-        latency.put("raw_udp", attempt("raw_udp latency", () -> rawUdp.pingPong(LATENCY_SIZE, window)));
-        latency.put("metaroce", attempt("metaroce latency", () -> metaroce.pingPong(LATENCY_SIZE, window)));
+        latency.put("raw_udp", attempt("raw_udp latency", () -> rawUdp.pingPong(LATENCY_SIZE, window, false)));
+        latency.put("metaroce", attempt("metaroce latency", () -> metaroce.pingPong(LATENCY_SIZE, window, false)));
+        // Like with like: both on busy-polling event loops.
+        latency.put(RAW_UDP_BUSY_POLL, attempt(RAW_UDP_BUSY_POLL + " latency",
+                () -> rawUdp.pingPong(LATENCY_SIZE, window, true)));
+        latency.put(METAROCE_BUSY_POLL, attempt(METAROCE_BUSY_POLL + " latency",
+                () -> metaroce.pingPong(LATENCY_SIZE, window, true)));
         latency.put("tcp", attempt("tcp latency", () -> tcp.pingPong(LATENCY_SIZE, window)));
         latency.put("aeron", attempt("aeron latency", () -> aeron.pingPong(LATENCY_SIZE, window)));
         return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9, rawUdp.transport(),

@@ -45,20 +45,27 @@ final class MetarocePeer {
         return checked(run(params)).goodputGbps();
     }
 
-    /** Ping-pong (SEND, echoed) of {@code size}-byte messages over one path. */
-    LatencyPercentiles pingPong(int size, Window window) throws InterruptedException {
+    /**
+     * Ping-pong (SEND, echoed) of {@code size}-byte messages over one path; with {@code busyPoll}
+     * both endpoints' event loops busy-poll.
+     */
+    LatencyPercentiles pingPong(int size, Window window, boolean busyPoll) throws InterruptedException {
         RunParams params = new RunParams(Op.send, size, 1, 1, 1, window.durationNanos(), window.warmupNanos(), true,
                 seed);
-        return checked(run(params)).latency();
+        return checked(run(params, busyPoll)).latency();
     }
 
     private static PerfReport run(RunParams params) throws InterruptedException {
+        return run(params, false);
+    }
+
+    private static PerfReport run(RunParams params, boolean busyPoll) throws InterruptedException {
         String problem = params.problem();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
         EngineConfig config = EngineConfig.defaults().toBuilder().congestionWindowBytes(WINDOW_BYTES).build();
-        return PerfLoopbackCommand.run(params, 0, config, new PrintWriter(Writer.nullWriter()));
+        return PerfLoopbackCommand.run(params, 0, config, busyPoll, new PrintWriter(Writer.nullWriter()));
     }
 
     private static PerfReport checked(PerfReport report) {

@@ -8,10 +8,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
@@ -25,6 +27,7 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -113,8 +116,16 @@ final class RawUdpPeer {
 
     /** 64-byte echo ping-pong over {@code window}: round trips after the warm-up. */
     LatencyPercentiles pingPong(int size, Window window) throws InterruptedException {
-        EventLoopGroup serverGroup = group();
-        EventLoopGroup clientGroup = group();
+        return pingPong(size, window, false);
+    }
+
+    /**
+     * As {@link #pingPong(int, Window)}; with {@code busyPoll} both event loops poll their socket on
+     * every turn instead of sleeping in the kernel (what MetaRoCE's busy-polling endpoints do).
+     */
+    LatencyPercentiles pingPong(int size, Window window, boolean busyPoll) throws InterruptedException {
+        EventLoopGroup serverGroup = group(busyPoll);
+        EventLoopGroup clientGroup = group(busyPoll);
         try {
             Channel echo = new Bootstrap().group(serverGroup).channel(channelClass())
                     .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
@@ -148,7 +159,23 @@ final class RawUdpPeer {
     }
 
     private EventLoopGroup group() {
-        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        return group(false);
+    }
+
+    /**
+     * One event loop; busy-polling: every turn polls without waiting (a zero-timeout epoll_wait or
+     * selectNow) and a turn with nothing to do yields the core, as MetaRoCE's busy-polling loops do.
+     */
+    private EventLoopGroup group(boolean busyPoll) {
+        SelectStrategyFactory strategy = busyPoll ? () -> (selectNow, hasTasks) -> {
+            int ready = selectNow.get();
+            if (ready == 0 && !hasTasks) {
+                Thread.yield();
+            }
+            return ready;
+        } : DefaultSelectStrategyFactory.INSTANCE;
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory(0, strategy)
+                : NioIoHandler.newFactory(SelectorProvider.provider(), strategy);
         return new MultiThreadIoEventLoopGroup(1, factory);
     }
 

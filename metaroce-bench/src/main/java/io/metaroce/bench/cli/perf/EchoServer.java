@@ -1,7 +1,9 @@
 package io.metaroce.bench.cli.perf;
 
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.api.WorkOpcode;
 import io.metaroce.core.memory.MemoryRegion;
-import io.metaroce.netty.Completion;
 import io.metaroce.netty.UdpConnection;
 import java.lang.foreign.MemorySegment;
 
@@ -10,10 +12,12 @@ import java.lang.foreign.MemorySegment;
  * checks the bytes ({@link Pattern#pingKey}) and SENDs the same buffer back. The pings land in a
  * ring of {@link ServerLayout#ECHO_BUFFERS} buffers; a buffer is posted for a receive again only
  * once its echo SEND has completed, so the transport never sends from a buffer being overwritten.
+ * Receive and echo are posted direct under the ping's number; the completion's opcode tells them
+ * apart.
  *
  * <p>Thread-safety: {@link #start()} and the completions run on the connection's event loop.
  */
-final class EchoServer {
+final class EchoServer implements DirectTraffic {
     private static final int AHEAD = 2;
 
     private final UdpConnection connection;
@@ -48,28 +52,41 @@ final class EchoServer {
             long q = nextReceive++;
             int buffer = index(q);
             busy[buffer] = true;
-            long offset = layout.echoOffset(buffer);
-            connection.postRecv(PingPongClient.STREAM, q, region, offset, size)
-                    .whenComplete((c, e) -> onPing(q, buffer, offset, c, e));
+            int posted = connection.postRecvDirect(PingPongClient.STREAM, q, region, layout.echoOffset(buffer), size);
+            if (posted != PostResult.OK) {
+                counters.failed("ping receive " + q + " refused: " + PostResult.name(posted));
+                return;
+            }
         }
     }
 
-    private void onPing(long q, int buffer, long offset, Completion c, Throwable e) {
-        if (e != null || !c.isSuccess() || c.byteLength() != size) {
-            counters.failed("ping receive " + q + ": " + (e != null ? e : c));
-            return;
-        }
-        received++;
-        counters.completed(MessageKind.PING, size);
-        counters.checked(pattern.matches(memory, offset, size, Pattern.pingKey(q)), "ping " + q);
-        connection.postSend(PingPongClient.STREAM, q, region, offset, size).whenComplete((s, se) -> {
-            if (se != null || !s.isSuccess()) {
-                counters.failed("echo SEND " + q + ": " + (se != null ? se : s));
+    @Override
+    public void onCompletion(int streamId, long q, int opcode, int status, long byteLength, int immediate,
+            boolean hasImmediate) {
+        int buffer = index(q);
+        if (opcode == WorkOpcode.SEND) {
+            if (status != CompletionStatus.SUCCESS) {
+                counters.failed("echo SEND " + q + ": " + CompletionStatus.name(status));
                 return;
             }
             busy[buffer] = false;
             postReceives();
-        });
+            return;
+        }
+        if (status != CompletionStatus.SUCCESS || byteLength != size) {
+            counters.failed("ping receive " + q + ": " + CompletionStatus.name(status) + ", " + byteLength + " bytes");
+            return;
+        }
+        received++;
+        counters.completed(MessageKind.PING, size);
+        long offset = layout.echoOffset(buffer);
+        boolean matched = pattern.matches(memory, offset, size, Pattern.pingKey(q));
+        counters.checked(matched, matched ? null : "ping " + q);
+        int posted = connection.postSendDirect(PingPongClient.STREAM, q, region, offset, size);
+        if (posted != PostResult.OK) {
+            counters.failed("echo SEND " + q + " refused: " + PostResult.name(posted));
+            return;
+        }
         postReceives();
     }
 

@@ -44,6 +44,8 @@ final class PerfClient {
     private final PrintWriter out;
     private int corruptEvery;
     private Datapath datapath = Datapath.AUTO;
+    private boolean busyPoll;
+    private final PerfSink sink = new PerfSink();
 
     /**
      * A client for one run.
@@ -78,6 +80,12 @@ final class PerfClient {
         return this;
     }
 
+    /** Whether the client's event loop busy-polls (see {@link UdpEndpoint.Builder#busyPoll}). Returns this. */
+    PerfClient busyPoll(boolean value) {
+        this.busyPoll = value;
+        return this;
+    }
+
     PerfClient corruptEvery(int n) {
         this.corruptEvery = n;
         return this;
@@ -93,7 +101,7 @@ final class PerfClient {
         UdpEndpoint endpoint;
         try {
             endpoint = UdpEndpoint.builder().datapath(datapath).bindAddress(bind).config(config).dropProbability(drop)
-                    .dropSeed(params.seed() ^ 0xC11E_17L).build();
+                    .dropSeed(params.seed() ^ 0xC11E_17L).completionSink(sink).busyPoll(busyPoll).build();
         } catch (RuntimeException e) {
             throw new PerfException("cannot open UDP sockets on " + bind.getHostAddress() + ": " + e.getMessage(), e);
         }
@@ -127,9 +135,17 @@ final class PerfClient {
         int remoteKey = (int) ready.value(0);
         Pattern pattern = new Pattern(params.seed());
         LatencyRecorder latency = params.latency() ? new LatencyRecorder() : null;
-        ClientTraffic traffic = params.latency()
-                ? new PingPongClient(connection, params, pattern, counters, latency, arena)
-                : new BandwidthClient(new SlotContext(connection, params, remoteKey, pattern, counters, arena, corruptEvery));
+        ClientTraffic traffic;
+        if (params.latency()) {
+            PingPongClient pingPong = new PingPongClient(connection, params, pattern, counters, latency, arena);
+            sink.attach(connection, pingPong);
+            traffic = pingPong;
+        } else {
+            BandwidthClient bandwidth = new BandwidthClient(
+                    new SlotContext(connection, params, remoteKey, pattern, counters, arena, corruptEvery));
+            sink.attach(connection, bandwidth);
+            traffic = bandwidth;
+        }
 
         // ---- the timed part ----
         long start = System.nanoTime();

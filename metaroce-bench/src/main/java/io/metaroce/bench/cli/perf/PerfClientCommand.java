@@ -59,7 +59,7 @@ public final class PerfClientCommand implements Callable<Integer> {
         out.flush();
         try {
             PerfReport report = new PerfClient(params, server, local, options.drop, options.config(), out)
-                    .datapath(options.datapath.value).corruptEvery(options.corruptEvery).run();
+                    .datapath(options.datapath.value).busyPoll(options.datapath.busyPoll).corruptEvery(options.corruptEvery).run();
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             PrintWriter err = spec.commandLine().getErr();

@@ -47,7 +47,8 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
                 params.describe(), options.drop * 100, options.windowBytes);
         out.flush();
         try {
-            PerfReport report = run(params, options.drop, options.config(), options.datapath.value, options.corruptEvery, out);
+            PerfReport report = run(params, options.drop, options.config(), options.datapath.value,
+                    options.datapath.busyPoll, options.corruptEvery, out);
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf loopback: " + e.getMessage());
@@ -64,21 +65,30 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
      */
     public static PerfReport run(RunParams params, double drop, EngineConfig config, PrintWriter out)
             throws InterruptedException {
-        return run(params, drop, config, Datapath.AUTO, 0, out);
+        return run(params, drop, config, false, out);
+    }
+
+    /**
+     * As {@link #run(RunParams, double, EngineConfig, PrintWriter)}; with {@code busyPoll} both
+     * sides' event loops busy-poll.
+     */
+    public static PerfReport run(RunParams params, double drop, EngineConfig config, boolean busyPoll, PrintWriter out)
+            throws InterruptedException {
+        return run(params, drop, config, Datapath.AUTO, busyPoll, 0, out);
     }
 
     /** As {@link #run(RunParams, double, EngineConfig, PrintWriter)}, corrupting every {@code corruptEvery}-th payload. */
-    static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath, int corruptEvery,
-            PrintWriter out) throws InterruptedException {
+    static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath, boolean busyPoll,
+            int corruptEvery, PrintWriter out) throws InterruptedException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config, datapath)) {
+        try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config, datapath, busyPoll)) {
             PrintWriter quiet = new PrintWriter(Writer.nullWriter());
             FutureTask<Integer> serving = new FutureTask<>(() -> server.serveOne(quiet));
             Thread thread = Thread.ofPlatform().name("perf-server").daemon(true).start(serving);
             PerfReport report;
             try {
                 report = new PerfClient(params, server.localAddress(), loopback, drop, config, out)
-                        .datapath(datapath).corruptEvery(corruptEvery).run();
+                        .datapath(datapath).busyPoll(busyPoll).corruptEvery(corruptEvery).run();
             } catch (RuntimeException e) {
                 thread.interrupt(); // the server may still be waiting for the connection
                 throw e;

@@ -62,7 +62,7 @@ public final class PerfServerCommand implements Callable<Integer> {
         PerfServer server;
         try {
             server = new PerfServer(address, drop, io.metaroce.core.EngineConfig.defaults().toBuilder()
-                    .congestionWindowBytes(windowBytes).build(), datapath.value);
+                    .congestionWindowBytes(windowBytes).build(), datapath.value, datapath.busyPoll);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf server: " + e.getMessage());
             spec.commandLine().getErr().flush();

@@ -1,12 +1,13 @@
 package io.metaroce.bench.cli.perf;
 
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.api.WorkOpcode;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
-import io.metaroce.netty.Completion;
 import io.metaroce.netty.UdpConnection;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -15,12 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and SENDs it back ({@link EchoServer}); the client checks the echo and records the time from
  * posting the SEND to the echo's completion. The next round starts once the echo is in and the
  * SEND of the round before has completed: two buffers of each kind alternate, so no send buffer is
- * rewritten while the transport may still need it and a stale echo never passes.
+ * rewritten while the transport may still need it and a stale echo never passes. Both posts are
+ * direct, under the round's number; the completion's opcode tells them apart.
  *
  * <p>Thread-safety: {@link #start()}, {@link #stop()}, {@link #active()} from any thread; rounds
  * run on the connection's event loop.
  */
-final class PingPongClient implements ClientTraffic {
+final class PingPongClient implements ClientTraffic, DirectTraffic {
     static final int STREAM = 1;
 
     private final UdpConnection connection;
@@ -32,9 +34,16 @@ final class PingPongClient implements ClientTraffic {
     private final MemoryRegion region;
     private final AtomicInteger active = new AtomicInteger();
     private volatile boolean stopping;
-    private long round;
-    private CompletableFuture<Completion> lastPing = CompletableFuture.completedFuture(null);
     private volatile long completedRounds;
+
+    // ---- event-loop state ----
+    /** The round in flight (-1 before the first). */
+    private long current = -1;
+    private boolean echoIn;
+    /** Per send buffer (round parity): whether the SEND last posted from it has completed. */
+    private final boolean[] sendDone = {true, true};
+    private long sendStart;
+    private boolean failed;
 
     PingPongClient(UdpConnection connection, RunParams params, Pattern pattern, RunCounters counters,
             LatencyRecorder latency, Arena arena) {
@@ -71,63 +80,73 @@ final class PingPongClient implements ClientTraffic {
     }
 
     private void nextRound() {
-        if (stopping) {
-            // The last ping's completion is still to be checked before the run may end.
-            lastPing.whenComplete((c, e) -> {
-                checkPing(lastPing, round - 1);
-                active.set(0);
-            });
-            return;
-        }
-        long q = round++;
-        long key = Pattern.pingKey(q);
+        long q = ++current;
+        echoIn = false;
+        sendDone[(int) (q & 1)] = false;
         long sendOffset = (q & 1) * size;
         long echoOffset = (2 + (q & 1)) * size;
         Pattern.poison(memory, echoOffset, size);
-        long[] echoAt = new long[1];
-        CompletableFuture<Completion> echo = connection.postRecv(STREAM, q, region, echoOffset, size)
-                .whenComplete((c, e) -> echoAt[0] = System.nanoTime());
-        pattern.fill(memory, sendOffset, size, key);
-        long start = System.nanoTime();
-        CompletableFuture<Completion> ping = connection.postSend(STREAM, q, region, sendOffset, size);
-        // The next round reuses the send buffer of the ping before this one: it waits for that
-        // ping's completion (usually long done), not for this one's, whose ACK may be delayed.
-        CompletableFuture<Completion> before = lastPing;
-        lastPing = ping;
-        echo.whenComplete((ignored, error) -> {
-            if (!check(echo, "echo receive " + q)) {
-                active.set(0);
+        int posted = connection.postRecvDirect(STREAM, q, region, echoOffset, size);
+        if (posted != PostResult.OK) {
+            fail("echo receive " + q + " refused: " + PostResult.name(posted));
+            return;
+        }
+        pattern.fill(memory, sendOffset, size, Pattern.pingKey(q));
+        sendStart = System.nanoTime();
+        posted = connection.postSendDirect(STREAM, q, region, sendOffset, size);
+        if (posted != PostResult.OK) {
+            fail("ping SEND " + q + " refused: " + PostResult.name(posted));
+        }
+    }
+
+    @Override
+    public void onCompletion(int streamId, long q, int opcode, int status, long byteLength, int immediate,
+            boolean hasImmediate) {
+        if (failed) {
+            return;
+        }
+        if (opcode == WorkOpcode.SEND) {
+            if (status != CompletionStatus.SUCCESS || byteLength != size) {
+                fail("ping SEND " + q + ": " + CompletionStatus.name(status) + ", " + byteLength + " bytes");
                 return;
             }
-            latency.record(echoAt[0] - start);
+            sendDone[(int) (q & 1)] = true;
+        } else {
+            long echoAt = System.nanoTime();
+            if (q != current || status != CompletionStatus.SUCCESS || byteLength != size) {
+                fail("echo receive " + q + " (round " + current + "): " + CompletionStatus.name(status) + ", "
+                        + byteLength + " bytes");
+                return;
+            }
+            latency.record(echoAt - sendStart);
             counters.completed(MessageKind.PING, 2L * size);
-            counters.checked(pattern.matches(memory, echoOffset, size, key), "echo of ping " + q);
+            long echoOffset = (2 + (q & 1)) * size;
+            boolean matched = pattern.matches(memory, echoOffset, size, Pattern.pingKey(q));
+            counters.checked(matched, matched ? null : "echo of ping " + q);
             completedRounds = q + 1;
-            before.whenComplete((c, e) -> {
-                if (checkPing(before, q - 1)) {
-                    nextRound();
-                } else {
-                    active.set(0);
-                }
-            });
-        });
+            echoIn = true;
+        }
+        advance();
     }
 
-    /** Whether ping {@code q}'s SEND succeeded (true for the placeholder before the first round). */
-    private boolean checkPing(CompletableFuture<Completion> f, long q) {
-        return q < 0 || check(f, "ping SEND " + q);
+    /**
+     * Starts the next round once the echo is in and the SEND of the round before has completed
+     * (its buffer is the next round's); when stopping, ends once this round's SEND has completed too.
+     */
+    private void advance() {
+        if (!echoIn || !sendDone[(int) ((current - 1) & 1)]) {
+            return;
+        }
+        if (!stopping) {
+            nextRound();
+        } else if (sendDone[(int) (current & 1)]) {
+            active.set(0);
+        }
     }
 
-    private boolean check(CompletableFuture<Completion> f, String what) {
-        if (f.isCompletedExceptionally()) {
-            counters.failed(what + ": " + f.exceptionNow());
-            return false;
-        }
-        Completion c = f.resultNow();
-        if (!c.isSuccess() || c.byteLength() != size) {
-            counters.failed(what + ": " + c);
-            return false;
-        }
-        return true;
+    private void fail(String what) {
+        failed = true;
+        counters.failed(what);
+        active.set(0);
     }
 }

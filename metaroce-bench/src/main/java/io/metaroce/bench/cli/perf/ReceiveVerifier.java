@@ -1,8 +1,9 @@
 package io.metaroce.bench.cli.perf;
 
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
 import io.metaroce.core.api.WorkOpcode;
 import io.metaroce.core.memory.MemoryRegion;
-import io.metaroce.netty.Completion;
 import io.metaroce.netty.UdpConnection;
 import java.lang.foreign.MemorySegment;
 
@@ -13,12 +14,14 @@ import java.lang.foreign.MemorySegment;
  * a SEND's bytes land in the receive's buffer, and a WRITE_WITH_IMM's were written to the same
  * buffer by the client. Freed receives are posted again in batches of one stream-depth, so at
  * least the ring less one stream-depth stays posted ahead of the stream's oldest incomplete
- * message (see {@link ServerLayout} for why the ring is deep).
+ * message (see {@link ServerLayout} for why the ring is deep). Receives are posted direct, under
+ * their number on the stream as work request id; their completions come through the endpoint's
+ * {@link PerfSink}.
  *
  * <p>Thread-safety: {@link #postAll()} and the completions run on the connection's event loop;
  * construct it anywhere.
  */
-final class ReceiveVerifier {
+final class ReceiveVerifier implements DirectTraffic {
     private final UdpConnection connection;
     private final MemorySegment memory;
     private final MemoryRegion region;
@@ -60,32 +63,40 @@ final class ReceiveVerifier {
         while (next[stream] < lowest[stream] + ring) {
             long sequence = next[stream]++;
             long offset = layout.receiveOffset(stream, sequence);
-            connection.postRecv(stream, sequence, region, offset, size)
-                    .whenComplete((c, e) -> onReceive(stream, sequence, offset, c, e));
+            int posted = connection.postRecvDirect(stream, sequence, region, offset, size);
+            if (posted != PostResult.OK) {
+                counters.failed("receive " + sequence + " on stream " + stream + " refused: " + PostResult.name(posted));
+                return;
+            }
         }
     }
 
-    private void onReceive(int stream, long sequence, long offset, Completion c, Throwable e) {
-        if (e != null) {
-            counters.failed("receive " + sequence + " on stream " + stream + ": " + e);
+    @Override
+    public void onCompletion(int stream, long sequence, int opcode, int status, long byteLength, int immediate,
+            boolean hasImmediate) {
+        if (stream >= next.length || sequence < lowest[stream] || sequence >= next[stream]) {
+            counters.failed("a completion for no posted receive: " + sequence + " on stream " + stream);
             return;
         }
-        if (!c.isSuccess() || c.byteLength() != size) {
-            counters.failed("receive " + sequence + " on stream " + stream + ": " + c);
+        if (status != CompletionStatus.SUCCESS || byteLength != size) {
+            counters.failed("receive " + sequence + " on stream " + stream + ": " + CompletionStatus.name(status) + ", "
+                    + byteLength + " bytes");
             return;
         }
         MessageKind kind;
-        if (c.opcode() == WorkOpcode.RECV && !c.hasImmediate()) {
+        if (opcode == WorkOpcode.RECV && !hasImmediate) {
             kind = MessageKind.SEND;
-        } else if (c.opcode() == WorkOpcode.RECV_WRITE_WITH_IMM && c.hasImmediate() && c.immediate() == (int) sequence) {
+        } else if (opcode == WorkOpcode.RECV_WRITE_WITH_IMM && hasImmediate && immediate == (int) sequence) {
             kind = MessageKind.WRITE_WITH_IMM;
         } else {
-            counters.failed("receive " + sequence + " on stream " + stream + ": unexpected " + c);
+            counters.failed("receive " + sequence + " on stream " + stream + ": unexpected " + WorkOpcode.name(opcode)
+                    + (hasImmediate ? " with immediate " + immediate : ""));
             return;
         }
         counters.completed(kind, size);
-        counters.checked(pattern.matches(memory, offset, size, Pattern.receivedKey(stream, sequence)),
-                kind + " " + sequence + " on stream " + stream);
+        long offset = layout.receiveOffset(stream, sequence);
+        boolean matched = pattern.matches(memory, offset, size, Pattern.receivedKey(stream, sequence));
+        counters.checked(matched, matched ? null : kind + " " + sequence + " on stream " + stream);
         int index = (int) (sequence % ring);
         done[stream][index] = true;
         long before = lowest[stream];

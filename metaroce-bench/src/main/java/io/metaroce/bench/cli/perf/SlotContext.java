@@ -2,18 +2,18 @@ package io.metaroce.bench.cli.perf;
 
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
-import io.metaroce.netty.Completion;
+import io.metaroce.core.api.CompletionStatus;
 import io.metaroce.netty.UdpConnection;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.CompletionException;
 
 /**
  * What the client's {@link SlotOp}s share: the connection, the client's memory (a source buffer
  * and a destination buffer per slot), the server's region key and layout, the patterns, the
- * counters, and the per-stream count of receive-consuming messages (which tells SEND and
- * WRITE_WITH_IMM which server buffer and pattern their message has).
+ * counters, the per-stream count of receive-consuming messages (which tells SEND and
+ * WRITE_WITH_IMM which server buffer and pattern their message has), and each slot's in-flight
+ * state (a key and a step) that an op needs again when its completion comes.
  *
  * <p>Thread-safety: after construction, used only on the connection's event loop.
  */
@@ -34,6 +34,10 @@ final class SlotContext {
     /** Testing aid: every this many payloads one byte is flipped after the pattern is written (0: never). */
     private final int corruptEvery;
     private long payloads;
+    /** Per slot: what its op must remember until the completion (a pattern key, a buffer number). */
+    private final long[] slotKeys;
+    /** Per slot: which step of a several-step op is in flight. */
+    private final int[] slotSteps;
 
     SlotContext(UdpConnection connection, RunParams params, int remoteKey, Pattern pattern, RunCounters counters,
             Arena arena, int corruptEvery) {
@@ -48,6 +52,24 @@ final class SlotContext {
         this.memory = arena.allocate(2L * params.depth() * size, 8);
         this.region = connection.endpoint().register(memory, Access.LOCAL_WRITE);
         this.receiveSequence = new long[params.streams() + 1];
+        this.slotKeys = new long[params.depth()];
+        this.slotSteps = new int[params.depth()];
+    }
+
+    long slotKey(int slot) {
+        return slotKeys[slot];
+    }
+
+    void slotKey(int slot, long value) {
+        slotKeys[slot] = value;
+    }
+
+    int slotStep(int slot) {
+        return slotSteps[slot];
+    }
+
+    void slotStep(int slot, int value) {
+        slotSteps[slot] = value;
     }
 
     /** Offset of a slot's source buffer (what SENDs and WRITEs carry). */
@@ -87,19 +109,15 @@ final class SlotContext {
     }
 
     /**
-     * Whether a work request succeeded with {@code expectedBytes}; if not, counts the failure.
-     * {@code error} is the future's exception, if any.
+     * Whether a work request of {@code slot} succeeded with {@code expectedBytes}; if not, counts
+     * the failure (the message is built only then).
      */
-    boolean succeeded(Completion c, Throwable error, long expectedBytes, String what) {
-        if (error != null) {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            counters.failed(what + ": " + cause);
-            return false;
+    boolean succeeded(int status, long byteLength, long expectedBytes, String what, int slot) {
+        if (status == CompletionStatus.SUCCESS && byteLength == expectedBytes) {
+            return true;
         }
-        if (!c.isSuccess() || c.byteLength() != expectedBytes) {
-            counters.failed(what + ": " + c);
-            return false;
-        }
-        return true;
+        counters.failed("slot " + slot + ": " + what + ": " + CompletionStatus.name(status) + ", " + byteLength
+                + " bytes (expected " + expectedBytes + ")");
+        return false;
     }
 }

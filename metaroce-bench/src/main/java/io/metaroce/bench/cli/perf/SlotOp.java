@@ -1,18 +1,28 @@
 package io.metaroce.bench.cli.perf;
 
-import java.util.concurrent.CompletableFuture;
-
 /**
  * One kind of client message, with its own way of producing the bytes and of having them checked.
- * Implementations are stateless; their state lives in the {@link SlotContext}. Thread-safety:
- * called on the connection's event loop only.
+ * Posts go through the zero-allocation {@code post...Direct} methods under the slot's number as
+ * work request id; an op of several steps (a WRITE then its READ back) keeps its step in the
+ * {@link SlotContext}. Implementations are stateless; their state lives in the context.
+ * Thread-safety: called on the connection's event loop only.
  */
 interface SlotOp {
+    /** {@link #complete}: the message is done and checked; the slot may post its next one. */
+    int DONE = 0;
+    /** {@link #complete}: the op posted its next step; the slot waits for that one. */
+    int MORE = 1;
+    /** {@link #complete}: the message failed (counted); the slot stops. */
+    int FAILED = 2;
+
     /**
-     * Posts the {@code count}-th message of {@code slot}; the future yields whether the slot may go
-     * on (false after a failure, which the op has counted).
+     * Posts the first step of the {@code count}-th message of {@code slot}; returns the engine's
+     * {@link io.metaroce.core.api.PostResult} code.
      */
-    CompletableFuture<Boolean> post(SlotContext ctx, int slot, long count);
+    int post(SlotContext ctx, int slot, long count);
+
+    /** A completion of {@code slot}'s message: {@link #DONE}, {@link #MORE} or {@link #FAILED}. */
+    int complete(SlotContext ctx, int slot, int status, long byteLength);
 
     /** The ops a run cycles through on every slot. */
     static SlotOp[] cycleOf(Op op) {

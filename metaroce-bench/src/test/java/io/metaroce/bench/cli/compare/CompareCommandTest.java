@@ -45,7 +45,7 @@ class CompareCommandTest {
         assertRatio(size, "metaroce_over_tcp", metaroce, number(size, "tcp_gbps"));
         assertRatio(size, "metaroce_over_aeron", metaroce, number(size, "aeron_gbps"));
         String latency = object(text, "latency_us");
-        for (String peer : List.of("raw_udp", "metaroce", "tcp", "aeron")) {
+        for (String peer : List.of("raw_udp", "metaroce", "raw_udp_busy_poll", "metaroce_busy_poll", "tcp", "aeron")) {
             Matcher m = Pattern.compile("\"" + peer + "\": (null|\\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+))")
                     .matcher(latency);
             assertThat(m.find()).as(peer + " latency in " + latency).isTrue();
@@ -58,6 +58,27 @@ class CompareCommandTest {
                 assertThat(p99).as(peer + " p99").isGreaterThanOrEqualTo(p50);
             }
         }
+        // Like with like: MetaRoCE over raw UDP on parked loops, and on busy-polling loops.
+        String ratios = object(text, "latency_ratios");
+        assertLatencyRatio(latency, ratios, "metaroce_over_raw_udp", "metaroce", "raw_udp");
+        assertLatencyRatio(latency, ratios, "metaroce_busy_poll_over_raw_udp_busy_poll", "metaroce_busy_poll",
+                "raw_udp_busy_poll");
+    }
+
+    private static void assertLatencyRatio(String latency, String ratios, String field, String a, String b) {
+        Matcher ma = Pattern.compile("\"" + a + "\": \\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+)").matcher(latency);
+        Matcher mb = Pattern.compile("\"" + b + "\": \\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+)").matcher(latency);
+        Matcher mr = Pattern.compile("\"" + field + "\": (null|\\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+))")
+                .matcher(ratios);
+        assertThat(mr.find()).as(field + " in " + ratios).isTrue();
+        if (!ma.find() || !mb.find()) {
+            assertThat(mr.group(1)).as(field + " without both sides").isEqualTo("null");
+            return;
+        }
+        double p50 = Double.parseDouble(ma.group(1)) / Double.parseDouble(mb.group(1));
+        double p99 = Double.parseDouble(ma.group(2)) / Double.parseDouble(mb.group(2));
+        assertThat(Double.parseDouble(mr.group(2))).as(field + " p50").isCloseTo(p50, within(0.01 * p50 + 0.01));
+        assertThat(Double.parseDouble(mr.group(3))).as(field + " p99").isCloseTo(p99, within(0.01 * p99 + 0.01));
     }
 
     @Test

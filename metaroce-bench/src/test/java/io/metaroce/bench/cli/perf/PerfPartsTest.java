@@ -42,6 +42,34 @@ class PerfPartsTest {
     }
 
     @Test
+    void everyWordOfAPatternDiffersSoAPacketPlacedAtTheWrongOffsetIsCaught() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        Pattern pattern = new Pattern(random.nextLong());
+        int length = 1 << 20;
+        int packet = 4056;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment m = arena.allocate(length);
+            long key = random.nextLong();
+            pattern.fill(m, 0, length, key);
+            java.util.Set<Long> words = new java.util.HashSet<>();
+            for (long at = 0; at < length; at += 8) {
+                words.add(m.get(ValueLayout.JAVA_LONG_UNALIGNED, at));
+            }
+            assertThat(words).as("seed " + SEED).hasSize(length / 8);
+            for (int round = 0; round < 50; round++) {
+                pattern.fill(m, 0, length, key);
+                long from = (long) random.nextInt(length / packet) * packet;
+                long to = (long) random.nextInt(length / packet) * packet;
+                if (from == to) {
+                    continue;
+                }
+                MemorySegment.copy(m, from, m, to, packet); // a packet placed at another packet's offset
+                assertThat(pattern.matches(m, 0, length, key)).as("seed %d round %d", SEED, round).isFalse();
+            }
+        }
+    }
+
+    @Test
     void keysOfDifferentKindsAndMessagesDiffer() {
         assertThat(List.of(Pattern.receivedKey(1, 0), Pattern.receivedKey(2, 0), Pattern.receivedKey(1, 1),
                 Pattern.readAreaKey(0), Pattern.readAreaKey(1), Pattern.writeAreaKey(0, 0), Pattern.writeAreaKey(0, 1),

@@ -87,6 +87,16 @@ public final class Connection implements ScoreboardListener {
     private long cachedDeadlineNanos;
     private boolean deadlinesStale = true;
     /**
+     * The pacing term of {@link #nextTimeoutNanos} as last computed ({@link #pacedSendNanos}, asked
+     * at {@link #pacedSendAskedNanos}), valid while {@link #pacingKnown}: that is, until the
+     * connection's state next changes (the same stale mark as the deadlines clears it). The
+     * answer holds for any later time before it, because the controller's answers depend on the
+     * time only through {@code max(T, now)} ({@code CongestionController#pacingAnswersReusable}).
+     */
+    private long pacedSendNanos;
+    private long pacedSendAskedNanos;
+    private boolean pacingKnown;
+    /**
      * Send time of the newest transmission acknowledged on any path: a path whose oldest
      * transmission in flight is older than this is judged by the overdue rule [SPEC-LOSS-7].
      */
@@ -652,13 +662,28 @@ public final class Connection implements ScoreboardListener {
         if (deadlinesStale) {
             cachedDeadlineNanos = deadlinesNanos();
             deadlinesStale = false;
+            pacingKnown = false;
         }
         if (state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING) {
-            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13]. This
-            // term depends on the time as well as on the state, so it is never cached.
-            return Math.min(cachedDeadlineNanos, sender.nextPacedSendNanos(latestNanos));
+            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13].
+            return Math.min(cachedDeadlineNanos, pacedSendNanos(latestNanos));
         }
         return cachedDeadlineNanos;
+    }
+
+    /**
+     * {@link Sender#nextPacedSendNanos}, reused while nothing changed: the earliest paced send
+     * time after {@code t0} is also the earliest after any later {@code t} before it.
+     */
+    private long pacedSendNanos(long afterNanos) {
+        if (pacingKnown && afterNanos >= pacedSendAskedNanos && pacedSendNanos > afterNanos) {
+            sender.repeatExhaustedAllowanceQueries(afterNanos);
+            return pacedSendNanos;
+        }
+        pacedSendNanos = sender.nextPacedSendNanos(afterNanos);
+        pacedSendAskedNanos = afterNanos;
+        pacingKnown = paths.count() <= Long.SIZE && congestion.pacingAnswersReusable();
+        return pacedSendNanos;
     }
 
     /**
@@ -708,6 +733,12 @@ public final class Connection implements ScoreboardListener {
 
     /** Runs every timer due at {@code nowNanos}. A call with nothing due does nothing. */
     void handleTimeout(long nowNanos) {
+        if (!deadlinesStale && state == ConnectionState.ESTABLISHED && cachedDeadlineNanos > nowNanos) {
+            // Nothing is due: every timer below is one of the cached deadlines, none has come, and
+            // nothing has changed since they were computed. An endpoint runs the timers of all its
+            // connections whenever one of them is due.
+            return;
+        }
         deadlinesStale = true;
         if (state == ConnectionState.CLOSED) {
             return;
@@ -787,7 +818,19 @@ public final class Connection implements ScoreboardListener {
      * @return whether a datagram was written
      */
     boolean pollTransmit(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
-        deadlinesStale = true;
+        // A call that finds nothing to send changes nothing the next timeout is computed from,
+        // unless something was due (a deferred packet, a control packet) or the packetizer moved
+        // its queues; an endpoint asks every connection after each of its inputs.
+        boolean quiet = state == ConnectionState.ESTABLISHED && !acceptDue && !closeReplyDue && !keepAliveDue
+                && !control.hasNak() && !control.hasProbeAck() && sender.nextRetryNanos() > nowNanos;
+        boolean sent = transmit(nowNanos, out, p, codec);
+        if (sender.takeWriterTouched() || sent || !quiet) {
+            deadlinesStale = true;
+        }
+        return sent;
+    }
+
+    private boolean transmit(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
         if (state == ConnectionState.CLOSED) {
             return false;
         }
@@ -849,7 +892,7 @@ public final class Connection implements ScoreboardListener {
             // with LOCAL_PROTECTION_ERROR; like a verbs queue pair going to the error state, the
             // connection aborts, also when a graceful close was pending [SPEC-MSG-16].
             abort();
-            return pollTransmit(nowNanos, out, p, codec); // the CLOSE goes out now
+            return transmit(nowNanos, out, p, codec); // the CLOSE goes out now
         }
         if (keepAliveDue) {
             keepAliveDue = false;

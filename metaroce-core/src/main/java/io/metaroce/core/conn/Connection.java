@@ -698,6 +698,14 @@ public final class Connection implements ScoreboardListener {
         return t;
     }
 
+    /**
+     * Forgets the cached deadlines and pacing term, as any change of state does: for tests that
+     * make {@link #handleTimeout} run its checks in full.
+     */
+    void forgetCachedTimeouts() {
+        deadlinesStale = true;
+    }
+
     /** Every deadline of this connection's timers: {@link #nextTimeoutNanos} but for pacing. */
     private long deadlinesNanos() {
         if (state == ConnectionState.CLOSED) {

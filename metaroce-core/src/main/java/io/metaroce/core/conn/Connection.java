@@ -97,6 +97,12 @@ public final class Connection implements ScoreboardListener {
     private long pacedSendAskedNanos;
     private boolean pacingKnown;
     /**
+     * False once a transmit poll found no path with anything to acknowledge, until the next packet
+     * arrives (only an arriving packet gives a path something to acknowledge): a connection that
+     * only sends then skips looking at its paths' receive trackers on every poll.
+     */
+    private boolean acksMayBeDue = true;
+    /**
      * Send time of the newest transmission acknowledged on any path: a path whose oldest
      * transmission in flight is older than this is judged by the overdue rule [SPEC-LOSS-7].
      */
@@ -485,6 +491,7 @@ public final class Connection implements ScoreboardListener {
     /** Handles one decoded packet addressed to this connection. */
     void handlePacket(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
         deadlinesStale = true;
+        acksMayBeDue = true;
         if (state == ConnectionState.CLOSED) {
             return;
         }
@@ -870,12 +877,20 @@ public final class Connection implements ScoreboardListener {
         if (control.hasNak() && control.writeNak(out, p, codec)) {
             return true;
         }
-        for (int i = 0; i < paths.count(); i++) {
-            Path path = paths.get(i);
-            if (path != null && path.receiveTracker.ackDue(nowNanos)) {
-                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), inbound.shareBytesPerSecond,
-                        out, p, codec);
+        if (acksMayBeDue) {
+            boolean unacknowledged = false;
+            for (int i = 0; i < paths.count(); i++) {
+                Path path = paths.get(i);
+                if (path == null) {
+                    continue;
+                }
+                if (path.receiveTracker.ackDue(nowNanos)) {
+                    return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(),
+                            inbound.shareBytesPerSecond, out, p, codec);
+                }
+                unacknowledged |= path.receiveTracker.ackDeadlineNanos() != Long.MAX_VALUE;
             }
+            acksMayBeDue = unacknowledged;
         }
         if (control.hasProbeAck()) {
             return control.writeProbeAck(out, p, codec);

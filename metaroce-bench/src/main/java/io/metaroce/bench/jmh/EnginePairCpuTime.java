@@ -6,7 +6,9 @@ import java.lang.management.ThreadMXBean;
 /**
  * {@link EnginePairBenchmark}'s loop timed by the thread's CPU time instead of the wall clock, for
  * a machine shared with other work: time slices lost to other processes do not count, so the
- * figure says what the two engines cost, not what the machine had to spare. For each variant
+ * figure says what the two engines cost, not what the machine had to spare. For each payload
+ * size it first times the byte work alone ({@link DataBoundBenchmark#copyCrcTwice}: two copies and
+ * two CRC32C passes, the floor under the pair). For each variant
  * ({@code write} and {@code send}, 4 KiB and 256 B payloads) it runs a warm-up, then
  * {@code blocks} blocks of {@code packets} DATA packets, and prints the CPU nanoseconds per packet
  * of every block, the best and the median, and packets per CPU-second. It checks the delivered
@@ -33,6 +35,7 @@ public final class EnginePairCpuTime {
         long warmUp = args.length > 2 ? Long.parseLong(args[2]) : 3_000_000;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         for (int payload : new int[] {4096, 256}) {
+            byteWork(threads, payload, packets, blocks, warmUp);
             for (boolean send : new boolean[] {false, true}) {
                 EnginePairBenchmark b = new EnginePairBenchmark();
                 b.messageBytes = 1 << 20;
@@ -56,6 +59,31 @@ public final class EnginePairCpuTime {
                         nanos[0], median, 1e3 / median);
             }
         }
+    }
+
+    /** Times {@link DataBoundBenchmark#copyCrcTwice}, the byte work alone, the same way. */
+    private static void byteWork(ThreadMXBean threads, int payload, long packets, int blocks, long warmUp) {
+        DataBoundBenchmark d = new DataBoundBenchmark();
+        d.payloadBytes = payload;
+        d.setup();
+        int sink = 0;
+        for (long i = 0; i < warmUp; i++) {
+            sink += d.copyCrcTwice();
+        }
+        double[] nanos = new double[blocks];
+        StringBuilder each = new StringBuilder();
+        for (int b = 0; b < blocks; b++) {
+            long cpu0 = threads.getCurrentThreadCpuTime();
+            for (long i = 0; i < packets; i++) {
+                sink += d.copyCrcTwice();
+            }
+            nanos[b] = (threads.getCurrentThreadCpuTime() - cpu0) / (double) packets;
+            each.append(String.format(" %.0f", nanos[b]));
+        }
+        java.util.Arrays.sort(nanos);
+        System.out.printf("bytes %5d B: ns CPU per packet for two copies and two CRC32C passes alone, blocks:%s;"
+                + " best %.0f, median %.0f -> %.2f M packets per CPU-second (median) [%d]%n", payload, each, nanos[0],
+                nanos[blocks / 2], 1e3 / nanos[blocks / 2], sink & 1);
     }
 
     /** Runs whole invocations of the benchmark until at least {@code packets} DATA packets went; returns how many. */

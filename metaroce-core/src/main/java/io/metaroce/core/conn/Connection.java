@@ -82,7 +82,9 @@ public final class Connection implements ScoreboardListener {
      * {@link #nextTimeoutNanos}'s result without its pacing term, valid while
      * {@link #deadlinesStale} is false. Drivers ask for the next timeout after every input, and
      * recomputing it walks every path; but it only changes when this connection's state does,
-     * which only its own entry points do, and each of them marks it stale.
+     * which only its own entry points do, and each of them marks it stale when it may have
+     * changed something (a transmit poll that sends nothing and a timer pass with nothing due
+     * usually have not; see {@link #pollTransmit} and {@link #handleTimeout}).
      */
     private long cachedDeadlineNanos;
     private boolean deadlinesStale = true;

@@ -113,7 +113,12 @@ public class EnginePairBenchmark {
 
     @Setup(Level.Trial)
     public void setup(BenchmarkParams params) {
-        sendMode = params.getBenchmark().endsWith(".send");
+        setup(params.getBenchmark().endsWith(".send"));
+    }
+
+    /** Connects the pair and posts the first messages: SENDs if {@code send}, else WRITEs. */
+    void setup(boolean send) {
+        sendMode = send;
         EngineConfig config = EngineConfig.builder()
                 .maxDatagramBytes(payloadBytes + WireConstants.DATA_OVERHEAD_BYTES)
                 .build();
@@ -182,8 +187,13 @@ public class EnginePairBenchmark {
         return run();
     }
 
+    /** DATA packets the client has sent so far. */
+    long dataPacketsSent() {
+        return clientStats.dataPacketsSent();
+    }
+
     /** Drives both engines until {@link #PACKETS_PER_INVOCATION} more DATA packets have been delivered. */
-    private long run() {
+    long run() {
         long until = clientStats.dataPacketsSent() + PACKETS_PER_INVOCATION;
         while (clientStats.dataPacketsSent() < until) {
             turn();

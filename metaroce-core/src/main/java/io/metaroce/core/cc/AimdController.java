@@ -193,6 +193,12 @@ public final class AimdController implements CongestionController {
         return allowance;
     }
 
+    /** True: the allowance is the window less the flight, the next send time a stored clock. */
+    @Override
+    public boolean pacingAnswersReusable() {
+        return true;
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);

@@ -15,6 +15,19 @@ public interface CongestionController {
     /** Earliest time the next packet may leave on {@code pathId} (pacing); at or before now means now. */
     long nextSendTimeNanos(int pathId, long nowNanos);
 
+    /**
+     * Whether the connection may reuse this controller's pacing answers while none of its
+     * {@code on...} methods is called: {@link #sendAllowanceBytes} then returns the same value at
+     * any time, and {@link #nextSendTimeNanos} returns {@code max(T, nowNanos)} for a {@code T} of
+     * the path that does not depend on {@code nowNanos} once asked. A connection that asks for
+     * its next wake-up after every input then walks its paths only when something changed (it
+     * still repeats {@link #sendAllowanceBytes} for paths without allowance, so a controller may
+     * note there that a window holds a path back). Default: false, every question is asked.
+     */
+    default boolean pacingAnswersReusable() {
+        return false;
+    }
+
     /** A packet of {@code bytes} left on {@code pathId}. */
     void onPacketSent(int pathId, int bytes, long nowNanos);
 

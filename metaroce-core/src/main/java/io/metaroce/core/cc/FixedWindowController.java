@@ -41,6 +41,12 @@ public final class FixedWindowController implements CongestionController {
         return windowBytes - bytesInFlight;
     }
 
+    /** True: the allowance is the window less the flight, the next send time a stored clock. */
+    @Override
+    public boolean pacingAnswersReusable() {
+        return true;
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         return rateHint == 0 ? nowNanos : Math.max(nextSend, nowNanos);

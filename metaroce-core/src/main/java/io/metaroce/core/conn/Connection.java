@@ -82,10 +82,28 @@ public final class Connection implements ScoreboardListener {
      * {@link #nextTimeoutNanos}'s result without its pacing term, valid while
      * {@link #deadlinesStale} is false. Drivers ask for the next timeout after every input, and
      * recomputing it walks every path; but it only changes when this connection's state does,
-     * which only its own entry points do, and each of them marks it stale.
+     * which only its own entry points do, and each of them marks it stale when it may have
+     * changed something (a transmit poll that sends nothing and a timer pass with nothing due
+     * usually have not; see {@link #pollTransmit} and {@link #handleTimeout}).
      */
     private long cachedDeadlineNanos;
     private boolean deadlinesStale = true;
+    /**
+     * The pacing term of {@link #nextTimeoutNanos} as last computed ({@link #pacedSendNanos}, asked
+     * at {@link #pacedSendAskedNanos}), valid while {@link #pacingKnown}: that is, until the
+     * connection's state next changes (the same stale mark as the deadlines clears it). The
+     * answer holds for any later time before it, because the controller's answers depend on the
+     * time only through {@code max(T, now)} ({@code CongestionController#pacingAnswersReusable}).
+     */
+    private long pacedSendNanos;
+    private long pacedSendAskedNanos;
+    private boolean pacingKnown;
+    /**
+     * False once a transmit poll found no path with anything to acknowledge, until the next packet
+     * arrives (only an arriving packet gives a path something to acknowledge): a connection that
+     * only sends then skips looking at its paths' receive trackers on every poll.
+     */
+    private boolean acksMayBeDue = true;
     /**
      * Send time of the newest transmission acknowledged on any path: a path whose oldest
      * transmission in flight is older than this is judged by the overdue rule [SPEC-LOSS-7].
@@ -475,6 +493,7 @@ public final class Connection implements ScoreboardListener {
     /** Handles one decoded packet addressed to this connection. */
     void handlePacket(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
         deadlinesStale = true;
+        acksMayBeDue = true;
         if (state == ConnectionState.CLOSED) {
             return;
         }
@@ -652,13 +671,28 @@ public final class Connection implements ScoreboardListener {
         if (deadlinesStale) {
             cachedDeadlineNanos = deadlinesNanos();
             deadlinesStale = false;
+            pacingKnown = false;
         }
         if (state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING) {
-            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13]. This
-            // term depends on the time as well as on the state, so it is never cached.
-            return Math.min(cachedDeadlineNanos, sender.nextPacedSendNanos(latestNanos));
+            // Paced data: the driver must wake up when the next packet may leave [SPEC-CC-13].
+            return Math.min(cachedDeadlineNanos, pacedSendNanos(latestNanos));
         }
         return cachedDeadlineNanos;
+    }
+
+    /**
+     * {@link Sender#nextPacedSendNanos}, reused while nothing changed: the earliest paced send
+     * time after {@code t0} is also the earliest after any later {@code t} before it.
+     */
+    private long pacedSendNanos(long afterNanos) {
+        if (pacingKnown && afterNanos >= pacedSendAskedNanos && pacedSendNanos > afterNanos) {
+            sender.repeatExhaustedAllowanceQueries(afterNanos);
+            return pacedSendNanos;
+        }
+        pacedSendNanos = sender.nextPacedSendNanos(afterNanos);
+        pacedSendAskedNanos = afterNanos;
+        pacingKnown = paths.count() <= Long.SIZE && congestion.pacingAnswersReusable();
+        return pacedSendNanos;
     }
 
     /**
@@ -671,6 +705,14 @@ public final class Connection implements ScoreboardListener {
             t = Math.min(t, sender.nextPacedSendNanos(latestNanos));
         }
         return t;
+    }
+
+    /**
+     * Forgets the cached deadlines and pacing term, as any change of state does: for tests that
+     * make {@link #handleTimeout} run its checks in full.
+     */
+    void forgetCachedTimeouts() {
+        deadlinesStale = true;
     }
 
     /** Every deadline of this connection's timers: {@link #nextTimeoutNanos} but for pacing. */
@@ -708,6 +750,12 @@ public final class Connection implements ScoreboardListener {
 
     /** Runs every timer due at {@code nowNanos}. A call with nothing due does nothing. */
     void handleTimeout(long nowNanos) {
+        if (!deadlinesStale && state == ConnectionState.ESTABLISHED && cachedDeadlineNanos > nowNanos) {
+            // Nothing is due: every timer below is one of the cached deadlines, none has come, and
+            // nothing has changed since they were computed. An endpoint runs the timers of all its
+            // connections whenever one of them is due.
+            return;
+        }
         deadlinesStale = true;
         if (state == ConnectionState.CLOSED) {
             return;
@@ -787,7 +835,19 @@ public final class Connection implements ScoreboardListener {
      * @return whether a datagram was written
      */
     boolean pollTransmit(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
-        deadlinesStale = true;
+        // A call that finds nothing to send changes nothing the next timeout is computed from,
+        // unless something was due (a deferred packet, a control packet) or the packetizer moved
+        // its queues; an endpoint asks every connection after each of its inputs.
+        boolean quiet = state == ConnectionState.ESTABLISHED && !acceptDue && !closeReplyDue && !keepAliveDue
+                && !control.hasNak() && !control.hasProbeAck() && sender.nextRetryNanos() > nowNanos;
+        boolean sent = transmit(nowNanos, out, p, codec);
+        if (sender.takeWriterTouched() || sent || !quiet) {
+            deadlinesStale = true;
+        }
+        return sent;
+    }
+
+    private boolean transmit(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
         if (state == ConnectionState.CLOSED) {
             return false;
         }
@@ -819,12 +879,20 @@ public final class Connection implements ScoreboardListener {
         if (control.hasNak() && control.writeNak(out, p, codec)) {
             return true;
         }
-        for (int i = 0; i < paths.count(); i++) {
-            Path path = paths.get(i);
-            if (path != null && path.receiveTracker.ackDue(nowNanos)) {
-                return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), inbound.shareBytesPerSecond,
-                        out, p, codec);
+        if (acksMayBeDue) {
+            boolean unacknowledged = false;
+            for (int i = 0; i < paths.count(); i++) {
+                Path path = paths.get(i);
+                if (path == null) {
+                    continue;
+                }
+                if (path.receiveTracker.ackDue(nowNanos)) {
+                    return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(),
+                            inbound.shareBytesPerSecond, out, p, codec);
+                }
+                unacknowledged |= path.receiveTracker.ackDeadlineNanos() != Long.MAX_VALUE;
             }
+            acksMayBeDue = unacknowledged;
         }
         if (control.hasProbeAck()) {
             return control.writeProbeAck(out, p, codec);
@@ -849,7 +917,7 @@ public final class Connection implements ScoreboardListener {
             // with LOCAL_PROTECTION_ERROR; like a verbs queue pair going to the error state, the
             // connection aborts, also when a graceful close was pending [SPEC-MSG-16].
             abort();
-            return pollTransmit(nowNanos, out, p, codec); // the CLOSE goes out now
+            return transmit(nowNanos, out, p, codec); // the CLOSE goes out now
         }
         if (keepAliveDue) {
             keepAliveDue = false;

@@ -46,6 +46,12 @@ final class DataWriter {
     private int peerWindow;
     /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
     private int unusableSource = StreamTable.NONE;
+    /**
+     * Set when a {@link #write} that sent nothing still changed what the connection's timers and
+     * pacing are computed from (a retransmission queue, the scheduler's streams, a failed work
+     * request), so that the connection knows its cached next timeout is stale; see {@link #takeTouched}.
+     */
+    private boolean touched;
 
     DataWriter(EngineConfig config, ConnectionStats stats, Paths paths, CongestionController congestion,
             PacketEmitter emitter, WorkRequests work, PacketTable packets, SendScheduler scheduler) {
@@ -88,6 +94,13 @@ final class DataWriter {
         return w;
     }
 
+    /** Whether a {@link #write} since the last call changed send state without sending; clears it. */
+    boolean takeTouched() {
+        boolean t = touched;
+        touched = false;
+        return t;
+    }
+
     /** Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now. */
     boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
         // Retransmissions first, each on the path that lost it (R-SACK-2).
@@ -100,10 +113,12 @@ final class DataWriter {
                 long csn = path.retransmitQueue.peekLong();
                 if (packets.state(csn) != PacketTable.OUTSTANDING) {
                     path.retransmitQueue.pollLong();
+                    touched = true;
                     continue;
                 }
                 if (!ownerLive(csn)) {
                     path.retransmitQueue.pollLong();
+                    touched = true;
                     packets.finish(csn, PacketTable.ABANDONED);
                     continue;
                 }
@@ -128,6 +143,7 @@ final class DataWriter {
         if (path == null) {
             return false;
         }
+        touched = true; // the scheduler may drop or pause streams even when it finds nothing
         int w = scheduler.nextWorkToSend(nowNanos);
         if (w == StreamTable.NONE) {
             return writeIdleResend(nowNanos, path, out, p, codec);
@@ -262,6 +278,7 @@ final class DataWriter {
             // connection do that, told by takeUnusableSource.
             stats.localProtectionErrors++;
             unusableSource = w;
+            touched = true;
             return false;
         }
         emitter.header(p, kind == WorkRequests.READ ? PacketType.READ_REQUEST : PacketType.DATA, path.id);

@@ -52,6 +52,11 @@ final class Sender {
     private final PacketTable packets;
     private final SendScheduler scheduler;
     private final DataWriter writer;
+    /**
+     * Paths (bit {@code i}: path {@code i}) the last {@link #nextPacedSendNanos} found in service
+     * with room but no congestion allowance; see {@link #repeatExhaustedAllowanceQueries}.
+     */
+    private long exhaustedPaths;
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
     /** CSNs refused as receiver-not-ready, with the time each may be retried. */
@@ -449,6 +454,7 @@ final class Sender {
      * the earliest such time after {@code afterNanos}, or {@link Long#MAX_VALUE}.
      */
     long nextPacedSendNanos(long afterNanos) {
+        exhaustedPaths = 0;
         boolean waiting = scheduler.hasWork();
         for (int i = 0; i < paths.count() && !waiting; i++) {
             Path p = paths.get(i);
@@ -465,8 +471,11 @@ final class Sender {
         long t = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
-            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()
-                    || congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
+                continue;
+            }
+            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+                exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
                 continue;
             }
             long next = congestion.nextSendTimeNanos(p.id, afterNanos);
@@ -475,6 +484,23 @@ final class Sender {
             }
         }
         return t;
+    }
+
+    /**
+     * Asks the congestion controller again, at {@code afterNanos}, for the allowance of every path
+     * the last {@link #nextPacedSendNanos} found with its allowance used up: for a connection that
+     * reuses that result while its state is unchanged. The question is not idle: the controller
+     * notes there that a window holds the path back, which its window growth depends on.
+     */
+    void repeatExhaustedAllowanceQueries(long afterNanos) {
+        for (long m = exhaustedPaths; m != 0; m &= m - 1) {
+            congestion.sendAllowanceBytes(paths.get(Long.numberOfTrailingZeros(m)).id, afterNanos);
+        }
+    }
+
+    /** Whether the packetizer changed send state in a write that sent nothing, since the last call. */
+    boolean takeWriterTouched() {
+        return writer.takeTouched();
     }
 
     /** Queues again the packets and resumes the streams whose receiver-not-ready delay is over. */

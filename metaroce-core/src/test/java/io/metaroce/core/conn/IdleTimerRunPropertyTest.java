@@ -6,6 +6,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.sim.metaroce.MetaroceProtocol;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
@@ -45,17 +46,25 @@ class IdleTimerRunPropertyTest {
         SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 11);
         int paths = 1 + rnd.nextInt(6);
         boolean aimd = rnd.nextBoolean();
+        // Half the runs use the simulator's settings (idle resends, loss cuts scaled by alpha, a
+        // receiver capacity and so rate hints, seeded pacing phases): their deadlines are cached too.
+        boolean simulatorSettings = rnd.nextBoolean();
+        EngineConfig config = simulatorSettings
+                ? MetaroceProtocol.simulatorConfig().toBuilder().receiveCapacityBytesPerSecond(50_000_000L).build()
+                : EngineConfig.defaults();
+        SplittableRandom phases = new SplittableRandom(seed);
         NetworkConditions net = new NetworkConditions(rnd.nextDouble() * 0.05, rnd.nextDouble() * 0.01, 0,
                 2_000 + rnd.nextLong(20_000), rnd.nextLong(3_000), rnd.nextLong(30_000), rnd.nextDouble() * 0.2);
         int holePath = rnd.nextInt(paths);
         long holeStart = rnd.nextLong(20 * MS);
         long holeEnd = holeStart + rnd.nextLong(40 * MS);
         String where = "seed " + seed + ", " + paths + " paths, AIMD " + aimd + ", " + net
-                + ", path " + holePath + " black-holed for [" + holeStart + ", " + holeEnd + ") ns";
+                + ", simulator settings " + simulatorSettings + ", path " + holePath + " black-holed for [" + holeStart + ", " + holeEnd + ") ns";
 
         long[] origin = {0};
-        Pair pair = Pair.create(seed, paths, net, EngineConfig.defaults(), EngineConfig.defaults(),
-                        aimd ? AimdController::new : null, aimd ? AimdController::new : null)
+        Pair pair = Pair.create(seed, paths, net, config, config,
+                        aimd ? c -> new AimdController(c, phases.split()) : null,
+                        aimd ? c -> new AimdController(c, phases.split()) : null)
                 .lossModel((fromClient, pathId, datagram, length, now) -> paths > 1 && pathId == holePath
                         && now - origin[0] >= holeStart && now - origin[0] < holeEnd)
                 .connect();

@@ -495,7 +495,7 @@ public final class AimdController implements CongestionController {
         return total;
     }
 
-    /** The connection's pacing rate under a non-zero hint: min(own, hint), the hint before any path is seen ([SPEC-CC-23] raises the hint for random loss). */
+    /** The connection's pacing rate under a non-zero hint: min(own, hint), the hint before any path is seen ([SPEC-CC-25] raises the hint for random loss). */
     private double connectionRate() {
         double own = totalOwnRate();
         double hint = effectiveHint();
@@ -507,7 +507,7 @@ public final class AimdController implements CongestionController {
         return rateHint > 0 && totalOwnRate() > effectiveHint();
     }
 
-    /** The rate the connection allows itself under the hint: the hint, raised for random loss [SPEC-CC-23]. */
+    /** The rate the connection allows itself under the hint: the hint, raised for random loss [SPEC-CC-25]. */
     private double effectiveHint() {
         return rateHint * lossCompensation();
     }

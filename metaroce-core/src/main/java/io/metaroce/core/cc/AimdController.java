@@ -495,7 +495,10 @@ public final class AimdController implements CongestionController {
         return total;
     }
 
-    /** The connection's pacing rate under a non-zero hint: min(own, hint), the hint before any path is seen ([SPEC-CC-25] raises the hint for random loss). */
+    /**
+     * The connection's pacing rate under a non-zero hint: min(own, hint), the hint before any path
+     * is seen (the hint raised for random loss, [SPEC-CC-25]).
+     */
     private double connectionRate() {
         double own = totalOwnRate();
         double hint = effectiveHint();

@@ -74,15 +74,18 @@ import io.metaroce.core.wire.WireConstants;
  *     as a congestion mark for AIMD; 0: no delay signal
  * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
  *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
- *     marked (random loss, not congestion) keeps its window while a marked, congested one halves
+ *     marked (random loss, not congestion) keeps its window while a marked, congested one halves;
+ *     true also turns on [SPEC-CC-24] (where ECN is read, a loss with no mark on its path for a
+ *     round trip does not cut at all) and [SPEC-CC-25] (the rate hint raised by at most a third
+ *     for such unmarked losses, which never reach the receiver)
  * @param aimdFirstFlightBytes bytes an AIMD connection may have in flight, over all its paths,
  *     until the first ACK brings the receiver's rate hint; 0: no such cap (only the windows), so a
  *     connection into a busy receiver does not send a window per path blind
  * @param aimdFirstFlightSpreadNanos an AIMD controller given a seeded random source delays its
  *     connection's first packet by a random time below this, so connections that start together
  *     (an incast) do not all land their first flight in the same instant; 0: no delay
- * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose only
- *     transmission has waited its path's overdue time without a verdict, as a duplicate (a
+ * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose
+ *     latest transmission (the only one still awaiting a verdict) has waited the overdue time, as a duplicate (a
  *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
  */
 public record EngineConfig(

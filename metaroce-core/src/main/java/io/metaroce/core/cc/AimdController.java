@@ -26,7 +26,9 @@ import java.util.random.RandomGenerator;
  *       {@link EngineConfig#aimdLossCutScaledByAlpha()} it cuts it as a mark would, to
  *       {@code window * (1 - alpha / 2)}: on a fabric with ECN, a loss on a path whose packets
  *       are not marked is not congestion (random loss, corruption), so it should not cost the
- *       path half its window, while a loss on a marked, congested path still halves it;
+ *       path half its window, while a loss on a marked, congested path still halves it; and
+ *       where the path's ECN is read, a loss with no mark on the path for a round trip does not
+ *       cut at all ([SPEC-CC-24]);
  *   <li>a round trip is measured in bytes: after a cut, the next cut of the same kind waits until
  *       the path has acknowledged as many bytes as it had in flight at the cut, or as the new
  *       window if that is larger (the first cut of each kind is allowed at once);
@@ -42,7 +44,9 @@ import java.util.random.RandomGenerator;
  * moving average (gain 1/8) of the send-to-acknowledgement times {@link #onPacketAcked} reports
  * ({@code initialRttNanos} before the first). When the receiver's rate hint is non-zero and the
  * paths' rates add up to more, every path's rate is scaled down in proportion so that they add up
- * to the hint: the sender's rate is the smaller of its own and the hint. Packets on a path leave
+ * to the hint: the sender's rate is the smaller of its own and the hint (with
+ * {@link EngineConfig#aimdLossCutScaledByAlpha()}, the hint raised by at most a third for the
+ * unmarked losses the sender sees, which never reach the receiver, [SPEC-CC-25]). Packets on a path leave
  * {@code bytes / rate(p)} apart; a path that was idle may first send {@code pacingBurstBytes} back
  * to back. While the hint is what limits the rate, windows do not grow (the window is not the
  * bottleneck, so growing it would only build a standing queue once the hint rises), unless a
@@ -155,9 +159,10 @@ public final class AimdController implements CongestionController {
     /**
      * A controller with the AIMD settings of {@code config} that draws its start phases from
      * {@code random} (seeded by the caller; null: none): its first packet waits a random time below
-     * {@link EngineConfig#aimdFirstFlightSpreadNanos()}, and its pacing clock under the first hint
-     * starts at a random point of its first interval, so connections that start in the same instant
-     * do not send in lockstep [SPEC-CC-13], [SPEC-CC-16].
+     * {@link EngineConfig#aimdFirstFlightSpreadNanos()}, its pacing clock under the first hint
+     * starts one interval after its first packet, at a random point of the following interval, and
+     * marks under the hint move that clock by a random fraction of an interval, so connections that
+     * start in the same instant do not send in lockstep [SPEC-CC-16], [SPEC-CC-18], [SPEC-CC-22].
      */
     public AimdController(EngineConfig config, RandomGenerator random) {
         this.random = random;
@@ -414,6 +419,7 @@ public final class AimdController implements CongestionController {
         ackedSinceIncrease[pathId] = 0;
         ecnCutCredit[pathId] = 0;
         lossCutCredit[pathId] = 0;
+        markCredit[pathId] = 0; // a mark from before the failure says nothing of the path now
         minRtt[pathId] = 0; // it may be on another route now: measure its base RTT afresh
     }
 
@@ -464,7 +470,8 @@ public final class AimdController implements CongestionController {
 
     /**
      * Path {@code pathId}'s pacing rate now, bytes per second: {@code gain * window / srtt}, scaled
-     * down with every other path's when their sum exceeds the receiver's rate hint.
+     * down with every other path's when their sum exceeds the receiver's rate hint (raised for
+     * random loss, [SPEC-CC-25]).
      */
     public double pacingRateBytesPerSecond(int pathId) {
         checkPath(pathId);

@@ -39,9 +39,7 @@ final class DataWriter {
     private final SendScheduler scheduler;
     private final int payloadBytes;
     private final boolean idleResend;
-    private final long maxAckDelayNanos;
-    private final long overdueFloorNanos;
-    private final long maxRtoNanos;
+    private final EngineConfig config;
     private int peerPayloadBytes;
     private int peerWindow;
     /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
@@ -64,9 +62,7 @@ final class DataWriter {
         this.scheduler = scheduler;
         this.payloadBytes = EngineConfig.payloadBytesFor(config.maxDatagramBytes());
         this.idleResend = config.idleResend();
-        this.maxAckDelayNanos = config.maxAckDelayNanos();
-        this.overdueFloorNanos = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
-        this.maxRtoNanos = config.maxRtoNanos();
+        this.config = config;
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
     }
@@ -143,7 +139,9 @@ final class DataWriter {
         if (path == null) {
             return false;
         }
-        touched = true; // the scheduler may drop or pause streams even when it finds nothing
+        if (scheduler.hasWork()) {
+            touched = true; // the scheduler may drop or pause streams even when it finds nothing
+        }
         int w = scheduler.nextWorkToSend(nowNanos);
         if (w == StreamTable.NONE) {
             return writeIdleResend(nowNanos, path, out, p, codec);
@@ -237,7 +235,7 @@ final class DataWriter {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && paths.usableForNewData(path)) {
-                long od = path.rtt.rtoNanos(maxAckDelayNanos, overdueFloorNanos, maxRtoNanos, 0);
+                long od = path.overdueNanos(config);
                 wait = wait == Long.MAX_VALUE ? od : Math.max(wait, od);
             }
         }

@@ -460,13 +460,13 @@ final class Sender {
             Path p = paths.get(i);
             waiting = p != null && !p.retransmitQueue.isEmpty();
         }
-        if (!waiting) {
-            // Nothing to send: the next idle resend [SPEC-LOSS-8], if one is due later; if one is
-            // due already, it waits for a path that may send, as new data would.
-            long due = writer.idleResendDueNanos();
-            if (due > afterNanos) {
-                return due;
-            }
+        // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
+        // that cannot leave (a full sequence window, a retransmission held on a path without room
+        // while another path is free). If it is due already, it waits for a path that may send,
+        // as new data would.
+        long due = writer.idleResendDueNanos();
+        if (!waiting && due > afterNanos) {
+            return due;
         }
         long t = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
@@ -483,7 +483,7 @@ final class Sender {
                 t = Math.min(t, next);
             }
         }
-        return t;
+        return due > afterNanos ? Math.min(t, due) : t;
     }
 
     /**

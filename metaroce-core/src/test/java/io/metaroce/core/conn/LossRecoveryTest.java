@@ -186,6 +186,39 @@ class LossRecoveryTest {
     }
 
     /**
+     * [SPEC-LOSS-8] while work waits that cannot leave: a full sequence window with every ACK lost
+     * gives no evidence, and the rest of the message still waits to be sent. The connection's next
+     * timeout must include the idle resend's due time, or the driver sleeps until the timer.
+     */
+    @Test
+    void anIdleResendIsDueWhileAFullSequenceWindowHoldsTheRestOfTheMessageBack() {
+        Recorder rec = new Recorder();
+        long[] blackout = {Long.MAX_VALUE};
+        rec.rule = (fromClient, p, now) -> !fromClient && p.type == PacketType.ACK && now >= blackout[0]
+                && now < blackout[0] + MIN_RTO;
+        EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).sequenceWindow(64).build();
+        Pair p = Pair.create(13, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config)
+                .lossModel(rec)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    completions++;
+                })
+                .connect();
+        int length = 200 * config.maxDatagramBytes();
+        MemoryRegion src = region(p.client(), length);
+        MemoryRegion dst = region(p.server(), length);
+        blackout[0] = p.now();
+        p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
+        p.advance(MIN_RTO / 2);
+        Connection c = p.clientConnection();
+        assertThat(c.stats().sequenceWindowStalls()).as("the sequence window held packets back").isPositive();
+        assertThat(c.stats().idleResends()).as("idle resends within half the minimum RTO").isPositive();
+        assertThat(c.stats().timeouts()).isZero();
+        p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
+        assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+    }
+
+    /**
      * [SPEC-LOSS-8] under heavy random loss of data and ACKs on four paths: idle resends add
      * copies, never deliveries; every message completes once on each side and every byte is in
      * place; the resends take the place of timeouts.

@@ -118,6 +118,8 @@ public final class AimdController implements CongestionController {
     private long[] nextSend = new long[0];
     /** Paths out of service (FAILED): left out of the hint's division. */
     private boolean[] failed = new boolean[0];
+    /** Paths in service that take no new data (SUSPECT beside an ACTIVE path): no share of the hint [SPEC-PATH-14]. */
+    private boolean[] noNewData = new boolean[0];
     /**
      * Whether the path's window, not pacing, held a packet back since its window last grew: then
      * the window grows even while the hint limits the rate ([SPEC-CC-21]).
@@ -423,6 +425,12 @@ public final class AimdController implements CongestionController {
         minRtt[pathId] = 0; // it may be on another route now: measure its base RTT afresh
     }
 
+    @Override
+    public void onPathNewData(int pathId, boolean takesNewData, long nowNanos) {
+        ensure(pathId);
+        noNewData[pathId] = !takesNewData;
+    }
+
     // ---- read-only view for tests and telemetry ----
 
     /** Path {@code pathId}'s congestion window, bytes (the initial window for a path not seen yet). */
@@ -495,7 +503,7 @@ public final class AimdController implements CongestionController {
     private double totalOwnRate() {
         double total = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i]) {
+            if (!failed[i] && !noNewData[i]) {
                 total += ownRate(window[i], srtt[i]);
             }
         }
@@ -581,6 +589,7 @@ public final class AimdController implements CongestionController {
         nextSend = Arrays.copyOf(nextSend, size);
         windowBlocked = Arrays.copyOf(windowBlocked, size);
         failed = Arrays.copyOf(failed, size);
+        noNewData = Arrays.copyOf(noNewData, size);
         for (int i = old; i < size; i++) {
             window[i] = startWindow;
             nextSend[i] = Long.MIN_VALUE;

@@ -59,4 +59,13 @@ public interface CongestionController {
      */
     default void onPathRestored(int pathId, long nowNanos) {
     }
+
+    /**
+     * Path {@code pathId} stopped ({@code takesNewData} false) or resumed taking new data while it
+     * stays in service: it turned SUSPECT while another path is ACTIVE, or came back
+     * [SPEC-PATH-14]. A controller that shares a rate among the paths leaves such a path out of the
+     * sharing, since it only carries probes and its own retransmissions. Default: nothing.
+     */
+    default void onPathNewData(int pathId, boolean takesNewData, long nowNanos) {
+    }
 }

@@ -544,7 +544,7 @@ public final class Connection implements ScoreboardListener {
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
         }
-        reportPathStates();
+        reportPathStates(nowNanos);
     }
 
     @Override
@@ -596,19 +596,29 @@ public final class Connection implements ScoreboardListener {
         }
         path.rtt.update(nowNanos - p.timestampNanos);
         health.onProbeAck(path, p.probeId, nowNanos);
-        reportPathStates();
+        reportPathStates(nowNanos);
     }
 
     /** Tells the endpoint of every path whose state differs from the one last reported. */
-    private void reportPathStates() {
+    private void reportPathStates(long nowNanos) {
         if (!paths.takeStateChanged()) {
             return;
         }
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
-            if (path != null && path.state != path.reportedState) {
+            if (path == null) {
+                continue;
+            }
+            if (path.state != path.reportedState) {
                 path.reportedState = path.state;
                 endpoint.pathStateChanged(this, path.id, path.state);
+            }
+            // A SUSPECT path beside an ACTIVE one carries no new data: it gets no share of the
+            // rate either [SPEC-PATH-14]. FAILED paths are the controller's own business.
+            boolean takes = !PathState.inService(path.state) || paths.usableForNewData(path);
+            if (takes != path.reportedTakesNewData) {
+                path.reportedTakesNewData = takes;
+                congestion.onPathNewData(path.id, takes, nowNanos);
             }
         }
     }
@@ -806,7 +816,8 @@ public final class Connection implements ScoreboardListener {
                 // Health first: the path turns SUSPECT (or FAILED) before what timed out is queued,
                 // so that it is resent on an ACTIVE path if one exists, on the path itself
                 // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
-                unreachable = health.onTimeout(p, nowNanos, this);
+                unreachable = timedOut ? health.onTimeout(p, nowNanos, this)
+                        : health.onOverdue(p, p.scoreboard.oldestSentAtNanos(), nowNanos, this);
                 if (p.scoreboard.packetsInFlight() > 0) {
                     p.scoreboard.onTimeout(nowNanos - wait, true, this);
                 }
@@ -821,7 +832,7 @@ public final class Connection implements ScoreboardListener {
                 return;
             }
         }
-        reportPathStates();
+        reportPathStates(nowNanos);
         sender.releaseDeferred(nowNanos);
     }
 
@@ -905,7 +916,7 @@ public final class Connection implements ScoreboardListener {
             if (path != null && health.probeDue(path, nowNanos)) {
                 controlWriter.writeProbeOn(path, nowNanos, out, p, codec);
                 health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
-                reportPathStates();
+                reportPathStates(nowNanos);
                 return true;
             }
         }

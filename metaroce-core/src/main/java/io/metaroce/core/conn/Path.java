@@ -39,6 +39,14 @@ final class Path {
      * losses, is still full of packets sent after it [SPEC-LOSS-5].
      */
     int timeoutCredits;
+    /**
+     * When the path's latest counted timeout happened ({@link Long#MIN_VALUE}: none yet): an
+     * overdue transmission sent before it was already in flight at that verdict, so it is no new
+     * evidence against the path [SPEC-PATH-14].
+     */
+    long lastTimeoutNanos = Long.MIN_VALUE;
+    /** Whether the congestion controller was last told this path takes new data [SPEC-PATH-14]. */
+    boolean reportedTakesNewData = true;
     /** When the latest health probe went out. */
     long probeSentAtNanos = Long.MIN_VALUE;
     /** FAILED: when the next probe goes out, or {@link Long#MAX_VALUE}. */

@@ -24,6 +24,9 @@ import io.metaroce.core.sack.ScoreboardListener;
  *       with a fresh (small) congestion window.
  *   <li>The connection ends only when its last path in service reaches
  *       {@code maxConsecutiveTimeouts}: every other path has failed by then.
+ *   <li>Only fresh evidence counts: a path in doubt whose transmission goes overdue counts a
+ *       timeout only if that transmission was sent after its latest counted timeout
+ *       ({@link #onOverdue}, [SPEC-PATH-14]).
  * </ul>
  *
  * <p>Holds no reference to the endpoint or the connection; losses are reported to the listener
@@ -95,6 +98,7 @@ final class PathHealth {
      */
     boolean onTimeout(Path p, long nowNanos, ScoreboardListener lost) {
         p.consecutiveTimeouts++;
+        p.lastTimeoutNanos = nowNanos;
         if (p.state == PathState.ACTIVE) {
             paths.state(p, PathState.SUSPECT);
         }
@@ -104,6 +108,22 @@ final class PathHealth {
             return false;
         }
         return !others && p.consecutiveTimeouts >= maxConsecutiveTimeouts;
+    }
+
+    /**
+     * The oldest transmission in flight on {@code p}, sent at {@code oldestSentNanos}, is overdue
+     * [SPEC-LOSS-7]. It counts as a timeout ({@link #onTimeout}) unless the path is already in
+     * doubt and that transmission was sent before the path's latest counted timeout: it was in
+     * flight when that verdict was reached, so it repeats the evidence (one burst of random loss,
+     * or one lost ACK covering several transmissions) rather than adding to it [SPEC-PATH-14].
+     *
+     * @return whether the connection must end, as {@link #onTimeout}
+     */
+    boolean onOverdue(Path p, long oldestSentNanos, long nowNanos, ScoreboardListener lost) {
+        if (p.state != PathState.ACTIVE && oldestSentNanos < p.lastTimeoutNanos) {
+            return false;
+        }
+        return onTimeout(p, nowNanos, lost);
     }
 
     /**

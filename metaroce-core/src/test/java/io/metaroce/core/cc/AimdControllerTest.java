@@ -38,6 +38,29 @@ class AimdControllerTest {
         assertThat(cc.nextSendTimeNanos(0, 123)).as("nothing sent yet: may send now").isEqualTo(123);
     }
 
+    /**
+     * [SPEC-PATH-14]: a path in service that takes no new data (SUSPECT beside an ACTIVE path) gets
+     * no share of the hint, so the paths that do carry new data get all of it; its share comes back
+     * with it.
+     */
+    @Test
+    void aPathThatTakesNoNewDataGetsNoShareOfTheHint() {
+        AimdController cc = new AimdController(CONFIG);
+        for (int path = 0; path < 4; path++) {
+            cc.sendAllowanceBytes(path, 0);
+        }
+        cc.onRateHint(409_600_000L, 0); // below the four paths' own rates: the hint is shared
+        assertThat(cc.pacingRateBytesPerSecond(0)).isCloseTo(102.4e6, within(1.0));
+        cc.onPathNewData(1, false, 1_000);
+        cc.onPathNewData(2, false, 1_000);
+        assertThat(cc.pacingRateBytesPerSecond(0)).as("two of four paths left: half the hint each")
+                .isCloseTo(204.8e6, within(1.0));
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(3)).isCloseTo(409.6e6, within(1.0));
+        cc.onPathNewData(1, true, 2_000);
+        assertThat(cc.pacingRateBytesPerSecond(0)).as("three paths share it again")
+                .isCloseTo(409.6e6 / 3, within(1.0));
+    }
+
     @Test
     void pacingSpacesPacketsByBytesOverRate() {
         // [SPEC-CC-13]: rate = 1.25 * 64 KiB / 100 us (initialRttNanos, no sample yet) = 819.2 MB/s,

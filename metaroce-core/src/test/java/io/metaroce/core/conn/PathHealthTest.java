@@ -243,6 +243,51 @@ class PathHealthTest {
         return failures;
     }
 
+    /**
+     * [SPEC-PATH-14]: a short burst that loses everything on one path (both ways) for less than an
+     * overdue wait leaves a window of transmissions on it that go overdue one after the other. The
+     * first makes the path SUSPECT; the others were in flight at that verdict, so they repeat it
+     * and do not count toward failure: the path is probed back to ACTIVE without ever being FAILED,
+     * and the other paths never change state.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {61, 62, 63})
+    void aShortBurstOfLossMakesAPathSuspectButNeverFailed(long seed) {
+        int bursty = (int) (seed % 4);
+        String where = "seed " + seed + ", burst on path " + bursty;
+        EngineConfig config = EngineConfig.defaults();
+        Events events = new Events();
+        long[] burst = {Long.MAX_VALUE, Long.MAX_VALUE};
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
+                        AimdController::new, AimdController::new)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == bursty && now >= burst[0]
+                        && now < burst[1]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.saturateUntil(pair.now() + 5 * MS);
+        burst[0] = pair.now();
+        burst[1] = burst[0] + config.overdueFloorNanos() * 3 / 4;
+        traffic.saturateUntil(burst[0] + 20 * MS);
+        pair.driveUntil(traffic::idle, 100 * MS, "traffic drains, " + where);
+
+        Connection c = pair.clientConnection();
+        PathStats stats = new PathStats();
+        c.readPathStats(bursty, stats);
+        System.out.printf("PathHealthTest burst %s: %d overdue, changes %s%n", where, stats.overdue, events.changes);
+        assertThat(stats.overdue).as("the burst's transmissions went overdue, more than one (%s)", where)
+                .isGreaterThan(1);
+        assertThat(events.firstTime(bursty, PathState.SUSPECT, burst[0])).as("SUSPECT (%s)", where).isPositive();
+        assertThat(stats.failures).as("never FAILED (%s)", where).isZero();
+        assertThat(c.pathState(bursty)).as(where).isEqualTo(PathState.ACTIVE);
+        assertThat(events.changes).as("only the bursty path changes state (%s)", where)
+                .allMatch(ch -> ch.pathId == bursty && ch.state != PathState.FAILED);
+        assertThat(traffic.failed).as(where).isZero();
+        assertThat(traffic.corrupt).as(where).isZero();
+        assertThat(traffic.completed).as(where).isEqualTo(traffic.posted);
+    }
+
     @ParameterizedTest(name = "AIMD {0}, seed {1}")
     @CsvSource({"true, 41", "false, 42", "true, 43"})
     void aBlackHoledPathFailsEverythingCompletesElsewhereAndItIsProbedBack(boolean aimd, long seed) {

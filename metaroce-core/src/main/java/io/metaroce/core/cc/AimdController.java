@@ -133,6 +133,8 @@ public final class AimdController implements CongestionController {
     private long rateHint;
     /** Whether an ACK (hence a hint, possibly 0) has arrived: ends the first-flight cap [SPEC-CC-16]. */
     private boolean hintSeen;
+    /** Whether a packet was declared lost before the first hint: its clock then starts no earlier than the hint [SPEC-CC-22]. */
+    private boolean lostBeforeHint;
     /** Whether the windows were already scaled to the first non-zero hint [SPEC-CC-17]. */
     private boolean hintScaled;
     /** The window a path not seen yet starts with: the initial window, or the hint-scaled one. */
@@ -283,6 +285,9 @@ public final class AimdController implements CongestionController {
     public void onPacketLost(int pathId, int bytes, long nowNanos) {
         ensure(pathId);
         leaveFlight(pathId, bytes);
+        if (!hintSeen) {
+            lostBeforeHint = true;
+        }
         if (lossCutScaledByAlpha && ecnSeen[pathId] && markCredit[pathId] <= 0) {
             // ECN is read on this path and nothing was marked for a round trip: the loss is not
             // congestion (random loss, corruption), which marks would have signalled before any
@@ -364,10 +369,17 @@ public final class AimdController implements CongestionController {
             scaleToHint();
             if (random != null && connectionNext == Long.MIN_VALUE) {
                 // The clock starts one interval after the first flight left, at a random point of
-                // that interval: the senders' first paced packets do not land on the first flights
-                // of the others, and are spread over a whole interval [SPEC-CC-22].
+                // the next interval: the senders' first paced packets do not land on the first
+                // flights of the others, and are spread over a whole interval. A start already past
+                // at the ACK (a round trip longer than the interval) is kept: the packets due since
+                // then leave at once, within the burst allowance. Not after a first flight lost
+                // before the hint: its resend's ACK comes a timeout late, when the other senders'
+                // resends arrive too, so the clock starts no earlier than now [SPEC-CC-22].
                 long interval = (long) (datagramBytes * 1e9 / connectionRate());
-                long anchor = firstSentAt == Long.MIN_VALUE ? nowNanos : Math.max(nowNanos, firstSentAt + interval);
+                long anchor = firstSentAt == Long.MIN_VALUE ? nowNanos : firstSentAt + interval;
+                if (lostBeforeHint) {
+                    anchor = Math.max(anchor, nowNanos);
+                }
                 connectionNext = anchor + random.nextLong(Math.max(1, interval));
             }
         }

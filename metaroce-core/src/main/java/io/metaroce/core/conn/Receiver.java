@@ -50,6 +50,8 @@ final class Receiver {
     private final SequenceReceiveWindow receiveWindow;
     /** Posted receives not yet completed. */
     private int outstanding;
+    /** Whether a reliable packet has been admitted yet: the first one is acknowledged at once [SPEC-CC-26]. */
+    private boolean admittedAny;
 
     Receiver(EngineConfig config, long localId, ConnectionStats stats, StreamTable streams, Sender sender,
             ControlQueue control) {
@@ -137,6 +139,11 @@ final class Receiver {
             return;
         }
         receiveWindow.admit(p.connectionSequence);
+        // The sender of a first packet waits for its ACK, which brings the first rate hint, with
+        // nothing else in flight [SPEC-CC-16]: acknowledging it at once saves up to the ACK delay
+        // of idle time on every new sender [SPEC-CC-26].
+        ackNow |= !admittedAny;
+        admittedAny = true;
         int order = path.receiveTracker.record(p.pathSequence, p.timestampNanos, nowNanos);
         path.receiveTracker.noteAckEliciting(ackNow || order == PathReceiveTracker.AFTER_GAP
                 || order == PathReceiveTracker.LATE, ackEveryPackets, maxAckDelayNanos, nowNanos);

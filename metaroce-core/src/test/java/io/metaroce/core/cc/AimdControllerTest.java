@@ -257,12 +257,50 @@ class AimdControllerTest {
             starts.add(start);
         }
         assertThat(starts.size()).as("50 draws over 40,000 ns").isGreaterThan(40);
-        // A faster hint (4096 bytes every 10 us): one interval after the first flight (15 us) is
-        // already past at the ACK (18 us), so the clock starts at the ACK, at a random point of an interval.
-        AimdController fast = new AimdController(config, new SplittableRandom(1));
-        fast.onPacketSent(0, D, 5_000);
-        fast.onRateHint(409_600_000L, 18_000);
-        assertThat(fast.nextSendTimeNanos(1, 18_000)).isBetween(18_000L, 27_999L);
+    }
+
+    @Test
+    void aClockStartAlreadyPastAtTheFirstHintLetsThePacketsDueLeaveUnlessTheFirstFlightWasLost() {
+        // [SPEC-CC-22]: a faster hint (4096 bytes every 10 us, pacingBurstBytes 4 KiB): the clock
+        // starts at 5 + 10 + u us (u in [0, 10 us)), which may be already past at the ACK (18 us).
+        // The first paced packet then leaves at the ACK and the next one a whole interval after the
+        // start, not after the ACK: the sender keeps the share of its first round trip.
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).pacingBurstBytes(4L << 10).build();
+        long hint = 409_600_000L;
+        int caughtUp = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController cc = new AimdController(config, new SplittableRandom(seed));
+            cc.onPacketSent(0, D, 5_000);
+            cc.onPacketAcked(0, D, 13_000, 18_000);
+            cc.onRateHint(hint, 18_000);
+            long first = cc.nextSendTimeNanos(1, 18_000);
+            assertThat(first).as("seed %d", seed).isBetween(18_000L, 24_999L);
+            cc.onPacketSent(1, D, first);
+            long second = cc.nextSendTimeNanos(2, first);
+            long start = second - 10_000;
+            assertThat(start).as("seed %d: the clock start, one interval after the first flight plus u", seed)
+                    .isBetween(15_000L, 24_999L);
+            assertThat(first).as("seed %d", seed).isEqualTo(Math.max(18_000L, start));
+            if (second < 28_000) {
+                caughtUp++;
+            }
+        }
+        assertThat(caughtUp).as("starts before the ACK (u < 3 us of 10 us) gain on a clock started at the ACK")
+                .isBetween(5, 30);
+        // The same, but the first flight was declared lost before the hint (its resend's ACK came a
+        // timeout late, 70 us): the clock starts no earlier than the ACK, at a random point of an interval.
+        for (long seed = 0; seed < 20; seed++) {
+            AimdController lost = new AimdController(config, new SplittableRandom(seed));
+            lost.onPacketSent(0, D, 5_000);
+            lost.onPacketLost(0, D, 60_000);
+            lost.onPacketSent(0, D, 60_000);
+            lost.onPacketAcked(0, D, 10_000, 70_000);
+            lost.onRateHint(hint, 70_000);
+            long first = lost.nextSendTimeNanos(1, 70_000);
+            assertThat(first).as("seed %d", seed).isBetween(70_000L, 79_999L);
+            lost.onPacketSent(1, D, first);
+            assertThat(lost.nextSendTimeNanos(2, first)).as("seed %d: no burst", seed).isEqualTo(first + 10_000);
+        }
     }
 
     @Test

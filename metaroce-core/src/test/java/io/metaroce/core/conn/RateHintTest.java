@@ -238,6 +238,34 @@ class RateHintTest {
         assertThat(first.peerRateHintBytesPerSecond()).as("alone once the silent one ages out").isEqualTo(capacity);
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {88, 89, 90})
+    void theFirstPacketOfAConnectionIsAcknowledgedAtOnceSoItsSenderLearnsTheHintARoundTripLater(long seed) {
+        // [SPEC-CC-26]: a 64 KB WRITE with a first flight of one datagram ([SPEC-CC-16]). The receiver
+        // waits up to 2 ms (or 16 packets) before acknowledging an ordinary packet, and the first
+        // packet carries no ACK request (it is not the message's last), yet its ACK, with the
+        // first hint, comes back one round trip (2 x 10 us delay + jitter) after the WRITE.
+        long capacity = 400_000_000L;
+        EngineConfig server = EngineConfig.builder().receiveCapacityBytesPerSecond(capacity)
+                .maxAckDelayNanos(2 * MS).ackEveryPackets(16).build();
+        EngineConfig client = EngineConfig.builder().aimdFirstFlightBytes(EngineConfig.defaults().maxDatagramBytes()).build();
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), client, server,
+                AimdController::new, AimdController::new).connect();
+        Connection sender = pair.clientConnection();
+        MemoryRegion src = TestMemory.region(pair.client(), WRITE, Access.ALL, 9);
+        MemoryRegion dst = TestMemory.region(pair.server(), WRITE, Access.ALL, 0);
+        long posted = pair.now();
+        assertThat(sender.postWrite(0, 1, src, 0, WRITE, dst.remoteKey(), 0)).isEqualTo(PostResult.OK);
+        pair.driveUntil(() -> sender.stats().acksReceived() > 0, 10 * MS, "first ACK, seed " + seed);
+        assertThat(pair.now() - posted).as("seed %d: one round trip, not the 2 ms ACK delay", seed).isLessThan(100_000L);
+        assertThat(sender.peerRateHintBytesPerSecond()).isEqualTo(capacity);
+        // Only the first is: the rest of the WRITE is acknowledged every 16 packets (or at its last,
+        // which asks for it), not packet by packet.
+        pair.advance(5 * MS);
+        assertThat(pair.serverConnection().stats().acksSent()).as("seed %d: ACKs for %d DATA packets", seed,
+                sender.stats().dataPacketsSent()).isLessThanOrEqualTo(1 + sender.stats().dataPacketsSent() / 2);
+    }
+
     @Test
     void aConnectionThisSideOpenedIsNotCountedAsASenderInAdvance() {
         // [SPEC-CC-23]: the receiver here opened two connections of its own (to send on); the

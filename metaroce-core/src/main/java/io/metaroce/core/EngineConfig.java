@@ -84,6 +84,8 @@ import io.metaroce.core.wire.WireConstants;
  * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose only
  *     transmission has waited its path's overdue time without a verdict, as a duplicate (a
  *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
+ * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
+ *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -128,7 +130,8 @@ public record EngineConfig(
         long aimdDelayThresholdNanos,
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
-        boolean idleResend) {
+        boolean idleResend,
+        boolean bundleAcks) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -247,7 +250,8 @@ public record EngineConfig(
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
-                false); // idleResend: off, a packet awaiting its verdict waits for it or its timer
+                false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
+                true); // bundleAcks: an ACK rides ahead of ready DATA on its path
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -329,6 +333,7 @@ public record EngineConfig(
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
         private boolean idleResend;
+        private boolean bundleAcks;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -374,6 +379,7 @@ public record EngineConfig(
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             idleResend = c.idleResend;
+            bundleAcks = c.bundleAcks;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -426,6 +432,8 @@ public record EngineConfig(
         public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
         /** Sets {@link EngineConfig#idleResend}. */
         public Builder idleResend(boolean v) { idleResend = v; return this; }
+        /** Sets {@link EngineConfig#bundleAcks}. */
+        public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -439,7 +447,7 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, idleResend);
+                    aimdFirstFlightSpreadNanos, idleResend, bundleAcks);
         }
     }
 }

@@ -71,6 +71,10 @@ public final class Connection implements ScoreboardListener {
     private final byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
     private boolean hasCookie;
     private boolean acceptDue;
+    /** An ACK was due while the DATA written ahead of it could not carry it: the next poll sends ACKs first. */
+    private boolean ackAloneNext;
+    /** Largest datagram both sides take: the bound of an ACK-and-DATA bundle [SPEC-SACK-13]. */
+    private int bundleLimitBytes = EngineConfig.MIN_DATAGRAM_BYTES;
     private int closeCodeToSend;
     private boolean closeReplyDue;
     private long closeNextNanos = Long.MAX_VALUE;
@@ -426,6 +430,7 @@ public final class Connection implements ScoreboardListener {
     /** Takes the peer's datagram size and sequence window (u32 on the wire) within this side's own limits. */
     private void adoptPeerLimits(int peerMaxDatagram, int window) {
         long datagram = Math.min(Integer.toUnsignedLong(peerMaxDatagram), config.maxDatagramBytes());
+        bundleLimitBytes = (int) Math.max(datagram, EngineConfig.MIN_DATAGRAM_BYTES);
         int peerPayloadBytes = EngineConfig.payloadBytesFor((int) Math.max(datagram, EngineConfig.MIN_DATAGRAM_BYTES));
         int peerWindow = (int) Math.min(Integer.toUnsignedLong(window), config.sequenceWindow());
         sender.adoptPeerLimits(peerPayloadBytes, peerWindow);
@@ -822,6 +827,16 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && path.receiveTracker.ackDue(nowNanos)) {
+                if (config.bundleAcks() && !ackAloneNext && state == ConnectionState.ESTABLISHED) {
+                    if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
+                        return bundleAckWith(nowNanos, out, p, codec);
+                    }
+                    if (sender.takeLocalProtectionFault()) {
+                        abort(); // as below, where data is written without an ACK due [SPEC-MSG-16]
+                        return pollTransmit(nowNanos, out, p, codec);
+                    }
+                }
+                ackAloneNext = false;
                 return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(), inbound.shareBytesPerSecond,
                         out, p, codec);
             }
@@ -856,6 +871,23 @@ public final class Connection implements ScoreboardListener {
             return controlWriter.writeProbe(nowNanos, out, p, codec);
         }
         return false;
+    }
+
+    /**
+     * A DATA packet is in {@code out} while an ACK was due: the ACK of the DATA's path rides ahead
+     * of it in the same datagram if it is due and both fit [SPEC-SACK-13]. Otherwise the DATA
+     * leaves alone and the next poll sends the due ACKs before any more data, so an ACK waits for
+     * at most one DATA packet.
+     */
+    private boolean bundleAckWith(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        Path dataPath = paths.get(out.pathId);
+        if (dataPath != null && dataPath.receiveTracker.ackDue(nowNanos)
+                && controlWriter.bundleAck(nowNanos, dataPath, receiver.cumulativeSequence(),
+                        inbound.shareBytesPerSecond, bundleLimitBytes, out, p, codec)) {
+            return true;
+        }
+        ackAloneNext = true;
+        return true;
     }
 
     /**

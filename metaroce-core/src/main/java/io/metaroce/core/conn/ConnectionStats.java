@@ -14,6 +14,7 @@ public final class ConnectionStats {
     long overdue;
     long idleResends;
     long acksSent;
+    long acksBundled;
     long acksReceived;
     long naksSent;
     long naksReceived;
@@ -51,6 +52,8 @@ public final class ConnectionStats {
     public long idleResends() { return idleResends; }
     /** ACKs sent. */
     public long acksSent() { return acksSent; }
+    /** ACKs of {@link #acksSent()} that rode ahead of a DATA packet in its datagram [SPEC-SACK-13]. */
+    public long acksBundled() { return acksBundled; }
     /** ACKs received. */
     public long acksReceived() { return acksReceived; }
     /** NAKs sent (refusals). */

@@ -215,6 +215,18 @@ public final class Endpoint {
     public void handleDatagram(long nowNanos, ByteBuffer datagram, int offset, int length, int localSocket,
             Object remoteAddress, int ecn) {
         stats.datagramsReceived++;
+        int head = PacketCodec.bundledHeadLength(datagram, offset, length);
+        if (head > 0) {
+            // An ACK riding ahead of a DATA packet [SPEC-WIRE-30]: two packets, each checked alone.
+            handlePacket(nowNanos, datagram, offset, head, localSocket, remoteAddress, ecn);
+            handlePacket(nowNanos, datagram, offset + head, length - head, localSocket, remoteAddress, ecn);
+            return;
+        }
+        handlePacket(nowNanos, datagram, offset, length, localSocket, remoteAddress, ecn);
+    }
+
+    private void handlePacket(long nowNanos, ByteBuffer datagram, int offset, int length, int localSocket,
+            Object remoteAddress, int ecn) {
         latestNanos = nowNanos;
         fairShare.maybeRecompute(nowNanos, connectionList);
         int error = codec.decode(datagram, offset, length, rx);

@@ -71,6 +71,9 @@ public final class Connection implements ScoreboardListener {
     private final byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
     private boolean hasCookie;
     private boolean acceptDue;
+    /** While a timer declares losses: how long what it declares lost has waited at least (0: not a timer). */
+    private long lossWaitNanos;
+    private final SpuriousLossDetector.Sink spuriousSink = this::onSpuriousLoss;
     /** An ACK was due while the DATA written ahead of it could not carry it: the next poll sends ACKs first. */
     private boolean ackAloneNext;
     /** Largest datagram both sides take: the bound of an ACK-and-DATA bundle [SPEC-SACK-13]. */
@@ -527,6 +530,10 @@ public final class Connection implements ScoreboardListener {
     private void onAck(long nowNanos, Packet p) {
         inputNanos = nowNanos;
         peerRateHintBytesPerSecond = p.rateHintBytesPerSecond;
+        Path path = paths.get(p.pathId);
+        if (path != null) {
+            path.spurious.onAck(p, path.scoreboard.nextPathSequence(), nowNanos, spuriousSink);
+        }
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
         }
@@ -543,7 +550,18 @@ public final class Connection implements ScoreboardListener {
 
     @Override
     public void onTransmissionLost(int pathId, long pathSequence, long csn, int bytes, boolean byTimeout) {
+        paths.get(pathId).spurious.onLost(pathSequence, bytes,
+                lossWaitNanos > 0 ? inputNanos - lossWaitNanos : Long.MIN_VALUE);
         sender.onTransmissionLost(pathId, csn, bytes, inputNanos);
+    }
+
+    /**
+     * An ACK shows that the original transmission of a packet declared lost on {@code pathId}
+     * arrived [SPEC-LOSS-9]: counted, and the congestion controller may undo its cut [SPEC-CC-26].
+     */
+    private void onSpuriousLoss(int pathId, int bytes) {
+        stats.spuriousLosses++;
+        congestion.onSpuriousLoss(pathId, bytes, inputNanos);
     }
 
     private void onNak(long nowNanos, Packet p) {
@@ -765,7 +783,9 @@ public final class Connection implements ScoreboardListener {
                 // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
                 unreachable = health.onTimeout(p, nowNanos, this);
                 if (p.scoreboard.packetsInFlight() > 0) {
+                    lossWaitNanos = wait;
                     p.scoreboard.onTimeout(nowNanos - wait, true, this);
+                    lossWaitNanos = 0;
                 }
                 if (timedOut) {
                     p.timeoutCredits = 1;

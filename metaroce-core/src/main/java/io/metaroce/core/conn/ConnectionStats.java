@@ -10,6 +10,7 @@ public final class ConnectionStats {
     long dataPacketsSent;
     long retransmissions;
     long losses;
+    long spuriousLosses;
     long timeouts;
     long overdue;
     long idleResends;
@@ -44,6 +45,8 @@ public final class ConnectionStats {
     public long retransmissions() { return retransmissions; }
     /** Transmissions declared lost (by a SACK hole or a timeout). */
     public long losses() { return losses; }
+    /** Losses of {@link #losses()} that a later ACK proved spurious: the original arrived [SPEC-LOSS-9]. */
+    public long spuriousLosses() { return spuriousLosses; }
     /** Retransmission timeouts that fired. */
     public long timeouts() { return timeouts; }
     /** Times a path's oldest transmissions were declared lost as overdue, before their timeout ([SPEC-LOSS-7]). */

@@ -22,6 +22,8 @@ final class Path {
     final PathReceiveTracker receiveTracker = new PathReceiveTracker();
     final SendScoreboard scoreboard;
     final RttEstimator rtt;
+    /** This path's losses that a later ACK may prove spurious, and the timer floor they teach [SPEC-LOSS-9]. */
+    final SpuriousLossDetector spurious;
     /** CSNs lost on this path, to be retransmitted on it. */
     final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
@@ -77,6 +79,7 @@ final class Path {
         this.remoteAddress = remoteAddress;
         this.scoreboard = new SendScoreboard(id, config.pathWindowPackets());
         this.rtt = new RttEstimator(config.initialRttNanos());
+        this.spurious = new SpuriousLossDetector(id);
     }
 
     /**
@@ -100,7 +103,8 @@ final class Path {
     }
 
     long rtoNanos(EngineConfig config) {
-        return rtt.rtoNanos(config.maxAckDelayNanos(), config.minRtoNanos(), config.maxRtoNanos(), consecutiveTimeouts);
+        long floor = Math.max(config.minRtoNanos(), spurious.timerFloorNanos());
+        return rtt.rtoNanos(config.maxAckDelayNanos(), floor, config.maxRtoNanos(), consecutiveTimeouts);
     }
 
     /** When the oldest packet in flight times out, or {@link Long#MAX_VALUE}. */
@@ -115,7 +119,7 @@ final class Path {
      * (or {@code minRtoNanos} if lower) rather than at {@code minRtoNanos}.
      */
     long overdueNanos(EngineConfig config) {
-        long floor = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
+        long floor = Math.max(Math.min(config.overdueFloorNanos(), config.minRtoNanos()), spurious.timerFloorNanos());
         return rtt.rtoNanos(config.maxAckDelayNanos(), floor, config.maxRtoNanos(), 0);
     }
 

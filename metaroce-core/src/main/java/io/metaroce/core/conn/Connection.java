@@ -848,6 +848,9 @@ public final class Connection implements ScoreboardListener {
             Path path = paths.get(i);
             if (path != null && path.receiveTracker.ackDue(nowNanos)) {
                 if (config.bundleAcks() && !ackAloneNext && state == ConnectionState.ESTABLISHED) {
+                    // New data looks at the ACK's path first, so the answer to a request takes the
+                    // request's path and carries its ACK (retransmissions keep their own paths).
+                    paths.nextForData(path.id);
                     if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
                         return bundleAckWith(nowNanos, out, p, codec);
                     }

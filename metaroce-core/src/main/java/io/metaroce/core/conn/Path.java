@@ -103,8 +103,7 @@ final class Path {
     }
 
     long rtoNanos(EngineConfig config) {
-        long floor = Math.max(config.minRtoNanos(), spurious.timerFloorNanos());
-        return rtt.rtoNanos(config.maxAckDelayNanos(), floor, config.maxRtoNanos(), consecutiveTimeouts);
+        return rtt.rtoNanos(config.maxAckDelayNanos(), config.minRtoNanos(), config.maxRtoNanos(), consecutiveTimeouts);
     }
 
     /** When the oldest packet in flight times out, or {@link Long#MAX_VALUE}. */
@@ -116,10 +115,14 @@ final class Path {
     /**
      * How long the oldest transmission may wait, once something sent after it has arrived, before
      * it is overdue [SPEC-LOSS-7]: the RTO without back-off, floored at {@code overdueFloorNanos}
-     * (or {@code minRtoNanos} if lower) rather than at {@code minRtoNanos}.
+     * (or {@code minRtoNanos} if lower) rather than at {@code minRtoNanos}, or higher, up to
+     * {@code minRtoNanos}, after spurious losses [SPEC-LOSS-9].
      */
     long overdueNanos(EngineConfig config) {
-        long floor = Math.max(Math.min(config.overdueFloorNanos(), config.minRtoNanos()), spurious.timerFloorNanos());
+        // Raised by spurious losses [SPEC-LOSS-9], but never above the RTO's own floor: a real loss
+        // then waits no longer than the retransmission timer would make it wait.
+        long floor = Math.min(config.minRtoNanos(),
+                Math.max(Math.min(config.overdueFloorNanos(), config.minRtoNanos()), spurious.timerFloorNanos()));
         return rtt.rtoNanos(config.maxAckDelayNanos(), floor, config.maxRtoNanos(), 0);
     }
 

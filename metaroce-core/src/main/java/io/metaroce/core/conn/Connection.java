@@ -73,7 +73,6 @@ public final class Connection implements ScoreboardListener {
     private boolean acceptDue;
     /** While a timer declares losses: how long what it declares lost has waited at least (0: not a timer). */
     private long lossWaitNanos;
-    private final SpuriousLossDetector.Sink spuriousSink = this::onSpuriousLoss;
     /** An ACK was due while the DATA written ahead of it could not carry it: the next poll sends ACKs first. */
     private boolean ackAloneNext;
     /** Largest datagram both sides take: the bound of an ACK-and-DATA bundle [SPEC-SACK-13]. */
@@ -532,7 +531,10 @@ public final class Connection implements ScoreboardListener {
         peerRateHintBytesPerSecond = p.rateHintBytesPerSecond;
         Path path = paths.get(p.pathId);
         if (path != null) {
-            path.spurious.onAck(p, path.scoreboard.nextPathSequence(), nowNanos, spuriousSink);
+            int spurious = path.spurious.onAck(p, path.scoreboard.nextPathSequence(), nowNanos);
+            if (spurious > 0) {
+                onSpuriousLosses(path.id, spurious, path.spurious.foundBytes());
+            }
         }
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
@@ -556,12 +558,13 @@ public final class Connection implements ScoreboardListener {
     }
 
     /**
-     * An ACK shows that the original transmission of a packet declared lost on {@code pathId}
-     * arrived [SPEC-LOSS-9]: counted, and the congestion controller may undo its cut [SPEC-CC-26].
+     * An ACK shows that the original transmissions of {@code count} packets ({@code bytes} in all)
+     * declared lost on {@code pathId} arrived [SPEC-LOSS-9]: counted, and the congestion controller
+     * may undo its cut [SPEC-CC-26] (told once per ACK).
      */
-    private void onSpuriousLoss(int pathId, int bytes) {
-        stats.spuriousLosses++;
-        congestion.onSpuriousLoss(pathId, bytes, inputNanos);
+    private void onSpuriousLosses(int pathId, int count, long bytes) {
+        stats.spuriousLosses += count;
+        congestion.onSpuriousLoss(pathId, (int) Math.min(Integer.MAX_VALUE, bytes), inputNanos);
     }
 
     private void onNak(long nowNanos, Packet p) {

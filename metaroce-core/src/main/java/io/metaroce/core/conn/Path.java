@@ -79,7 +79,7 @@ final class Path {
         this.remoteAddress = remoteAddress;
         this.scoreboard = new SendScoreboard(id, config.pathWindowPackets());
         this.rtt = new RttEstimator(config.initialRttNanos());
-        this.spurious = new SpuriousLossDetector(id);
+        this.spurious = new SpuriousLossDetector();
     }
 
     /**

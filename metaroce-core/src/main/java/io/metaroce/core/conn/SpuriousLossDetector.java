@@ -18,21 +18,24 @@ final class SpuriousLossDetector {
     /** Each ACK of the path takes 1/2^this of the timer floor away. */
     static final int FLOOR_DECAY_SHIFT = 10;
 
-    private final int pathId;
-    private final long[] psn = new long[REMEMBERED];
-    private final int[] bytes = new int[REMEMBERED];
+    // Made at the path's first loss: an idle or loss-free path carries none of it (the 8 KiB
+    // budget per idle connection), and a path that loses allocates once, never per packet.
+    private long[] psn;
+    private int[] bytes;
     /** Latest time the transmission can have been sent, or Long.MIN_VALUE if unknown. */
-    private final long[] sentBy = new long[REMEMBERED];
+    private long[] sentBy;
     private int count;
     private int next;
     private long timerFloorNanos;
-
-    SpuriousLossDetector(int pathId) {
-        this.pathId = pathId;
-    }
+    private long foundBytes;
 
     /** Lost transmission {@code pathSequence}; it was sent at or before {@code sentByNanos} (MIN_VALUE: unknown). */
     void onLost(long pathSequence, int packetBytes, long sentByNanos) {
+        if (psn == null) {
+            psn = new long[REMEMBERED];
+            bytes = new int[REMEMBERED];
+            sentBy = new long[REMEMBERED];
+        }
         if (bytes[next] == 0) {
             count++;
         }
@@ -43,22 +46,24 @@ final class SpuriousLossDetector {
     }
 
     /**
-     * Checks an ACK of the path: every remembered loss whose SACK bit is set is reported to
-     * {@code sink} and forgotten, as is every one below the ACK's window (it will never be
-     * reported). Decays the timer floor. An ACK the sender ignores ([SPEC-SACK-6]: a bit set for
+     * Checks an ACK of the path: every remembered loss whose SACK bit is set is counted (returned;
+     * their bytes in {@link #foundBytes()}) and forgotten, as is every one below the ACK's window
+     * (it will never be reported). Decays the timer floor. An ACK the sender ignores ([SPEC-SACK-6]: a bit set for
      * a PSN at or above {@code nextPathSequence}) proves nothing.
      */
-    void onAck(Packet ack, long nextPathSequence, long nowNanos, Sink sink) {
+    int onAck(Packet ack, long nextPathSequence, long nowNanos) {
         timerFloorNanos -= timerFloorNanos >> FLOOR_DECAY_SHIFT;
+        foundBytes = 0;
         if (count == 0) {
-            return;
+            return 0;
         }
+        int found = 0;
         long base = ack.sackBase;
         long[] bits = ack.sackBits;
         for (int w = WireConstants.SACK_WORDS - 1; w >= 0; w--) {
             if (bits[w] != 0) {
                 if (base + w * 64L + 63 - Long.numberOfLeadingZeros(bits[w]) >= nextPathSequence) {
-                    return; // acknowledges a PSN never sent: the whole ACK is ignored [SPEC-SACK-6]
+                    return 0; // acknowledges a PSN never sent: the whole ACK is ignored [SPEC-SACK-6]
                 }
                 break;
             }
@@ -74,11 +79,17 @@ final class SpuriousLossDetector {
                 if (sentBy[k] != Long.MIN_VALUE) {
                     timerFloorNanos = Math.max(timerFloorNanos, nowNanos - sentBy[k]);
                 }
-                int b = bytes[k];
+                foundBytes += bytes[k];
+                found++;
                 forget(k);
-                sink.onSpuriousLoss(pathId, b);
             }
         }
+        return found;
+    }
+
+    /** Bytes of the spurious losses the last {@link #onAck} found. */
+    long foundBytes() {
+        return foundBytes;
     }
 
     private void forget(int k) {
@@ -86,14 +97,8 @@ final class SpuriousLossDetector {
         count--;
     }
 
-    /** Least wait for the path's retransmission and overdue timers, learned from spurious losses (0: none). */
+    /** Least overdue wait for the path, learned from spurious losses (0: none); the path caps it. */
     long timerFloorNanos() {
         return timerFloorNanos;
-    }
-
-    /** Told of each spurious loss found. */
-    interface Sink {
-        /** The original transmission of a packet of {@code bytes} declared lost on {@code pathId} has arrived. */
-        void onSpuriousLoss(int pathId, int bytes);
     }
 }

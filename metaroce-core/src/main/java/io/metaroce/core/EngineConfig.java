@@ -87,6 +87,8 @@ import io.metaroce.core.wire.WireConstants;
  * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose
  *     latest transmission (the only one still awaiting a verdict) has waited the overdue time, as a duplicate (a
  *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
+ * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
+ *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -131,7 +133,8 @@ public record EngineConfig(
         long aimdDelayThresholdNanos,
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
-        boolean idleResend) {
+        boolean idleResend,
+        boolean bundleAcks) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -250,7 +253,8 @@ public record EngineConfig(
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
-                false); // idleResend: off, a packet awaiting its verdict waits for it or its timer
+                false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
+                true); // bundleAcks: an ACK rides ahead of ready DATA on its path
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -332,6 +336,7 @@ public record EngineConfig(
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
         private boolean idleResend;
+        private boolean bundleAcks;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -377,6 +382,7 @@ public record EngineConfig(
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             idleResend = c.idleResend;
+            bundleAcks = c.bundleAcks;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -429,6 +435,8 @@ public record EngineConfig(
         public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
         /** Sets {@link EngineConfig#idleResend}. */
         public Builder idleResend(boolean v) { idleResend = v; return this; }
+        /** Sets {@link EngineConfig#bundleAcks}. */
+        public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -442,7 +450,7 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, idleResend);
+                    aimdFirstFlightSpreadNanos, idleResend, bundleAcks);
         }
     }
 }

@@ -19,10 +19,12 @@ import java.util.Arrays;
  *     on the connecting side; the endpoint's listen sockets (one per plane) on the accepting side
  * @param localSocketDatagramsReceived datagrams received on each of those sockets (on the accepting
  *     side the listen socket is shared by every accepted connection)
+ * @param spuriousLosses losses of {@code losses} that a later ACK proved spurious (the original arrived)
+ * @param acksBundled ACKs sent ahead of a DATA packet in its datagram
  */
 public record UdpConnectionStats(ConnectionState state, int pathCount, long packetsSent, long retransmissions,
         long losses, long timeouts, long[] pathPacketsSent, long[] pathRetransmissions, int[] localSocketPorts,
-        long[] localSocketDatagramsReceived) {
+        long[] localSocketDatagramsReceived, long spuriousLosses, long acksBundled) {
 
     @Override
     public String toString() {
@@ -31,6 +33,7 @@ public record UdpConnectionStats(ConnectionState state, int pathCount, long pack
                 + ", pathPacketsSent=" + Arrays.toString(pathPacketsSent)
                 + ", pathRetransmissions=" + Arrays.toString(pathRetransmissions)
                 + ", localSocketPorts=" + Arrays.toString(localSocketPorts)
-                + ", localSocketDatagramsReceived=" + Arrays.toString(localSocketDatagramsReceived) + "]";
+                + ", localSocketDatagramsReceived=" + Arrays.toString(localSocketDatagramsReceived)
+                + ", spuriousLosses=" + spuriousLosses + ", acksBundled=" + acksBundled + "]";
     }
 }

@@ -833,7 +833,7 @@ public final class UdpEndpoint implements AutoCloseable {
         }
         var s = core.stats();
         return new UdpConnectionStats(core.state(), n, s.packetsSent(), s.retransmissions(), s.losses(), s.timeouts(),
-                sent, retx, ports, received);
+                sent, retx, ports, received, s.spuriousLosses(), s.acksBundled());
     }
 
     private List<Future<?>> shutDownOnLoop() {

@@ -107,6 +107,8 @@ public final class AimdController implements CongestionController {
     private long[] ecnCutCredit = new long[0];
     /** Bytes still to be acknowledged before the next loss cut may happen. */
     private long[] lossCutCredit = new long[0];
+    /** The window before the latest loss cut, until that cut is undone or proven right (0: none). */
+    private long[] windowBeforeLossCut = new long[0];
     /**
      * Bytes still to be acknowledged before the path's latest congestion mark (CE, or delay where
      * ECN is unreadable) is a round trip old: while positive, a loss comes with marks [SPEC-CC-24].
@@ -300,9 +302,25 @@ public final class AimdController implements CongestionController {
             long w = window[pathId];
             long cut = lossCutScaledByAlpha ? (w * alpha[pathId]) >> (ALPHA_BITS + 1) : w >> 1;
             window[pathId] = Math.max(minWindow, w - cut);
+            windowBeforeLossCut[pathId] = w;
             lossCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }
+    }
+
+    /**
+     * Undoes the latest loss cut of the path [SPEC-CC-27]: the window goes back to what it was
+     * before the cut, if it has not grown past it since. One undo per cut: a second spurious loss
+     * of the same round trip finds nothing to undo (its cut was never taken, the credit held it).
+     */
+    @Override
+    public void onSpuriousLoss(int pathId, int bytes, long nowNanos) {
+        ensure(pathId);
+        long before = windowBeforeLossCut[pathId];
+        if (before > window[pathId]) {
+            window[pathId] = before;
+        }
+        windowBeforeLossCut[pathId] = 0;
     }
 
     @Override
@@ -356,6 +374,7 @@ public final class AimdController implements CongestionController {
         if (ce > 0 && ecnCutCredit[pathId] <= 0) {
             long w = window[pathId];
             window[pathId] = Math.max(minWindow, w - ((w * alpha[pathId]) >> (ALPHA_BITS + 1)));
+            windowBeforeLossCut[pathId] = 0; // a congestion mark: a slow packet undoes no cut now
             ecnCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }
@@ -429,6 +448,7 @@ public final class AimdController implements CongestionController {
         ensure(pathId);
         // Back from a failure: start small and let additive increase find the path's room again.
         window[pathId] = minWindow;
+        windowBeforeLossCut[pathId] = 0;
         failed[pathId] = false;
         ackedSinceIncrease[pathId] = 0;
         ecnCutCredit[pathId] = 0;
@@ -596,6 +616,7 @@ public final class AimdController implements CongestionController {
         ecnSeen = Arrays.copyOf(ecnSeen, size);
         minRtt = Arrays.copyOf(minRtt, size);
         lossCutCredit = Arrays.copyOf(lossCutCredit, size);
+        windowBeforeLossCut = Arrays.copyOf(windowBeforeLossCut, size);
         markCredit = Arrays.copyOf(markCredit, size);
         srtt = Arrays.copyOf(srtt, size);
         nextSend = Arrays.copyOf(nextSend, size);

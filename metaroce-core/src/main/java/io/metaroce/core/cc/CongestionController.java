@@ -37,6 +37,15 @@ public interface CongestionController {
     /** A packet of {@code bytes} was lost on {@code pathId}. */
     void onPacketLost(int pathId, int bytes, long nowNanos);
 
+    /**
+     * A transmission of {@code bytes} on {@code pathId} that was reported lost
+     * ({@link #onPacketLost}) has been acknowledged after all: the loss was spurious (the packet
+     * was slow, not lost) [SPEC-CC-27]. A controller that cut its window for that loss may undo the
+     * cut (Eifel, F-RTO). Its bytes already left the flight with the loss. Default: nothing.
+     */
+    default void onSpuriousLoss(int pathId, int bytes, long nowNanos) {
+    }
+
     /** A packet of {@code bytes} left the flight without a verdict (refused by the receiver). */
     void onPacketDiscarded(int pathId, int bytes, long nowNanos);
 

@@ -71,6 +71,12 @@ public final class Connection implements ScoreboardListener {
     private final byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
     private boolean hasCookie;
     private boolean acceptDue;
+    /** While a timer declares losses: how long what it declares lost has waited at least (0: not a timer). */
+    private long lossWaitNanos;
+    /** An ACK was due while the DATA written ahead of it could not carry it: the next poll sends ACKs first. */
+    private boolean ackAloneNext;
+    /** Largest datagram both sides take: the bound of an ACK-and-DATA bundle [SPEC-SACK-13]. */
+    private int bundleLimitBytes = EngineConfig.MIN_DATAGRAM_BYTES;
     private int closeCodeToSend;
     private boolean closeReplyDue;
     private long closeNextNanos = Long.MAX_VALUE;
@@ -444,6 +450,7 @@ public final class Connection implements ScoreboardListener {
     /** Takes the peer's datagram size and sequence window (u32 on the wire) within this side's own limits. */
     private void adoptPeerLimits(int peerMaxDatagram, int window) {
         long datagram = Math.min(Integer.toUnsignedLong(peerMaxDatagram), config.maxDatagramBytes());
+        bundleLimitBytes = (int) Math.max(datagram, EngineConfig.MIN_DATAGRAM_BYTES);
         int peerPayloadBytes = EngineConfig.payloadBytesFor((int) Math.max(datagram, EngineConfig.MIN_DATAGRAM_BYTES));
         int peerWindow = (int) Math.min(Integer.toUnsignedLong(window), config.sequenceWindow());
         sender.adoptPeerLimits(peerPayloadBytes, peerWindow);
@@ -541,6 +548,13 @@ public final class Connection implements ScoreboardListener {
     private void onAck(long nowNanos, Packet p) {
         inputNanos = nowNanos;
         peerRateHintBytesPerSecond = p.rateHintBytesPerSecond;
+        Path path = paths.get(p.pathId);
+        if (path != null) {
+            int spurious = path.spurious.onAck(p, path.scoreboard.nextPathSequence(), nowNanos);
+            if (spurious > 0) {
+                onSpuriousLosses(path.id, spurious, path.spurious.foundBytes());
+            }
+        }
         if (sender.onAck(nowNanos, p, this)) {
             maybeFinishClosePending();
         }
@@ -557,7 +571,19 @@ public final class Connection implements ScoreboardListener {
 
     @Override
     public void onTransmissionLost(int pathId, long pathSequence, long csn, int bytes, boolean byTimeout) {
+        paths.get(pathId).spurious.onLost(pathSequence, bytes,
+                lossWaitNanos > 0 ? inputNanos - lossWaitNanos : Long.MIN_VALUE);
         sender.onTransmissionLost(pathId, csn, bytes, inputNanos);
+    }
+
+    /**
+     * An ACK shows that the original transmissions of {@code count} packets ({@code bytes} in all)
+     * declared lost on {@code pathId} arrived [SPEC-LOSS-9]: counted, and the congestion controller
+     * may undo its cut [SPEC-CC-27] (told once per ACK).
+     */
+    private void onSpuriousLosses(int pathId, int count, long bytes) {
+        stats.spuriousLosses += count;
+        congestion.onSpuriousLoss(pathId, (int) Math.min(Integer.MAX_VALUE, bytes), inputNanos);
     }
 
     private void onNak(long nowNanos, Packet p) {
@@ -819,7 +845,9 @@ public final class Connection implements ScoreboardListener {
                 unreachable = timedOut ? health.onTimeout(p, nowNanos, this)
                         : health.onOverdue(p, p.scoreboard.oldestSentAtNanos(), nowNanos, this);
                 if (p.scoreboard.packetsInFlight() > 0) {
+                    lossWaitNanos = wait;
                     p.scoreboard.onTimeout(nowNanos - wait, true, this);
+                    lossWaitNanos = 0;
                 }
                 if (timedOut) {
                     p.timeoutCredits = 1;
@@ -898,6 +926,19 @@ public final class Connection implements ScoreboardListener {
                     continue;
                 }
                 if (path.receiveTracker.ackDue(nowNanos)) {
+                    if (config.bundleAcks() && !ackAloneNext && state == ConnectionState.ESTABLISHED) {
+                        // New data looks at the ACK's path first, so the answer to a request takes
+                        // the request's path and carries its ACK (retransmissions keep their own paths).
+                        paths.nextForData(path.id);
+                        if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
+                            return bundleAckWith(nowNanos, out, p, codec);
+                        }
+                        if (sender.takeLocalProtectionFault()) {
+                            abort(); // as below, where data is written without an ACK due [SPEC-MSG-16]
+                            return transmit(nowNanos, out, p, codec);
+                        }
+                    }
+                    ackAloneNext = false;
                     return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(),
                             inbound.shareBytesPerSecond, out, p, codec);
                 }
@@ -935,6 +976,23 @@ public final class Connection implements ScoreboardListener {
             return controlWriter.writeProbe(nowNanos, out, p, codec);
         }
         return false;
+    }
+
+    /**
+     * A DATA packet is in {@code out} while an ACK was due: the ACK of the DATA's path rides ahead
+     * of it in the same datagram if it is due and both fit [SPEC-SACK-13]. Otherwise the DATA
+     * leaves alone and the next poll sends the due ACKs before any more data, so an ACK waits for
+     * at most one DATA packet.
+     */
+    private boolean bundleAckWith(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        Path dataPath = paths.get(out.pathId);
+        if (dataPath != null && dataPath.receiveTracker.ackDue(nowNanos)
+                && controlWriter.bundleAck(nowNanos, dataPath, receiver.cumulativeSequence(),
+                        inbound.shareBytesPerSecond, bundleLimitBytes, out, p, codec)) {
+            return true;
+        }
+        ackAloneNext = true;
+        return true;
     }
 
     /**

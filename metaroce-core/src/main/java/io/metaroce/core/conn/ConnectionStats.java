@@ -10,10 +10,12 @@ public final class ConnectionStats {
     long dataPacketsSent;
     long retransmissions;
     long losses;
+    long spuriousLosses;
     long timeouts;
     long overdue;
     long idleResends;
     long acksSent;
+    long acksBundled;
     long acksReceived;
     long naksSent;
     long naksReceived;
@@ -43,6 +45,8 @@ public final class ConnectionStats {
     public long retransmissions() { return retransmissions; }
     /** Transmissions declared lost (by a SACK hole or a timeout). */
     public long losses() { return losses; }
+    /** Losses of {@link #losses()} that a later ACK proved spurious: the original arrived [SPEC-LOSS-9]. */
+    public long spuriousLosses() { return spuriousLosses; }
     /** Retransmission timeouts that fired. */
     public long timeouts() { return timeouts; }
     /** Times a path's oldest transmissions were declared lost as overdue, before their timeout ([SPEC-LOSS-7]). */
@@ -51,6 +55,8 @@ public final class ConnectionStats {
     public long idleResends() { return idleResends; }
     /** ACKs sent. */
     public long acksSent() { return acksSent; }
+    /** ACKs of {@link #acksSent()} that rode ahead of a DATA packet in its datagram [SPEC-SACK-13]. */
+    public long acksBundled() { return acksBundled; }
     /** ACKs received. */
     public long acksReceived() { return acksReceived; }
     /** NAKs sent (refusals). */

@@ -5,6 +5,7 @@ import io.metaroce.core.api.Transmit;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.WireConstants;
 
 /**
  * Encoders of the control packets a connection decides to send by its own state rather than in
@@ -80,6 +81,34 @@ final class ControlWriter {
         p.rateHintBytesPerSecond = rateHint;
         stats.acksSent++;
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
+    }
+
+    /**
+     * Puts the ACK of {@code path} ahead of the DATA packet already in {@code out} (same path), in
+     * one datagram, if both fit in {@code maxBytes} [SPEC-SACK-13]: the DATA moves up by
+     * {@link WireConstants#ACK_BYTES} and the ACK, flagged {@link WireConstants#FLAG_BUNDLED}, takes
+     * the front. Returns false, leaving {@code out} as it was, if they do not fit.
+     */
+    boolean bundleAck(long nowNanos, Path path, long cumulativeSequence, long rateHint, int maxBytes, Transmit out,
+            Packet p, PacketCodec codec) {
+        int dataLength = out.length;
+        if (dataLength + WireConstants.ACK_BYTES > Math.min(maxBytes, out.buffer.capacity())) {
+            return false;
+        }
+        // put(int, ByteBuffer, int, int) copies as if through an intermediate buffer: overlap is safe.
+        out.buffer.put(WireConstants.ACK_BYTES, out.buffer, 0, dataLength);
+        emitter.header(p, PacketType.ACK, path.id);
+        p.flags = WireConstants.FLAG_BUNDLED;
+        path.receiveTracker.writeAck(p, nowNanos);
+        p.cumulativeSequence = cumulativeSequence;
+        p.rateHintBytesPerSecond = rateHint;
+        stats.acksSent++;
+        stats.acksBundled++;
+        int ackLength = codec.encode(p, out.buffer, 0, null, 0);
+        stats.packetsSent++;
+        stats.bytesSent += ackLength;
+        out.length = ackLength + dataLength;
+        return true;
     }
 
     /** A keep-alive PATH_PROBE on the first path in service. */

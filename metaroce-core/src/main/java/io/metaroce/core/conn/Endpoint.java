@@ -217,11 +217,25 @@ public final class Endpoint {
         stats.datagramsReceived++;
         latestNanos = nowNanos;
         fairShare.maybeRecompute(nowNanos, connectionList);
+        int head = PacketCodec.bundledHeadLength(datagram, offset, length);
+        if (head > 0 && codec.decode(datagram, offset, head, rx) == DecodeError.OK) {
+            // An ACK riding ahead of a DATA packet [SPEC-WIRE-30]: the ACK, then the packet after
+            // it, checked on its own. A head that does not decode leaves the datagram whole (and,
+            // like any other bad datagram, counted once).
+            dispatch(nowNanos, datagram, localSocket, remoteAddress, ecn);
+            offset += head;
+            length -= head;
+        }
         int error = codec.decode(datagram, offset, length, rx);
         if (error != DecodeError.OK) {
             stats.decodeErrors[error]++;
             return;
         }
+        dispatch(nowNanos, datagram, localSocket, remoteAddress, ecn);
+    }
+
+    /** Hands the packet decoded into {@code rx} to its connection (or to the handshake). */
+    private void dispatch(long nowNanos, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
         if (rx.type == PacketType.CONNECT) {
             onConnect(nowNanos, localSocket, remoteAddress);
             return;

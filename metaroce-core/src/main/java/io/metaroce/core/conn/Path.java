@@ -22,6 +22,8 @@ final class Path {
     final PathReceiveTracker receiveTracker = new PathReceiveTracker();
     final SendScoreboard scoreboard;
     final RttEstimator rtt;
+    /** This path's losses that a later ACK may prove spurious, and the timer floor they teach [SPEC-LOSS-9]. */
+    final SpuriousLossDetector spurious;
     /** CSNs lost on this path, to be retransmitted on it. */
     final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
@@ -85,6 +87,7 @@ final class Path {
         this.remoteAddress = remoteAddress;
         this.scoreboard = new SendScoreboard(id, config.pathWindowPackets());
         this.rtt = new RttEstimator(config.initialRttNanos());
+        this.spurious = new SpuriousLossDetector();
     }
 
     /**
@@ -120,10 +123,14 @@ final class Path {
     /**
      * How long the oldest transmission may wait, once something sent after it has arrived, before
      * it is overdue [SPEC-LOSS-7]: the RTO without back-off, floored at {@code overdueFloorNanos}
-     * (or {@code minRtoNanos} if lower) rather than at {@code minRtoNanos}.
+     * (or {@code minRtoNanos} if lower) rather than at {@code minRtoNanos}, or higher, up to
+     * {@code minRtoNanos}, after spurious losses [SPEC-LOSS-9].
      */
     long overdueNanos(EngineConfig config) {
-        long floor = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
+        // Raised by spurious losses [SPEC-LOSS-9], but never above the RTO's own floor: a real loss
+        // then waits no longer than the retransmission timer would make it wait.
+        long floor = Math.min(config.minRtoNanos(),
+                Math.max(Math.min(config.overdueFloorNanos(), config.minRtoNanos()), spurious.timerFloorNanos()));
         return rtt.rtoNanos(config.maxAckDelayNanos(), floor, config.maxRtoNanos(), 0);
     }
 

@@ -262,8 +262,14 @@ public final class Pair {
         now = Math.max(now, until);
     }
 
-    /** Polls both sides' outputs: datagrams into the network, completions and events to the handlers. */
+    /**
+     * Polls both sides' outputs: completions first (as the UDP driver does, so what a handler posts
+     * in answer, an echo or the next request, leaves with the ACKs), datagrams into the network,
+     * completions again (a transmit can fail a work request) and events to the handlers.
+     */
     public void flush() {
+        client.pollCompletions(clientCompletions, Integer.MAX_VALUE);
+        server.pollCompletions(serverCompletions, Integer.MAX_VALUE);
         while (client.pollTransmit(now, transmit)) {
             send(true);
         }

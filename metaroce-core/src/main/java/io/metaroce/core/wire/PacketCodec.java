@@ -109,6 +109,20 @@ public final class PacketCodec {
     // =====================================================================================
 
     /**
+     * The length of the first packet of a bundled datagram [SPEC-WIRE-30]: {@link WireConstants#ACK_BYTES}
+     * if the datagram starts with an ACK that has {@link WireConstants#FLAG_BUNDLED} set and is longer
+     * than an ACK, otherwise 0 (one packet). Reads two header bytes only; each packet of a bundle is
+     * then decoded, checksum first, on its own.
+     */
+    public static int bundledHeadLength(ByteBuffer src, int offset, int length) {
+        if (length <= WireConstants.ACK_BYTES || (src.get(offset + OFF_TYPE) & 0xff) != PacketType.ACK) {
+            return 0;
+        }
+        int flags = ((src.get(offset + OFF_FLAGS) & 0xff) << 8) | (src.get(offset + OFF_FLAGS + 1) & 0xff);
+        return (flags & WireConstants.FLAG_BUNDLED) != 0 ? WireConstants.ACK_BYTES : 0;
+    }
+
+    /**
      * Validates the datagram {@code src[offset, offset + length)} and, if valid, fills {@code out}.
      *
      * <p>Never throws because of the datagram's bytes: every malformed input yields a non-OK

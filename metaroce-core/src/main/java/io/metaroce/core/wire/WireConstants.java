@@ -39,6 +39,11 @@ public final class WireConstants {
     public static final int FLAG_ACK_NOW = 1;
     /** Header flag: this packet is a retransmission (informational; receivers must not depend on it). */
     public static final int FLAG_RETRANSMISSION = 2;
+    /**
+     * Header flag, on an ACK only: another packet follows this ACK in the same datagram (an ACK
+     * riding ahead of a DATA packet on the same path, [SPEC-WIRE-30]).
+     */
+    public static final int FLAG_BUNDLED = 4;
 
     /** DATA flag: {@link Packet#immediate} is valid (required for WRITE_WITH_IMM, optional for SEND). */
     public static final int DATA_FLAG_HAS_IMMEDIATE = 1;

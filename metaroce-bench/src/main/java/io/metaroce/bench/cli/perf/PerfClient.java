@@ -229,6 +229,8 @@ final class PerfClient {
         for (MessageKind k : MessageKind.values()) {
             byKind[k.ordinal()] = counters.messages(k);
         }
+        out.println("client: spurious losses " + stats.spuriousLosses() + " of " + stats.losses()
+                + ", ACKs bundled with data " + stats.acksBundled());
         long checkedMessages = counters.verified() + result.verified();
         String first = counters.firstFailure() != null ? counters.firstFailure()
                 : result.firstFailure().isEmpty() ? null : "server: " + result.firstFailure();

@@ -39,7 +39,9 @@ final class DataWriter {
     private final SendScheduler scheduler;
     private final int payloadBytes;
     private final boolean idleResend;
-    private final EngineConfig config;
+    private final long maxAckDelayNanos;
+    private final long overdueFloorNanos;
+    private final long maxRtoNanos;
     private int peerPayloadBytes;
     private int peerWindow;
     /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
@@ -62,7 +64,9 @@ final class DataWriter {
         this.scheduler = scheduler;
         this.payloadBytes = EngineConfig.payloadBytesFor(config.maxDatagramBytes());
         this.idleResend = config.idleResend();
-        this.config = config;
+        this.maxAckDelayNanos = config.maxAckDelayNanos();
+        this.overdueFloorNanos = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
+        this.maxRtoNanos = config.maxRtoNanos();
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
     }
@@ -235,7 +239,8 @@ final class DataWriter {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && paths.usableForNewData(path)) {
-                long od = path.overdueNanos(config);
+                // Path.overdueNanos, from primitives: the connection's state keeps no config.
+                long od = path.rtt.rtoNanos(maxAckDelayNanos, overdueFloorNanos, maxRtoNanos, 0);
                 wait = wait == Long.MAX_VALUE ? od : Math.max(wait, od);
             }
         }

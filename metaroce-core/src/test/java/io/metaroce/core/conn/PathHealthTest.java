@@ -217,8 +217,9 @@ class PathHealthTest {
         System.out.printf("PathHealthTest random loss seed %d: %d failures with the adaptive threshold, %d with 3%n",
                 seed, adaptive, fixed);
         // Runs as long as the raised threshold still happen by chance, rarely (2^-10 per run of
-        // timeouts); the fixed threshold of three fails working paths over a hundred times.
-        assertThat(fixed).as("the fixed threshold fails working paths, seed %d", seed).isGreaterThan(50);
+        // timeouts); the fixed threshold of three fails working paths dozens of times (37 and 52
+        // with fresh-evidence counting [SPEC-PATH-14] and spurious-loss floors [SPEC-LOSS-9]).
+        assertThat(fixed).as("the fixed threshold fails working paths, seed %d", seed).isGreaterThan(20);
         assertThat(adaptive).as("paths failed under uniform random loss, seed %d", seed)
                 .isLessThanOrEqualTo(fixed / 20);
     }

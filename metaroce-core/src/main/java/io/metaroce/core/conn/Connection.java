@@ -927,9 +927,9 @@ public final class Connection implements ScoreboardListener {
                 }
                 if (path.receiveTracker.ackDue(nowNanos)) {
                     if (config.bundleAcks() && !ackAloneNext && state == ConnectionState.ESTABLISHED) {
-                        // New data looks at the ACK's path first, so the answer to a request takes
-                        // the request's path and carries its ACK (retransmissions keep their own paths).
-                        paths.nextForData(path.id);
+                        // The next DATA packet on the path its round robin gives it; the ACK rides
+                        // ahead of it if that path owes one. The ACK does not steer data to its path:
+                        // two-way traffic steered so left paths without data, and without replies.
                         if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
                             return bundleAckWith(nowNanos, out, p, codec);
                         }

@@ -63,7 +63,11 @@ class LossRecoveryTest {
     private int completions;
 
     private Pair pair(long seed, int paths, NetworkConditions net, Recorder recorder) {
-        return Pair.create(seed, paths, net, EngineConfig.defaults())
+        return pair(seed, paths, net, recorder, EngineConfig.defaults());
+    }
+
+    private Pair pair(long seed, int paths, NetworkConditions net, Recorder recorder, EngineConfig config) {
+        return Pair.create(seed, paths, net, config)
                 .lossModel(recorder)
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> {
                     assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
@@ -161,13 +165,7 @@ class LossRecoveryTest {
             return false;
         };
         EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).build();
-        Pair p = Pair.create(12, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config)
-                .lossModel(rec)
-                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
-                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
-                    completions++;
-                })
-                .connect();
+        Pair p = pair(12, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec, config);
         MemoryRegion src = region(p.client(), length);
         MemoryRegion dst = region(p.server(), length);
         p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
@@ -197,13 +195,7 @@ class LossRecoveryTest {
         rec.rule = (fromClient, p, now) -> !fromClient && p.type == PacketType.ACK && now >= blackout[0]
                 && now < blackout[0] + MIN_RTO;
         EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).sequenceWindow(64).build();
-        Pair p = Pair.create(13, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config)
-                .lossModel(rec)
-                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
-                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
-                    completions++;
-                })
-                .connect();
+        Pair p = pair(13, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec, config);
         int length = 200 * config.maxDatagramBytes();
         MemoryRegion src = region(p.client(), length);
         MemoryRegion dst = region(p.server(), length);

@@ -26,7 +26,6 @@ import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -53,11 +52,6 @@ import java.nio.ByteOrder;
 final class LinuxUdpSocket implements UdpSocket {
     /** recvmmsg calls per readiness event. */
     static final int MAX_CALLS_PER_WAKEUP = 8;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
-    private static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong SIZE_T = ValueLayout.JAVA_LONG_UNALIGNED;
     /** {@code CMSG_LEN(sizeof(int))}: header plus an int TOS value. */
     private static final int TOS_CMSG_LEN = CMSG_HEADER_BYTES + 4;
     /** {@code CMSG_LEN(sizeof(u16))}: header plus the GSO segment size. */
@@ -87,6 +81,8 @@ final class LinuxUdpSocket implements UdpSocket {
     private final int[] lengthOf = new int[LinuxSocketLayer.BATCH];
     /** The {@code mmsghdr}s handed to {@code sendmmsg}: one per datagram or GSO run. */
     private final MemorySegment wire;
+    /** {@link #wire} as a buffer (native order), for copying headers in. */
+    private final ByteBuffer wireView;
     /** {@link #wire} from entry {@code k} on, made once: a partial send resumes there without allocating. */
     private final MemorySegment[] wireFrom = new MemorySegment[LinuxSocketLayer.BATCH];
     /** Datagrams in each entry of {@link #wire}. */
@@ -118,6 +114,7 @@ final class LinuxUdpSocket implements UdpSocket {
                 : new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.wire = arena.allocate((long) LinuxSocketLayer.BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
+        this.wireView = wire.asByteBuffer().order(ByteOrder.nativeOrder());
         for (int k = 0; k < wireFrom.length; k++) {
             wireFrom[k] = wire.asSlice((long) k * LinuxSyscalls.MMSGHDR_BYTES);
         }
@@ -181,9 +178,9 @@ final class LinuxUdpSocket implements UdpSocket {
     }
 
     private void deliver(int i) {
-        long name = receive.nameOffset(i);
-        int address = receive.names.get(INT_BE, name + 4);
-        int port = Short.toUnsignedInt(receive.names.get(SHORT_BE, name + 2));
+        int name = receive.nameOffset(i);
+        int address = receive.namesBigEndian.getInt(name + 4);
+        int port = Short.toUnsignedInt(receive.namesBigEndian.getShort(name + 2));
         InetSocketAddress sender = addresses.toAddress(Ipv4AddressCache.pack(address, port));
         readControl(i);
         int length = receive.receivedLength(i);
@@ -208,20 +205,23 @@ final class LinuxUdpSocket implements UdpSocket {
     private void readControl(int i) {
         receivedEcn = 0;
         receivedSegmentBytes = 0;
-        long length = receive.receivedControlLength(i);
-        long base = receive.controlOffset(i);
+        // The kernel never reports more than the buffer it was given; the bound guards the views.
+        long length = Math.min(receive.receivedControlLength(i), receive.controlBytes);
+        ByteBuffer controls = receive.controlsView;
+        int base = receive.controlOffset(i);
         long at = 0;
         while (at + CMSG_HEADER_BYTES <= length) {
-            long cmsgLength = receive.controls.get(SIZE_T, base + at);
+            int c = base + (int) at;
+            long cmsgLength = controls.getLong(c);
             if (cmsgLength < CMSG_HEADER_BYTES) {
                 break;
             }
-            int level = receive.controls.get(INT, base + at + CMSG_LEVEL);
-            int type = receive.controls.get(INT, base + at + CMSG_TYPE);
+            int level = controls.getInt(c + CMSG_LEVEL);
+            int type = controls.getInt(c + CMSG_TYPE);
             if (level == IPPROTO_IP && type == IP_TOS) {
-                receivedEcn = receive.controls.get(ValueLayout.JAVA_BYTE, base + at + CMSG_HEADER_BYTES) & 3;
+                receivedEcn = controls.get(c + CMSG_HEADER_BYTES) & 3;
             } else if (level == SOL_UDP && type == UDP_GRO) {
-                receivedSegmentBytes = receive.controls.get(INT, base + at + CMSG_HEADER_BYTES);
+                receivedSegmentBytes = controls.getInt(c + CMSG_HEADER_BYTES);
             }
             at += (cmsgLength + 7) & ~7L;
         }
@@ -252,12 +252,11 @@ final class LinuxUdpSocket implements UdpSocket {
             flush();
         }
         int i = queued++;
-        MemorySegment.copy(source.array(), source.arrayOffset(), send.payloads, ValueLayout.JAVA_BYTE,
-                send.payloadOffset(i), length);
-        long name = send.nameOffset(i);
-        send.names.set(SHORT, name, (short) LinuxSyscalls.AF_INET);
-        send.names.set(SHORT_BE, name + 2, (short) packed);
-        send.names.set(INT_BE, name + 4, (int) (packed >>> 16));
+        send.payloadsView.put(send.payloadOffset(i), source.array(), source.arrayOffset(), length);
+        int name = send.nameOffset(i);
+        send.namesView.putShort(name, (short) LinuxSyscalls.AF_INET);
+        send.namesBigEndian.putShort(name + 2, (short) packed);
+        send.namesBigEndian.putInt(name + 4, (int) (packed >>> 16));
         destination[i] = packed;
         ecnOf[i] = ecn & 3;
         lengthOf[i] = length;
@@ -333,26 +332,27 @@ final class LinuxUdpSocket implements UdpSocket {
                 }
             }
             int controlLength = 0;
-            long c = send.controlOffset(i);
+            ByteBuffer controls = send.controlsView;
+            int c = send.controlOffset(i);
             if (ecnOf[i] != 0) {
-                send.controls.set(SIZE_T, c, TOS_CMSG_LEN);
-                send.controls.set(INT, c + CMSG_LEVEL, IPPROTO_IP);
-                send.controls.set(INT, c + CMSG_TYPE, IP_TOS);
-                send.controls.set(INT, c + CMSG_HEADER_BYTES, ecnOf[i]);
+                controls.putLong(c, TOS_CMSG_LEN);
+                controls.putInt(c + CMSG_LEVEL, IPPROTO_IP);
+                controls.putInt(c + CMSG_TYPE, IP_TOS);
+                controls.putInt(c + CMSG_HEADER_BYTES, ecnOf[i]);
                 controlLength = CMSG_SPACE_SMALL;
             }
             if (j > i) {
                 gsoSends++;
-                long g = c + controlLength;
-                send.controls.set(SIZE_T, g, SEGMENT_CMSG_LEN);
-                send.controls.set(INT, g + CMSG_LEVEL, SOL_UDP);
-                send.controls.set(INT, g + CMSG_TYPE, UDP_SEGMENT);
-                send.controls.set(ValueLayout.JAVA_SHORT_UNALIGNED, g + CMSG_HEADER_BYTES, (short) lengthOf[i]);
+                int g = c + controlLength;
+                controls.putLong(g, SEGMENT_CMSG_LEN);
+                controls.putInt(g + CMSG_LEVEL, SOL_UDP);
+                controls.putInt(g + CMSG_TYPE, UDP_SEGMENT);
+                controls.putShort(g + CMSG_HEADER_BYTES, (short) lengthOf[i]);
                 controlLength += CMSG_SPACE_SMALL;
             }
             send.prepareSend(i, j - i + 1, lengthOf, controlLength);
-            MemorySegment.copy(send.headers, (long) i * LinuxSyscalls.MMSGHDR_BYTES, wire,
-                    (long) entries * LinuxSyscalls.MMSGHDR_BYTES, LinuxSyscalls.MMSGHDR_BYTES);
+            wireView.put(entries * LinuxSyscalls.MMSGHDR_BYTES, send.headersView, i * LinuxSyscalls.MMSGHDR_BYTES,
+                    LinuxSyscalls.MMSGHDR_BYTES);
             entrySize[entries++] = j - i + 1;
             i = j + 1;
         }

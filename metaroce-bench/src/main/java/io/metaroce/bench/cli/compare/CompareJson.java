@@ -49,6 +49,13 @@ final class CompareJson {
             sep = ",\n";
         }
         b.append("\n  },\n");
+        b.append("  \"latency_jit_ms\": {");
+        sep = "";
+        for (Map.Entry<String, Long> e : r.latencyJitMillis().entrySet()) {
+            b.append(sep).append(JsonText.quote(e.getKey())).append(": ").append(e.getValue());
+            sep = ", ";
+        }
+        b.append("},\n");
         b.append("  \"latency_ratios\": {\n");
         sep = "";
         for (Map.Entry<String, double[]> e : r.latencyRatios().entrySet()) {
@@ -61,6 +68,7 @@ final class CompareJson {
         b.append("  \"date\": ").append(JsonText.quote(r.date())).append(",\n");
         b.append("  \"duration_s\": ").append(number(r.durationSeconds())).append(",\n");
         b.append("  \"warmup_s\": ").append(number(r.warmupSeconds())).append(",\n");
+        b.append("  \"latency_warmup_s\": ").append(number(r.latencyWarmupSeconds())).append(",\n");
         b.append("  \"raw_udp_transport\": ").append(JsonText.quote(r.transport())).append(",\n");
         b.append("  \"notes\": [");
         sep = "";

@@ -9,21 +9,26 @@ import java.util.Map;
  *
  * @param date when it ran (ISO-8601, UTC)
  * @param durationSeconds measured seconds per run
- * @param warmupSeconds warm-up seconds before each measured part
+ * @param warmupSeconds warm-up seconds before each measured part of the throughput runs
+ * @param latencyWarmupSeconds warm-up seconds before each measured ping-pong
  * @param transport the raw UDP peer's event loops ({@code epoll} or {@code nio})
  * @param sizes one result per message size, in the order given
  * @param latency 64-byte ping-pong percentiles by peer ({@code raw_udp}, {@code metaroce},
  *     {@code raw_udp_busy_poll}, {@code metaroce_busy_poll}, {@code tcp}, {@code aeron}); a null
  *     value where the peer could not run
+ * @param latencyJitMillis per ping-pong (same keys), milliseconds the JIT compiled during its
+ *     measured part; -1 where the JVM does not say
  * @param notes what could not run and why, and how peers were set up
  */
-record CompareResult(String date, double durationSeconds, double warmupSeconds, String transport,
-        List<SizeResult> sizes, Map<String, LatencyPercentiles> latency, List<String> notes) {
+record CompareResult(String date, double durationSeconds, double warmupSeconds, double latencyWarmupSeconds,
+        String transport, List<SizeResult> sizes, Map<String, LatencyPercentiles> latency,
+        Map<String, Long> latencyJitMillis, List<String> notes) {
 
     /** Copies the collections. */
     CompareResult {
         sizes = List.copyOf(sizes);
         latency = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(latency));
+        latencyJitMillis = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(latencyJitMillis));
         notes = List.copyOf(notes);
     }
 

@@ -28,14 +28,17 @@ final class CompareTable {
                     ratio(s.metaroceOverRawUdp()), ratio(s.metaroceOverTcp()), ratio(s.metaroceOverAeron()),
                     ratio(s.metaroceOverAeronBest()));
         }
-        out.printf(Locale.ROOT, "%n%d-byte ping-pong round trip (us)%n", Comparison.LATENCY_SIZE);
-        out.printf(Locale.ROOT, "  %-28s %10s %10s%n", "", "p50", "p99");
+        out.printf(Locale.ROOT, "%n%d-byte ping-pong round trip (us), after %.1f s warm-up%n", Comparison.LATENCY_SIZE,
+                r.latencyWarmupSeconds());
+        out.printf(Locale.ROOT, "  %-28s %10s %10s %12s%n", "", "p50", "p99", "JIT ms");
         for (Map.Entry<String, LatencyPercentiles> e : r.latency().entrySet()) {
             LatencyPercentiles l = e.getValue();
+            long jit = r.latencyJitMillis().getOrDefault(e.getKey(), -1L);
+            String jitText = jit < 0 ? "-" : Long.toString(jit);
             if (l == null) {
-                out.printf(Locale.ROOT, "  %-28s %10s %10s%n", e.getKey(), "-", "-");
+                out.printf(Locale.ROOT, "  %-28s %10s %10s %12s%n", e.getKey(), "-", "-", jitText);
             } else {
-                out.printf(Locale.ROOT, "  %-28s %10.1f %10.1f%n", e.getKey(), l.p50Us(), l.p99Us());
+                out.printf(Locale.ROOT, "  %-28s %10.1f %10.1f %12s%n", e.getKey(), l.p50Us(), l.p99Us(), jitText);
             }
         }
         for (Map.Entry<String, double[]> e : r.latencyRatios().entrySet()) {

@@ -24,16 +24,21 @@ final class Comparison {
 
     private final List<Integer> sizes;
     private final Window window;
+    /** The ping-pongs' window: its warm-up gives the JIT time to compile each peer's round trip. */
+    private final Window latencyWindow;
     private final PrintWriter progress;
     private final RawUdpPeer rawUdp = new RawUdpPeer();
     private final TcpPeer tcp = new TcpPeer();
     private final AeronPeer aeron = new AeronPeer();
     private final MetarocePeer metaroce;
     private final List<String> notes = new ArrayList<>();
+    /** Per ping-pong: milliseconds the JIT compiled during its measured part (-1 if not known). */
+    private final Map<String, Long> latencyJitMillis = new LinkedHashMap<>();
 
-    Comparison(List<Integer> sizes, Window window, long seed, PrintWriter progress) {
+    Comparison(List<Integer> sizes, Window window, Window latencyWindow, long seed, PrintWriter progress) {
         this.sizes = List.copyOf(sizes);
         this.window = window;
+        this.latencyWindow = latencyWindow;
         this.metaroce = new MetarocePeer(seed);
         this.progress = progress;
     }
@@ -63,17 +68,24 @@ final class Comparison {
             results.add(runSize(size));
         }
         Map<String, LatencyPercentiles> latency = new LinkedHashMap<>();
-        latency.put("raw_udp", attempt("raw_udp latency", () -> rawUdp.pingPong(LATENCY_SIZE, window, false)));
-        latency.put("metaroce", attempt("metaroce latency", () -> metaroce.pingPong(LATENCY_SIZE, window, false)));
+        Window w = latencyWindow;
+        latency.put("raw_udp", latency("raw_udp", () -> rawUdp.pingPong(LATENCY_SIZE, w, false)));
+        latency.put("metaroce", latency("metaroce", () -> metaroce.pingPong(LATENCY_SIZE, w, false)));
         // Like with like: both on busy-polling event loops.
-        latency.put(RAW_UDP_BUSY_POLL, attempt(RAW_UDP_BUSY_POLL + " latency",
-                () -> rawUdp.pingPong(LATENCY_SIZE, window, true)));
-        latency.put(METAROCE_BUSY_POLL, attempt(METAROCE_BUSY_POLL + " latency",
-                () -> metaroce.pingPong(LATENCY_SIZE, window, true)));
-        latency.put("tcp", attempt("tcp latency", () -> tcp.pingPong(LATENCY_SIZE, window)));
-        latency.put("aeron", attempt("aeron latency", () -> aeron.pingPong(LATENCY_SIZE, window)));
-        return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9, rawUdp.transport(),
-                results, latency, notes);
+        latency.put(RAW_UDP_BUSY_POLL, latency(RAW_UDP_BUSY_POLL, () -> rawUdp.pingPong(LATENCY_SIZE, w, true)));
+        latency.put(METAROCE_BUSY_POLL, latency(METAROCE_BUSY_POLL, () -> metaroce.pingPong(LATENCY_SIZE, w, true)));
+        latency.put("tcp", latency("tcp", () -> tcp.pingPong(LATENCY_SIZE, w)));
+        latency.put("aeron", latency("aeron", () -> aeron.pingPong(LATENCY_SIZE, w)));
+        return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
+                latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), results, latency, latencyJitMillis, notes);
+    }
+
+    /** One ping-pong, with the JIT's work during its measured part recorded under {@code key}. */
+    private LatencyPercentiles latency(String key, Attempt<LatencyPercentiles> run) throws InterruptedException {
+        JitMeter jit = JitMeter.start(latencyWindow.warmupNanos());
+        LatencyPercentiles result = attempt(key + " latency", run);
+        latencyJitMillis.put(key, jit.measuredMillis());
+        return result;
     }
 
     private SizeResult runSize(int size) throws InterruptedException {

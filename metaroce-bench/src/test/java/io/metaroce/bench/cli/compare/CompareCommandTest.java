@@ -23,7 +23,8 @@ class CompareCommandTest {
     @Test
     void aShortRunWritesEveryFieldWithConsistentRatios(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("compare.json");
-        Run run = run("compare", "--size", "4096", "--duration", "0.25", "--warmup", "0.1", "--json", json.toString());
+        Run run = run("compare", "--size", "4096", "--duration", "0.25", "--warmup", "0.1", "--latency-warmup", "0.15",
+                "--json", json.toString());
         assertThat(run.exitCode).as(run.out + run.err).isZero();
         assertThat(run.out).contains("4096-byte messages", "MetaRoCE/raw UDP", "64-byte ping-pong");
         String text = Files.readString(json);
@@ -58,6 +59,13 @@ class CompareCommandTest {
                 assertThat(p99).as(peer + " p99").isGreaterThanOrEqualTo(p50);
             }
         }
+        // The ping-pongs' own warm-up, and the JIT's work while each was measured (-1: not known).
+        assertThat(number(text, "latency_warmup_s")).isEqualTo(0.15);
+        assertThat(number(text, "warmup_s")).isEqualTo(0.1);
+        String jit = object(text, "latency_jit_ms");
+        for (String peer : List.of("raw_udp", "metaroce", "raw_udp_busy_poll", "metaroce_busy_poll", "tcp", "aeron")) {
+            assertThat(number(jit, peer)).as(peer + " JIT ms in " + jit).isGreaterThanOrEqualTo(-1.0);
+        }
         // Like with like: MetaRoCE over raw UDP on parked loops, and on busy-polling loops.
         String ratios = object(text, "latency_ratios");
         assertLatencyRatio(latency, ratios, "metaroce_over_raw_udp", "metaroce", "raw_udp");
@@ -89,6 +97,8 @@ class CompareCommandTest {
                 new String[] {"compare", "--duration", "0"},
                 new String[] {"compare", "--duration", "-1"},
                 new String[] {"compare", "--warmup", "-1"},
+                new String[] {"compare", "--latency-warmup", "-1"},
+                new String[] {"compare", "--latency-warmup", "4000"},
                 new String[] {"compare", "--bogus"})) {
             Run run = run(args);
             assertThat(run.exitCode).as(String.join(" ", args) + ": " + run.err).isEqualTo(2);

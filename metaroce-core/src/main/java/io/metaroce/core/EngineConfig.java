@@ -84,6 +84,10 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdFirstFlightSpreadNanos an AIMD controller given a seeded random source delays its
  *     connection's first packet by a random time below this, so connections that start together
  *     (an incast) do not all land their first flight in the same instant; 0: no delay
+ * @param aimdAnnouncedSpreadIntervals with a share announced in ACCEPT ([SPEC-CC-28]), the first
+ *     packet's delay is drawn below this many intervals of that share (one first flight's bytes at
+ *     the share) when that is shorter than {@code aimdFirstFlightSpreadNanos}; 0: the announcement
+ *     is not used
  * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose
  *     latest transmission (the only one still awaiting a verdict) has waited the overdue time, as a duplicate (a
  *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
@@ -133,6 +137,7 @@ public record EngineConfig(
         long aimdDelayThresholdNanos,
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
+        int aimdAnnouncedSpreadIntervals,
         boolean idleResend,
         boolean bundleAcks) {
 
@@ -206,6 +211,7 @@ public record EngineConfig(
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
         range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
+        range("aimdAnnouncedSpreadIntervals", aimdAnnouncedSpreadIntervals, 0, 64);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -253,6 +259,7 @@ public record EngineConfig(
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
+                2, // aimdAnnouncedSpreadIntervals: two intervals of the share announced in ACCEPT
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
                 true); // bundleAcks: an ACK rides ahead of ready DATA on its path
     }
@@ -335,6 +342,7 @@ public record EngineConfig(
         private long aimdDelayThresholdNanos;
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
+        private int aimdAnnouncedSpreadIntervals;
         private boolean idleResend;
         private boolean bundleAcks;
 
@@ -381,6 +389,7 @@ public record EngineConfig(
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
+            aimdAnnouncedSpreadIntervals = c.aimdAnnouncedSpreadIntervals;
             idleResend = c.idleResend;
             bundleAcks = c.bundleAcks;
         }
@@ -433,6 +442,8 @@ public record EngineConfig(
         public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightSpreadNanos}. */
         public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
+        /** Sets {@link EngineConfig#aimdAnnouncedSpreadIntervals}. */
+        public Builder aimdAnnouncedSpreadIntervals(int v) { aimdAnnouncedSpreadIntervals = v; return this; }
         /** Sets {@link EngineConfig#idleResend}. */
         public Builder idleResend(boolean v) { idleResend = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
@@ -450,7 +461,7 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, idleResend, bundleAcks);
+                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, bundleAcks);
         }
     }
 }

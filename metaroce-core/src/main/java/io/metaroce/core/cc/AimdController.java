@@ -65,6 +65,9 @@ import java.util.random.RandomGenerator;
  * first packet at a random time, and its connection clock under the first hint one interval after
  * its first packet, at a random point of the following interval, so connections that start
  * together do not send in lockstep and their first paced packets do not land on the first flights.
+ * A share the server announced in ACCEPT shortly before ([SPEC-CC-28]) narrows that random start to
+ * {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share, and the clock then
+ * counts from the connection's first request to send rather than from its first packet.
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
@@ -93,6 +96,19 @@ public final class AimdController implements CongestionController {
     private final boolean lossCutScaledByAlpha;
     private final long firstFlightBytes;
     private final long firstFlightSpread;
+    /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
+    private final int announcedSpreadIntervals;
+    /** How long an announced share stays fresh enough to size the first flight's spread [SPEC-CC-28]. */
+    private final long announcementLifetime;
+    /** The share the server announced in ACCEPT, bytes per second (0: none) [SPEC-CC-28]. */
+    private long announcedShare;
+    /** When the announcement arrived. */
+    private long announcedAt;
+    /**
+     * When the connection first asked to send, if a fresh announcement sized its first flight's
+     * spread (MIN_VALUE otherwise): the origin of its clock under the first hint [SPEC-CC-22].
+     */
+    private long announcedOrigin = Long.MIN_VALUE;
     /** Seeded source of the start phases (null: none, everything starts at once). */
     private final RandomGenerator random;
     /** The earliest time of the connection's first packet (MIN_VALUE: not drawn yet) [SPEC-CC-16]. */
@@ -173,6 +189,8 @@ public final class AimdController implements CongestionController {
     public AimdController(EngineConfig config, RandomGenerator random) {
         this.random = random;
         this.firstFlightSpread = config.aimdFirstFlightSpreadNanos();
+        this.announcedSpreadIntervals = config.aimdAnnouncedSpreadIntervals();
+        this.announcementLifetime = 2 * config.fairSharePeriodNanos();
         this.maxPaths = config.maxPaths();
         this.datagramBytes = config.maxDatagramBytes();
         this.initialWindow = config.aimdInitialWindowBytes();
@@ -216,7 +234,10 @@ public final class AimdController implements CongestionController {
         long next = Math.max(nextSend[pathId], nowNanos);
         if (!hintSeen && random != null && firstFlightSpread > 0) {
             if (firstSendAt == Long.MIN_VALUE) {
-                firstSendAt = nowNanos + random.nextLong(firstFlightSpread);
+                firstSendAt = nowNanos + random.nextLong(firstFlightSpread(nowNanos));
+                if (announcementFresh(nowNanos)) {
+                    announcedOrigin = nowNanos;
+                }
             }
             next = Math.max(next, firstSendAt);
         }
@@ -380,6 +401,34 @@ public final class AimdController implements CongestionController {
         }
     }
 
+    /**
+     * The span the first packet's start is drawn from [SPEC-CC-16], [SPEC-CC-28]: the configured
+     * spread, or, with a fresh share announced in ACCEPT, that many intervals of the share (one
+     * first flight per interval of every sender's share fills the receiver's port at most to its
+     * rate), whichever is shorter.
+     */
+    private long firstFlightSpread(long nowNanos) {
+        if (!announcementFresh(nowNanos)) {
+            return firstFlightSpread;
+        }
+        long interval = (long) (Math.max(firstFlightBytes, 1) * 1e9 / announcedShare);
+        return Math.max(1, Math.min(firstFlightSpread, announcedSpreadIntervals * interval));
+    }
+
+    /**
+     * Whether a share announced in ACCEPT is used: non-zero, and at most two fair-share periods old
+     * (the server counts a connection it accepted as an active sender for that long, [SPEC-CC-11]).
+     */
+    private boolean announcementFresh(long nowNanos) {
+        return announcedShare > 0 && announcedSpreadIntervals > 0 && nowNanos - announcedAt <= announcementLifetime;
+    }
+
+    @Override
+    public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
+        announcedShare = Math.max(0, bytesPerSecond);
+        announcedAt = nowNanos;
+    }
+
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
         rateHint = Math.max(0, bytesPerSecond);
@@ -394,8 +443,12 @@ public final class AimdController implements CongestionController {
                 // then leave at once, within the burst allowance. Not after a first flight lost
                 // before the hint: its resend's ACK comes a timeout late, when the other senders'
                 // resends arrive too, so the clock starts no earlier than now [SPEC-CC-22].
+                // With a fresh announced share the first flight left at a random point of a span
+                // sized by that share, so the clock counts from when the connection first asked
+                // to send: its spread costs it nothing but the catch-up allowance [SPEC-CC-28].
                 long interval = (long) (datagramBytes * 1e9 / connectionRate());
-                long anchor = firstSentAt == Long.MIN_VALUE ? nowNanos : firstSentAt + interval;
+                long origin = announcedOrigin != Long.MIN_VALUE ? announcedOrigin : firstSentAt;
+                long anchor = origin == Long.MIN_VALUE ? nowNanos : origin + interval;
                 if (lostBeforeHint) {
                     anchor = Math.max(anchor, nowNanos);
                 }

@@ -56,6 +56,14 @@ public interface CongestionController {
     void onRateHint(long bytesPerSecond, long nowNanos);
 
     /**
+     * The share the server announced in its ACCEPT, bytes per second (0: none), before this side
+     * sent anything [SPEC-CC-28]. It is not a hint (only an ACK ends the first flight): a controller
+     * may size its first flight's spread by it. Default: nothing.
+     */
+    default void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
+    }
+
+    /**
      * Path {@code pathId} was taken out of service (FAILED): everything in flight on it has been
      * reported lost, and it carries nothing until {@link #onPathRestored}. Default: nothing.
      */

@@ -490,6 +490,9 @@ public final class Connection implements ScoreboardListener {
         }
         state = ConnectionState.ESTABLISHED;
         lastReceiveNanos = nowNanos;
+        // The server's share for this side, announced before any data: it sizes the spread of the
+        // first flight [SPEC-CC-28].
+        congestion.onAnnouncedShare(p.rateHintBytesPerSecond, nowNanos);
         endpoint.connectionEstablished(this);
     }
 
@@ -901,7 +904,7 @@ public final class Connection implements ScoreboardListener {
         sender.releaseDeferred(nowNanos);
         if (acceptDue) {
             acceptDue = false;
-            return controlWriter.writeAccept(out, p, codec);
+            return controlWriter.writeAccept(inbound.shareBytesPerSecond, out, p, codec);
         }
         if (closeReplyDue) {
             closeReplyDue = false;

@@ -48,12 +48,17 @@ final class ControlWriter {
         return emitter.emit(out, p, codec, paths.get(0), 0, null, 0, nowNanos);
     }
 
-    boolean writeAccept(Transmit out, Packet p, PacketCodec codec) {
+    /**
+     * ACCEPT on path 0; {@code rateHint} is the share this side's allocator gives the client (0: no
+     * limit), announced before its first packet [SPEC-CC-28].
+     */
+    boolean writeAccept(long rateHint, Transmit out, Packet p, PacketCodec codec) {
         emitter.header(p, PacketType.ACCEPT, 0);
         p.sourceConnectionId = localId;
         p.maxDatagramBytes = maxDatagramBytes;
         p.sequenceWindow = sequenceWindow;
         p.pathCount = paths.count();
+        p.rateHintBytesPerSecond = rateHint;
         stats.handshakePacketsSent++;
         return emitter.emit(out, p, codec, paths.get(0), 0, null, 0, emitter.lastSendNanos());
     }

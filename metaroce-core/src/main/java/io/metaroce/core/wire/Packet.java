@@ -69,7 +69,7 @@ public final class Packet {
     public long ectCount;
     /** Cumulative count of CE-marked data packets received on the path. */
     public long ceCount;
-    /** The receiver's rate allocation for this sender in bytes per second; 0 means no limit. */
+    /** The receiver's rate allocation for this sender in bytes per second; 0 means no limit (ACK; ACCEPT: the share announced before any data). */
     public long rateHintBytesPerSecond;
     /** The receiver's cumulative connection sequence: every CSN below it is final at the receiver. */
     public long cumulativeSequence;

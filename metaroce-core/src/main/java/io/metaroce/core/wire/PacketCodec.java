@@ -370,8 +370,12 @@ public final class PacketCodec {
         out.sequenceWindow = getInt(src, o + 44);
         out.pathCount = u16(src, o + 48);
         // o + 50: reserved u16
+        out.rateHintBytesPerSecond = getLong(src, o + 52);
         if (out.pathCount == 0) {
             return badField("ACCEPT pathCount == 0");
+        }
+        if (out.rateHintBytesPerSecond < 0) {
+            return badField("ACCEPT rateHintBytesPerSecond >= 2^63");
         }
         return checkHandshake(out, false);
     }
@@ -539,6 +543,7 @@ public final class PacketCodec {
                 putInt(dst, o + 44, p.sequenceWindow);
                 putShort(dst, o + 48, p.pathCount);
                 putShort(dst, o + 50, 0);
+                putLong(dst, o + 52, p.rateHintBytesPerSecond);
             }
             case PacketType.CLOSE -> {
                 putShort(dst, o + 32, p.closeCode);

@@ -22,8 +22,8 @@ public final class WireConstants {
     public static final int CONNECT_BYTES = 84;
     /** Total size of a CHALLENGE packet. */
     public static final int CHALLENGE_BYTES = 60;
-    /** Total size of an ACCEPT packet. */
-    public static final int ACCEPT_BYTES = 56;
+    /** Total size of an ACCEPT packet (with the server's rate announcement, [SPEC-WIRE-24]). */
+    public static final int ACCEPT_BYTES = 64;
     /** Total size of a CLOSE packet. */
     public static final int CLOSE_BYTES = 44;
     /** Total size of a PATH_PROBE or PROBE_ACK packet. */

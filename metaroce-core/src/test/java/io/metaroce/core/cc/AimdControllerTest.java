@@ -166,6 +166,55 @@ class AimdControllerTest {
     }
 
     @Test
+    void aFreshShareAnnouncedInAcceptSpreadsTheFirstPacketOverTwoIntervalsOfItAndStartsTheClockAtTheAsk() {
+        // [SPEC-CC-28]: 409.6 MB/s announced is one 4096-byte datagram per 10 us, so the first
+        // packet leaves within 2 x 10 us of the first request (1 us), not within the configured
+        // 50 us; and the clock under the first hint (4096 bytes every 40 us) starts at 1 + 40 + u us
+        // (u below 40 us), counted from the request, not from the first packet.
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(50_000)
+                .aimdAnnouncedSpreadIntervals(2).build();
+        assertThat(D).isEqualTo(4096);
+        long hint = 102_400_000L;
+        long latest = 0;
+        int beforeTheOldStart = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController cc = new AimdController(config, new SplittableRandom(seed));
+            cc.onAnnouncedShare(409_600_000L, 0);
+            long start = cc.nextSendTimeNanos(0, 1_000);
+            assertThat(start).as("seed %d: within two intervals of the announced share", seed).isBetween(1_000L, 20_999L);
+            latest = Math.max(latest, start);
+            cc.onPacketSent(0, D, start);
+            cc.onPacketAcked(0, D, 10_000, start + 10_000);
+            cc.onRateHint(hint, start + 10_000);
+            long clock = cc.nextSendTimeNanos(1, start + 10_000);
+            assertThat(clock).as("seed %d: one interval after the request, at a random point of the next", seed)
+                    .isBetween(41_000L, 80_999L);
+            if (clock < start + 40_000) {
+                beforeTheOldStart++;
+            }
+        }
+        assertThat(latest).as("the draws span the two intervals").isGreaterThan(15_000L);
+        assertThat(beforeTheOldStart).as("clocks that a start counted from the first packet would not allow").isPositive();
+        // An announcement more than two fair-share periods (2 x 100 us) old, or of 0, is not used.
+        long staleLatest = 0;
+        long noneLatest = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController stale = new AimdController(config, new SplittableRandom(seed));
+            stale.onAnnouncedShare(409_600_000L, 0);
+            staleLatest = Math.max(staleLatest, stale.nextSendTimeNanos(0, 201_000) - 201_000);
+            AimdController none = new AimdController(config, new SplittableRandom(seed));
+            none.onAnnouncedShare(0, 0);
+            noneLatest = Math.max(noneLatest, none.nextSendTimeNanos(0, 1_000) - 1_000);
+        }
+        assertThat(staleLatest).as("a stale announcement: the configured 50 us").isBetween(25_000L, 49_999L);
+        assertThat(noneLatest).as("no announcement: the configured 50 us").isBetween(25_000L, 49_999L);
+        // The spread never exceeds the configured one: 4.096 MB/s would be 2 ms.
+        AimdController slow = new AimdController(config, new SplittableRandom(3));
+        slow.onAnnouncedShare(4_096_000L, 0);
+        assertThat(slow.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 50_999L);
+    }
+
+    @Test
     void theFirstNonZeroHintSizesTheWindowsToItsBandwidthDelayProduct() {
         // [SPEC-CC-17]: 20 GB/s x a 20 us first sample = 400,000 bytes over the 4 paths in service.
         AimdController cc = new AimdController(CONFIG);

@@ -266,6 +266,34 @@ class RateHintTest {
                 sender.stats().dataPacketsSent()).isLessThanOrEqualTo(1 + sender.stats().dataPacketsSent() / 2);
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {91, 92, 93})
+    void theAcceptAnnouncesTheServersShareSoTheFirstFlightSpreadsOverTwoIntervalsOfItNotTheWholeSpread(long seed) {
+        // [SPEC-CC-28]: the server divides 409.6 MB/s (one 4096-byte datagram per 10 us) and its
+        // ACCEPT announces the new connection's share, all of it here; the client's first packet
+        // then leaves within two intervals of it (20 us) of the WRITE, not within the configured
+        // 5 ms spread, which it still waits when it is told to ignore the announcement.
+        long capacity = 409_600_000L;
+        EngineConfig server = EngineConfig.builder().receiveCapacityBytesPerSecond(capacity).build();
+        EngineConfig client = EngineConfig.builder().aimdFirstFlightBytes(4096).aimdFirstFlightSpreadNanos(5 * MS).build();
+        assertThat(firstPacketDelay(seed, client, server)).as("seed %d", seed).isLessThan(20_000L);
+        assertThat(firstPacketDelay(seed, client.toBuilder().aimdAnnouncedSpreadIntervals(0).build(), server))
+                .as("seed %d, announcement ignored: a draw below 5 ms", seed).isBetween(20_000L, 5 * MS);
+    }
+
+    /** Time from a WRITE posted right after the handshake to the client's first DATA packet. */
+    private static long firstPacketDelay(long seed, EngineConfig client, EngineConfig server) {
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), client, server,
+                c -> new AimdController(c, new java.util.SplittableRandom(seed)), AimdController::new).connect();
+        Connection sender = pair.clientConnection();
+        MemoryRegion src = TestMemory.region(pair.client(), WRITE, Access.ALL, 9);
+        MemoryRegion dst = TestMemory.region(pair.server(), WRITE, Access.ALL, 0);
+        long posted = pair.now();
+        assertThat(sender.postWrite(0, 1, src, 0, WRITE, dst.remoteKey(), 0)).isEqualTo(PostResult.OK);
+        pair.driveUntil(() -> sender.stats().dataPacketsSent() > 0, 10 * MS, "first DATA, seed " + seed);
+        return pair.now() - posted;
+    }
+
     @Test
     void aConnectionThisSideOpenedIsNotCountedAsASenderInAdvance() {
         // [SPEC-CC-23]: the receiver here opened two connections of its own (to send on); the

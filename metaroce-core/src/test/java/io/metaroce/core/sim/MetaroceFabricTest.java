@@ -88,6 +88,8 @@ class MetaroceFabricTest {
         // ±10% of its share from 180 base RTTs on. With marks under the hint moving the pacing
         // phase instead of the rate, the clock started one interval after the first flight and 97%
         // of the NIC handed out (session 4): within ±10% from 5.46 base RTTs on, peak queue 21 KB.
+        // With the first flights spread by the share announced in ACCEPT and the clock counted from
+        // the request to send ([SPEC-CC-28], session 5): from 1.99 base RTTs on, peak queue 36 KB.
         SimParameters p = SimParameters.defaults().withTopology(TopologyKind.FAT_TREE, 4, 1).withSenders(8)
                 .withDuration(2_000_000L);
         IncastScenario.Result result = IncastScenario.run(p, seed -> MetaroceProtocol.withAimd(seed, false));
@@ -102,7 +104,7 @@ class MetaroceFabricTest {
         boolean converged = r.metrics().get("converged").equals(true);
         assertThat(result.convergenceRtts() >= 0).isEqualTo(converged);
         assertThat(converged).as("every sender within ±10%% of its share from then to the end").isTrue();
-        assertThat(result.convergenceRtts()).isLessThanOrEqualTo(10.0);
+        assertThat(result.convergenceRtts()).isLessThanOrEqualTo(2.0);
         System.out.println("incast 8:1 metaroce: " + r.metrics());
     }
 
@@ -121,7 +123,10 @@ class MetaroceFabricTest {
         assertThat(result.convergenceRtts()).as("the issue's goal").isLessThanOrEqualTo(2.0);
         assertThat(result.jainFairness()).isGreaterThanOrEqualTo(0.999);
         assertThat(result.drops()).isZero();
-        assertThat(result.peakQueueBytes()).as("well under the 64 KiB buffer").isLessThan(40L << 10);
+        // 37 KB until session 5; with the first flights spread by the share announced in ACCEPT
+        // ([SPEC-CC-28]) the connections accepted first start early, and the queue peaks at 58 KB in
+        // the first 60 us, under the buffer and well under the bandwidth-delay product (101 KB).
+        assertThat(result.peakQueueBytes()).as("under the 64 KiB buffer").isLessThan(62L << 10);
         System.out.println("incast 64:1 metaroce: " + r.metrics());
     }
 
@@ -132,12 +137,15 @@ class MetaroceFabricTest {
         // delayed 5 us, every sender lost up to a round trip and an interval of its share after its
         // first flight, and the first windows fell below 0.9 of the share: within ±10% from 4.96
         // base RTTs on. With the first packet acknowledged at once ([SPEC-CC-26]) and a clock start
-        // already past at the ACK kept ([SPEC-CC-22]): 3.47, no drop.
+        // already past at the ACK kept ([SPEC-CC-22]): 3.47, no drop; the last starters still lost
+        // up to the whole 20 us first-flight spread. With the share announced in ACCEPT
+        // ([SPEC-CC-28]) the first flights spread over two of its intervals (11 us here) and the
+        // clock counts from the request to send: 0.0 base RTTs (session 5).
         SimParameters p = SimParameters.defaults().withSenders(16).withDuration(2_000_000L);
         IncastScenario.Result result = IncastScenario.run(p, seed -> MetaroceProtocol.withAimd(seed, false));
         ScenarioResult r = result.report();
         assertThat(r.metrics().get("converged")).isEqualTo(true);
-        assertThat(result.convergenceRtts()).isLessThan(4.0);
+        assertThat(result.convergenceRtts()).as("the issue's goal").isLessThanOrEqualTo(2.0);
         assertThat(result.jainFairness()).isGreaterThanOrEqualTo(0.999);
         assertThat(result.drops()).isZero();
         System.out.println("incast 16:1 metaroce: " + r.metrics());

@@ -158,6 +158,7 @@ class PacketCodecTest {
                 p.maxDatagramBytes = 9000;
                 p.sequenceWindow = 0x8000_0000;
                 p.pathCount = 0xFFFF;
+                p.rateHintBytesPerSecond = 0x0123_4567_89AB_CDEFL;
             }
             case PacketType.CLOSE -> {
                 p.closeCode = CloseCode.APPLICATION_ABORT;
@@ -249,7 +250,7 @@ class PacketCodecTest {
         assertThat(PacketCodec.encodedLength(PacketType.NAK, 0)).isEqualTo(76);
         assertThat(PacketCodec.encodedLength(PacketType.CONNECT, 0)).isEqualTo(84);
         assertThat(PacketCodec.encodedLength(PacketType.CHALLENGE, 0)).isEqualTo(60);
-        assertThat(PacketCodec.encodedLength(PacketType.ACCEPT, 0)).isEqualTo(56);
+        assertThat(PacketCodec.encodedLength(PacketType.ACCEPT, 0)).isEqualTo(64);
         assertThat(PacketCodec.encodedLength(PacketType.CLOSE, 0)).isEqualTo(44);
         assertThat(PacketCodec.encodedLength(PacketType.PATH_PROBE, 0)).isEqualTo(52);
         assertThat(PacketCodec.encodedLength(PacketType.PROBE_ACK, 0)).isEqualTo(52);
@@ -386,6 +387,9 @@ class PacketCodecTest {
         assertThat(ch[55]).isEqualTo((byte) (200 + 7 * 23));
         byte[] acc = encode(codec, sample(PacketType.ACCEPT), BufferKind.HEAP, 0).bytes();
         assertThat(Arrays.copyOfRange(acc, 40, 52)).containsExactly(0, 0, 0x23, 0x28, 0x80, 0, 0, 0, 0xFF, 0xFF, 0, 0);
+        // The share announced before any data [SPEC-WIRE-24], [SPEC-CC-28], then the checksum.
+        assertThat(Arrays.copyOfRange(acc, 52, 60)).containsExactly(0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF);
+        assertThat(acc).hasSize(64);
         byte[] close = encode(codec, sample(PacketType.CLOSE), BufferKind.HEAP, 0).bytes();
         assertThat(Arrays.copyOfRange(close, 32, 40)).containsExactly(0, 2, 0, 1, 0, 0, 0, 0);
         byte[] probe = encode(codec, sample(PacketType.PROBE_ACK), BufferKind.HEAP, 0).bytes();
@@ -620,6 +624,11 @@ class PacketCodecTest {
                 p.sourceConnectionId = -1L;
             }));
         }
+        int a = PacketType.ACCEPT;
+        assertBadField(with(a, p -> p.rateHintBytesPerSecond = -1));
+        assertBadField(with(a, p -> p.rateHintBytesPerSecond = Long.MIN_VALUE));
+        assertOk(with(a, p -> p.rateHintBytesPerSecond = 0));
+        assertOk(with(a, p -> p.rateHintBytesPerSecond = Long.MAX_VALUE));
         int c = PacketType.CONNECT;
         assertBadField(with(c, p -> p.destinationConnectionId = 1));
         assertBadField(with(c, p -> p.pathCount = 0));

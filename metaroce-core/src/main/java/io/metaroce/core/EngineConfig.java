@@ -72,6 +72,12 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdDelayThresholdNanos on a path whose packets the peer never reports ECN-capable (ECN
  *     cannot be read on that route), an RTT sample more than this above the path's least RTT counts
  *     as a congestion mark for AIMD; 0: no delay signal
+ * @param aimdSharedMarkCutPercent percent of the AIMD ECN cut that the marks every path of the
+ *     connection shares still take ([SPEC-CC-28]): a path's cut is
+ *     {@code window * (alpha - (1 - percent / 100) * least alpha of the paths in service) / 2}, so
+ *     the marks only some paths see still cut those paths in full (steering new data away from
+ *     them), while the marks all of them see, the whole fabric busy rather than one route, cut
+ *     less; 100: every mark cuts in full (DCTCP's {@code alpha / 2}), as on one path
  * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
  *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
  *     marked (random loss, not congestion) keeps its window while a marked, congested one halves;
@@ -131,6 +137,7 @@ public record EngineConfig(
         long pacingBurstBytes,
         boolean aimdLossCutScaledByAlpha,
         long aimdDelayThresholdNanos,
+        int aimdSharedMarkCutPercent,
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
         boolean idleResend,
@@ -204,6 +211,7 @@ public record EngineConfig(
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
+        range("aimdSharedMarkCutPercent", aimdSharedMarkCutPercent, 0, 100);
         range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
     }
@@ -251,6 +259,7 @@ public record EngineConfig(
                 8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
                 false, // aimdLossCutScaledByAlpha: a loss halves the window
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
+                100, // aimdSharedMarkCutPercent: every mark cuts in full, as DCTCP
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
@@ -333,6 +342,7 @@ public record EngineConfig(
         private long pacingBurstBytes;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
+        private int aimdSharedMarkCutPercent;
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
         private boolean idleResend;
@@ -379,6 +389,7 @@ public record EngineConfig(
             pacingBurstBytes = c.pacingBurstBytes;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
+            aimdSharedMarkCutPercent = c.aimdSharedMarkCutPercent;
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             idleResend = c.idleResend;
@@ -429,6 +440,8 @@ public record EngineConfig(
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
         public Builder aimdDelayThresholdNanos(long v) { aimdDelayThresholdNanos = v; return this; }
+        /** Sets {@link EngineConfig#aimdSharedMarkCutPercent}. */
+        public Builder aimdSharedMarkCutPercent(int v) { aimdSharedMarkCutPercent = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightBytes}. */
         public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightSpreadNanos}. */
@@ -449,7 +462,7 @@ public record EngineConfig(
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
-                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
+                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, idleResend, bundleAcks);
         }
     }

@@ -114,7 +114,7 @@ public final class MetaroceProtocol implements SimProtocol {
      *   <li>{@code aimdSharedMarkCutPercent} 50: the marks all of a connection's paths see cut half
      *       as much as the marks only some see ([SPEC-CC-28]); in the k=8 permutation every edge
      *       link runs at 0.9 to 0.98 of its line and nearly every path is marked (2 ms:
-     *       goodput_fraction 0.827 with 100, 0.835 with 50);</li>
+     *       goodput_fraction 0.827 with 100, 0.836 with 50);</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>

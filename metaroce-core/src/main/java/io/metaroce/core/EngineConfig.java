@@ -72,6 +72,12 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdDelayThresholdNanos on a path whose packets the peer never reports ECN-capable (ECN
  *     cannot be read on that route), an RTT sample more than this above the path's least RTT counts
  *     as a congestion mark for AIMD; 0: no delay signal
+ * @param aimdSharedMarkCutPercent percent of the AIMD ECN cut that the marks every path of the
+ *     connection shares still take ([SPEC-CC-29]): a path's cut is
+ *     {@code window * (alpha - (1 - percent / 100) * least alpha of the paths in service) / 2}, so
+ *     the marks only some paths see still cut those paths in full (steering new data away from
+ *     them), while the marks all of them see, the whole fabric busy rather than one route, cut
+ *     less; 100: every mark cuts in full (DCTCP's {@code alpha / 2}), as on one path
  * @param aimdLossCutScaledByAlpha false: a loss halves the path's AIMD window; true: a loss cuts
  *     it like an ECN mark, to {@code window * (1 - alpha / 2)}, so a path whose packets are not
  *     marked (random loss, not congestion) keeps its window while a marked, congested one halves;
@@ -135,6 +141,7 @@ public record EngineConfig(
         long pacingBurstBytes,
         boolean aimdLossCutScaledByAlpha,
         long aimdDelayThresholdNanos,
+        int aimdSharedMarkCutPercent,
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
         int aimdAnnouncedSpreadIntervals,
@@ -209,6 +216,7 @@ public record EngineConfig(
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
+        range("aimdSharedMarkCutPercent", aimdSharedMarkCutPercent, 0, 100);
         range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
         range("aimdAnnouncedSpreadIntervals", aimdAnnouncedSpreadIntervals, 0, 64);
@@ -257,6 +265,7 @@ public record EngineConfig(
                 8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
                 false, // aimdLossCutScaledByAlpha: a loss halves the window
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
+                100, // aimdSharedMarkCutPercent: every mark cuts in full, as DCTCP
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
                 2, // aimdAnnouncedSpreadIntervals: two intervals of the share announced in ACCEPT
@@ -340,6 +349,7 @@ public record EngineConfig(
         private long pacingBurstBytes;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
+        private int aimdSharedMarkCutPercent;
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
         private int aimdAnnouncedSpreadIntervals;
@@ -387,6 +397,7 @@ public record EngineConfig(
             pacingBurstBytes = c.pacingBurstBytes;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
+            aimdSharedMarkCutPercent = c.aimdSharedMarkCutPercent;
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             aimdAnnouncedSpreadIntervals = c.aimdAnnouncedSpreadIntervals;
@@ -438,6 +449,8 @@ public record EngineConfig(
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
         public Builder aimdDelayThresholdNanos(long v) { aimdDelayThresholdNanos = v; return this; }
+        /** Sets {@link EngineConfig#aimdSharedMarkCutPercent}. */
+        public Builder aimdSharedMarkCutPercent(int v) { aimdSharedMarkCutPercent = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightBytes}. */
         public Builder aimdFirstFlightBytes(long v) { aimdFirstFlightBytes = v; return this; }
         /** Sets {@link EngineConfig#aimdFirstFlightSpreadNanos}. */
@@ -460,7 +473,7 @@ public record EngineConfig(
                     closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
-                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
+                    aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, bundleAcks);
         }
     }

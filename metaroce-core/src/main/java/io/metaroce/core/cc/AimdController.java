@@ -21,7 +21,12 @@ import java.util.random.RandomGenerator;
  *       updated on every ECN feedback: {@code alpha += g * (newlyCe / newlyEct - alpha)} with
  *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at 1 (conservative, as in DCTCP, RFC 8257);
  *   <li>ECN decrease, DCTCP-style: feedback reporting new CE marks cuts the window to
- *       {@code window * (1 - alpha / 2)}, at most once per round trip;
+ *       {@code window * (1 - alpha / 2)}, at most once per round trip; with
+ *       {@link EngineConfig#aimdSharedMarkCutPercent} below 100 and two or more paths in service,
+ *       the part of {@code alpha} that every path shares (the least {@code alpha} of the paths in
+ *       service) counts only that percent ([SPEC-CC-29]): marks on some paths steer data away
+ *       from them in full, marks on all of them (a busy fabric, no clearer path to steer to) cut
+ *       the connection less;
  *   <li>loss decrease: a lost packet halves the window, at most once per round trip; with
  *       {@link EngineConfig#aimdLossCutScaledByAlpha()} it cuts it as a mark would, to
  *       {@code window * (1 - alpha / 2)}: on a fabric with ECN, a loss on a path whose packets
@@ -94,6 +99,8 @@ public final class AimdController implements CongestionController {
     private final int pacingGainPercent;
     private final long pacingBurstBytes;
     private final boolean lossCutScaledByAlpha;
+    /** Percent of the marks every path shares that still cut [SPEC-CC-29] (100: all, DCTCP). */
+    private final int sharedMarkCutPercent;
     private final long firstFlightBytes;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
@@ -201,6 +208,7 @@ public final class AimdController implements CongestionController {
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
+        this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.startWindow = initialWindow;
@@ -394,7 +402,7 @@ public final class AimdController implements CongestionController {
         }
         if (ce > 0 && ecnCutCredit[pathId] <= 0) {
             long w = window[pathId];
-            window[pathId] = Math.max(minWindow, w - ((w * alpha[pathId]) >> (ALPHA_BITS + 1)));
+            window[pathId] = Math.max(minWindow, w - ((w * cutAlpha(pathId)) >> (ALPHA_BITS + 1)));
             windowBeforeLossCut[pathId] = 0; // a congestion mark: a slow packet undoes no cut now
             ecnCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
@@ -427,6 +435,35 @@ public final class AimdController implements CongestionController {
     public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
         announcedShare = Math.max(0, bytesPerSecond);
         announcedAt = nowNanos;
+    }
+
+    /**
+     * The {@code alpha} an ECN cut of path {@code pathId} uses [SPEC-CC-29]: the path's own, less
+     * {@code (100 - aimdSharedMarkCutPercent)%} of the least {@code alpha} of the connection's paths
+     * in service (those that take new data), when there are two or more of them. The marks every
+     * path sees say the fabric is busy wherever this connection can go (in the simulator's k=8
+     * permutation, every edge uplink and downlink at 0.9 to 0.98 of its line): cutting each path in
+     * full for them lowered the connection's rate below its hint, with no clearer path for the
+     * steering to find. The marks above that floor, which only some paths see, still cut in full,
+     * so new data moves off a congested route (or a degraded plane) as before.
+     */
+    private long cutAlpha(int pathId) {
+        long own = alpha[pathId];
+        if (sharedMarkCutPercent >= 100) {
+            return own;
+        }
+        long least = own;
+        int inService = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i]) {
+                inService++;
+                least = Math.min(least, alpha[i]);
+            }
+        }
+        if (inService < 2) {
+            return own; // one path: nothing to compare its marks with
+        }
+        return own - least * (100 - sharedMarkCutPercent) / 100;
     }
 
     @Override

@@ -489,6 +489,57 @@ class AimdControllerTest {
         assertThat(cc.windowBytes(1)).as("marks on path 0 leave path 1 alone").isEqualTo(INITIAL);
     }
 
+    /**
+     * [SPEC-CC-29]: with {@code aimdSharedMarkCutPercent} 50, the least alpha of the paths in
+     * service counts half in a path's ECN cut; the marks above it cut in full, and one path alone
+     * cuts as [SPEC-CC-8] says.
+     */
+    @Test
+    void theMarksEveryPathSharesCutOnlyTheConfiguredPercent() {
+        EngineConfig half = CONFIG.toBuilder().aimdSharedMarkCutPercent(50).build();
+        AimdController shared = new AimdController(half);
+        AimdController full = new AimdController(CONFIG);
+        for (AimdController cc : new AimdController[] {shared, full}) {
+            for (int i = 0; i < 8; i++) {
+                cc.onEcnFeedback(1, 10, 0, 0); // path 1 clear: alpha 1 -> (15/16)^8
+            }
+            for (int i = 0; i < 16; i++) {
+                cc.onPacketSent(0, D, 0);
+            }
+            cc.onEcnFeedback(0, 10, 5, 0); // path 0 marked: alpha 0.96875, cut at once
+        }
+        double least = Math.pow(15.0 / 16, 8);
+        assertThat(shared.alpha(1)).isCloseTo(least, within(1e-5));
+        assertThat(shared.alpha(0)).isEqualTo(0.96875);
+        assertThat(full.windowBytes(0)).as("percent 100: DCTCP's alpha / 2")
+                .isCloseTo(INITIAL - (long) (INITIAL * 0.96875 / 2), within(2L));
+        assertThat(shared.windowBytes(0)).as("the shared part (path 1's alpha) counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (0.96875 - least / 2) / 2), within(2L));
+        assertThat(shared.windowBytes(1)).as("no marks on path 1: no cut").isEqualTo(INITIAL);
+
+        // The same marks on every path: the cut is half of DCTCP's.
+        AimdController alike = new AimdController(half);
+        for (int p = 0; p < 2; p++) {
+            for (int i = 0; i < 16; i++) {
+                alike.onPacketSent(p, D, 0);
+            }
+        }
+        alike.onEcnFeedback(1, 10, 5, 0);
+        alike.onEcnFeedback(0, 10, 5, 0);
+        assertThat(alike.windowBytes(0)).isCloseTo(INITIAL - (long) (INITIAL * 0.96875 / 4), within(2L));
+        assertThat(alike.windowBytes(1)).isCloseTo(INITIAL - (long) (INITIAL * 0.96875 / 4), within(2L));
+
+        // One path in service: nothing to compare with, the full cut.
+        AimdController alone = new AimdController(half);
+        for (int i = 0; i < 16; i++) {
+            alone.onPacketSent(0, D, 0);
+        }
+        alone.onEcnFeedback(0, 10, 5, 0);
+        assertThat(alone.windowBytes(0)).isCloseTo(INITIAL - (long) (INITIAL * 0.96875 / 2), within(2L));
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdSharedMarkCutPercent(101).build())
+                .hasMessageContaining("aimdSharedMarkCutPercent");
+    }
+
     @Test
     void alphaConvergesToTheMarkedFraction() {
         AimdController cc = new AimdController(CONFIG);

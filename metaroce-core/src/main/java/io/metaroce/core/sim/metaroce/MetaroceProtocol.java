@@ -108,9 +108,10 @@ public final class MetaroceProtocol implements SimProtocol {
      *       {@code alpha / 2}, so random loss on unmarked paths does not halve windows (at 1% loss
      *       per link this alone took goodput from 0.34 to about 0.8 of the lossless run);</li>
      *   <li>{@code idleResend}: a sender with nothing new to send resends the oldest packet
-     *       awaiting its verdict once it has waited its overdue time ([SPEC-LOSS-8]): under 10%
-     *       loss per link the last packets of the oldest messages otherwise waited for timeouts
-     *       with back-off while every message slot was taken;</li>
+     *       awaiting its verdict about a round trip after its latest copy, up to four copies in
+     *       flight ([SPEC-LOSS-8]): under 10% loss per link the last packets of the oldest
+     *       messages otherwise waited for timeouts with back-off while every message slot was
+     *       taken;</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>

@@ -95,8 +95,13 @@ import io.metaroce.core.wire.WireConstants;
  *     the share) when that is shorter than {@code aimdFirstFlightSpreadNanos}; 0: the announcement
  *     is not used
  * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose
- *     latest transmission (the only one still awaiting a verdict) has waited the overdue time, as a duplicate (a
- *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
+ *     latest transmission has waited a smoothed round trip (plus {@code maxAckDelayNanos} on a
+ *     path losing little), as a duplicate (a tail-loss probe: no loss is declared) ([SPEC-LOSS-8]);
+ *     false: such a packet waits for a verdict, its retransmission or its timeout
+ * @param idleResendMaxCopies with {@code idleResend}, the most transmissions of one packet an idle
+ *     resend may leave awaiting their verdicts at once, the first included: an idle sender resends a
+ *     packet again, about a round trip after its latest copy, until that many are in flight
+ *     ([SPEC-LOSS-8]); 1 would allow none, so at least 2
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  */
@@ -146,6 +151,7 @@ public record EngineConfig(
         long aimdFirstFlightSpreadNanos,
         int aimdAnnouncedSpreadIntervals,
         boolean idleResend,
+        int idleResendMaxCopies,
         boolean bundleAcks) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
@@ -160,6 +166,7 @@ public record EngineConfig(
     /** Validates every field; throws {@link IllegalArgumentException} naming the field and the rule. */
     public EngineConfig {
         range("maxDatagramBytes", maxDatagramBytes, MIN_DATAGRAM_BYTES, MAX_DATAGRAM_BYTES);
+        range("idleResendMaxCopies", idleResendMaxCopies, 2, 64);
         powerOfTwo("sequenceWindow", sequenceWindow, 64, 1 << 24);
         powerOfTwo("pathWindowPackets", pathWindowPackets, 64, 1 << 20);
         range("maxPaths", maxPaths, 1, 65_535);
@@ -270,6 +277,7 @@ public record EngineConfig(
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
                 2, // aimdAnnouncedSpreadIntervals: two intervals of the share announced in ACCEPT
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
+                4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
                 true); // bundleAcks: an ACK rides ahead of ready DATA on its path
     }
 
@@ -354,6 +362,7 @@ public record EngineConfig(
         private long aimdFirstFlightSpreadNanos;
         private int aimdAnnouncedSpreadIntervals;
         private boolean idleResend;
+        private int idleResendMaxCopies;
         private boolean bundleAcks;
 
         private Builder(EngineConfig c) {
@@ -402,6 +411,7 @@ public record EngineConfig(
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             aimdAnnouncedSpreadIntervals = c.aimdAnnouncedSpreadIntervals;
             idleResend = c.idleResend;
+            idleResendMaxCopies = c.idleResendMaxCopies;
             bundleAcks = c.bundleAcks;
         }
 
@@ -459,6 +469,8 @@ public record EngineConfig(
         public Builder aimdAnnouncedSpreadIntervals(int v) { aimdAnnouncedSpreadIntervals = v; return this; }
         /** Sets {@link EngineConfig#idleResend}. */
         public Builder idleResend(boolean v) { idleResend = v; return this; }
+        /** Sets {@link EngineConfig#idleResendMaxCopies}. */
+        public Builder idleResendMaxCopies(int v) { idleResendMaxCopies = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
 
@@ -474,7 +486,7 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, bundleAcks);
+                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies, bundleAcks);
         }
     }
 }

@@ -36,7 +36,8 @@ import java.util.random.RandomGenerator;
  *       cut at all ([SPEC-CC-24]);
  *   <li>a round trip is measured in bytes: after a cut, the next cut of the same kind waits until
  *       the path has acknowledged as many bytes as it had in flight at the cut, or as the new
- *       window if that is larger (the first cut of each kind is allowed at once);
+ *       window if that is larger (the first cut of each kind is allowed at once); a loss cut also
+ *       waits for a round trip after an ECN cut: one congestion cut per round trip ([SPEC-CC-30]);
  *   <li>{@code sendAllowanceBytes(path) = window(path) - bytesInFlight(path)}.
  *   <li>where ECN cannot be read (the peer never reports the path's packets ECN-capable, as over a
  *       datapath blind to the IP header), delay stands in for marks: each RTT sample more than
@@ -327,7 +328,10 @@ public final class AimdController implements CongestionController {
             unmarkedLoss += (ALPHA_ONE - unmarkedLoss + (1L << gainShift) - 1) >> gainShift;
             return;
         }
-        if (lossCutCredit[pathId] <= 0) {
+        if (lossCutCredit[pathId] <= 0 && ecnCutCredit[pathId] <= 0) {
+            // One congestion cut per round trip: a loss within a round trip of an ECN cut is the
+            // same congestion the marks already cut for (RFC 3168, 6.1.2), or random loss on a
+            // path marked under the hint [SPEC-CC-30].
             long w = window[pathId];
             long cut = lossCutScaledByAlpha ? (w * alpha[pathId]) >> (ALPHA_BITS + 1) : w >> 1;
             window[pathId] = Math.max(minWindow, w - cut);

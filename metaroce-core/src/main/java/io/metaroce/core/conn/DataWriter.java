@@ -39,9 +39,8 @@ final class DataWriter {
     private final SendScheduler scheduler;
     private final int payloadBytes;
     private final boolean idleResend;
+    private final int idleResendMaxCopies;
     private final long maxAckDelayNanos;
-    private final long overdueFloorNanos;
-    private final long maxRtoNanos;
     private int peerPayloadBytes;
     private int peerWindow;
     /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
@@ -64,9 +63,8 @@ final class DataWriter {
         this.scheduler = scheduler;
         this.payloadBytes = EngineConfig.payloadBytesFor(config.maxDatagramBytes());
         this.idleResend = config.idleResend();
+        this.idleResendMaxCopies = config.idleResendMaxCopies();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
-        this.overdueFloorNanos = Math.min(config.overdueFloorNanos(), config.minRtoNanos());
-        this.maxRtoNanos = config.maxRtoNanos();
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
     }
@@ -164,12 +162,15 @@ final class DataWriter {
     }
 
     /**
-     * Nothing new may be sent: resends the oldest outstanding CSN whose only transmission has
-     * waited a path's overdue time without a verdict, on the next path that may take new data
-     * [SPEC-LOSS-8]. The first transmission is not declared lost (no verdict, no window cut, no
-     * health judgement): this is a duplicate that turns the NIC's idle time into a second chance
-     * for the packet the oldest message waits for, and, once acknowledged, into the evidence
-     * that lets the overdue rule judge the first.
+     * Nothing new may be sent: resends, on the next path that may take new data [SPEC-LOSS-8], the
+     * oldest outstanding CSN whose latest transmission has waited about a round trip (see
+     * {@link #resendWaitNanos}) while fewer than {@code idleResendMaxCopies} of its transmissions
+     * await their verdicts (a CSN queued for retransmission on a path that cannot send yet
+     * included). No earlier transmission is declared lost (no verdict, no window cut, no health
+     * judgement): the copy turns the NIC's idle time into another chance for a packet a message
+     * waits for, and, once acknowledged, into the evidence that lets the overdue rule judge the
+     * others. Under heavy loss the idle time comes from every message slot waiting for its last
+     * packets, and the earlier copies of those are lost as often as the first.
      */
     private boolean writeIdleResend(long nowNanos, Path path, Transmit out, Packet p, PacketCodec codec) {
         if (!idleResend || path == null) {
@@ -220,28 +221,30 @@ final class DataWriter {
         return -1;
     }
 
-    /** Outstanding, not queued for retransmission, one transmission awaiting its verdict, still wanted. */
+    /** Outstanding and sent, still wanted, with fewer than {@code idleResendMaxCopies} transmissions awaiting their verdicts. */
     private boolean resendCandidate(long csn) {
         if (packets.state(csn) != PacketTable.OUTSTANDING || packets.lastSentNanos(csn) == Long.MIN_VALUE) {
             return false;
         }
-        int copies = packets.copies(csn);
-        return (packets.queued(csn) ? copies == 0 : copies == 1) && ownerLive(csn);
+        return packets.copies(csn) < idleResendMaxCopies && ownerLive(csn);
     }
 
     /**
-     * How long a transmission waits before an idle resend: the largest overdue time
-     * ({@code srtt + 4 rttvar + maxAckDelay}, floored as in [SPEC-LOSS-7]) of the paths that may
-     * take new data, or {@link Long#MAX_VALUE} if none may.
+     * How long a transmission waits before an idle resend: the largest, over the paths that may
+     * take new data, of the path's smoothed round trip plus the ACK delay its packets allow the
+     * receiver ({@code maxAckDelay}, or none on a path losing more than
+     * {@link #ACK_EVERY_PACKET_ABOVE_LOSS}, whose packets all ask for an immediate ACK): when the
+     * acknowledgement would be due, a copy sent sooner being a duplicate for sure; or
+     * {@link Long#MAX_VALUE} if no path may take new data.
      */
     private long resendWaitNanos() {
         long wait = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && paths.usableForNewData(path)) {
-                // Path.overdueNanos, from primitives: the connection's state keeps no config.
-                long od = path.rtt.rtoNanos(maxAckDelayNanos, overdueFloorNanos, maxRtoNanos, 0);
-                wait = wait == Long.MAX_VALUE ? od : Math.max(wait, od);
+                long due = path.rtt.smoothedNanos()
+                        + (path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS ? 0 : maxAckDelayNanos);
+                wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
             }
         }
         return wait;

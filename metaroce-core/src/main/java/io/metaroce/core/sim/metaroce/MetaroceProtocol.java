@@ -108,9 +108,10 @@ public final class MetaroceProtocol implements SimProtocol {
      *       {@code alpha / 2}, so random loss on unmarked paths does not halve windows (at 1% loss
      *       per link this alone took goodput from 0.34 to about 0.8 of the lossless run);</li>
      *   <li>{@code idleResend}: a sender with nothing new to send resends the oldest packet
-     *       awaiting its verdict once it has waited its overdue time ([SPEC-LOSS-8]): under 10%
-     *       loss per link the last packets of the oldest messages otherwise waited for timeouts
-     *       with back-off while every message slot was taken;</li>
+     *       awaiting its verdict about a round trip after its latest copy, up to four copies in
+     *       flight ([SPEC-LOSS-8]): under 10% loss per link the last packets of the oldest
+     *       messages otherwise waited for timeouts with back-off while every message slot was
+     *       taken;</li>
      *   <li>{@code aimdSharedMarkCutPercent} 50: the marks all of a connection's paths see cut half
      *       as much as the marks only some see ([SPEC-CC-29]); in the k=8 permutation every edge
      *       link runs at 0.9 to 0.98 of its line and nearly every path is marked (2 ms:

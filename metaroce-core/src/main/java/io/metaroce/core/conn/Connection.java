@@ -574,18 +574,24 @@ public final class Connection implements ScoreboardListener {
 
     @Override
     public void onTransmissionLost(int pathId, long pathSequence, long csn, int bytes, boolean byTimeout) {
-        paths.get(pathId).spurious.onLost(pathSequence, bytes,
+        paths.get(pathId).spurious.onLost(pathSequence, csn, bytes,
                 lossWaitNanos > 0 ? inputNanos - lossWaitNanos : Long.MIN_VALUE);
         sender.onTransmissionLost(pathId, csn, bytes, inputNanos);
     }
 
     /**
      * An ACK shows that the original transmissions of {@code count} packets ({@code bytes} in all)
-     * declared lost on {@code pathId} arrived [SPEC-LOSS-9]: counted, and the congestion controller
-     * may undo its cut [SPEC-CC-27] (told once per ACK).
+     * declared lost on {@code pathId} arrived [SPEC-LOSS-9]: counted, each packet delivered if it
+     * still awaited that (a retransmission still queued is then not sent), the path's loss average
+     * takes the losses back, and the congestion controller may undo its cut [SPEC-CC-27] (told
+     * once per ACK).
      */
     private void onSpuriousLosses(int pathId, int count, long bytes) {
         stats.spuriousLosses += count;
+        SpuriousLossDetector detector = paths.get(pathId).spurious;
+        for (int i = 0; i < count; i++) {
+            sender.onLossProvenSpurious(pathId, detector.foundConnectionSequence(i), endpoint);
+        }
         congestion.onSpuriousLoss(pathId, (int) Math.min(Integer.MAX_VALUE, bytes), inputNanos);
     }
 

@@ -260,6 +260,21 @@ final class Sender {
         }
     }
 
+    /**
+     * The transmission of {@code csn} declared lost on {@code pathId} arrived after all
+     * [SPEC-LOSS-9]: the packet is delivered if it still awaited that, so a retransmission still
+     * queued is dropped unsent ({@link DataWriter#write} skips a CSN no longer outstanding), and the
+     * path's loss average takes the loss back (the inverse of the step {@link #onTransmissionLost}
+     * made; later steps in between make it approximate, so it stops at 0).
+     */
+    void onLossProvenSpurious(int pathId, long csn, Endpoint endpoint) {
+        Path path = paths.get(pathId);
+        path.lossFraction = Math.max(0, (path.lossFraction - LOSS_FRACTION_GAIN) / (1 - LOSS_FRACTION_GAIN));
+        if (packets.state(csn) == PacketTable.OUTSTANDING) {
+            delivered(csn, endpoint);
+        }
+    }
+
     private void delivered(long csn, Endpoint endpoint) {
         int w = packets.owner(csn);
         boolean live = work.generation[w] == packets.ownerGeneration(csn) && !work.done[w];

@@ -21,6 +21,8 @@ final class SpuriousLossDetector {
     // Made at the path's first loss: an idle or loss-free path carries none of it (the 8 KiB
     // budget per idle connection), and a path that loses allocates once, never per packet.
     private long[] psn;
+    /** The connection sequence number each remembered transmission carried. */
+    private long[] csn;
     private int[] bytes;
     /** Latest time the transmission can have been sent, or Long.MIN_VALUE if unknown. */
     private long[] sentBy;
@@ -28,11 +30,19 @@ final class SpuriousLossDetector {
     private int next;
     private long timerFloorNanos;
     private long foundBytes;
+    /** The CSNs of the spurious losses the last {@link #onAck} found, {@code found} of them. */
+    private long[] foundCsn;
+    private int found;
 
-    /** Lost transmission {@code pathSequence}; it was sent at or before {@code sentByNanos} (MIN_VALUE: unknown). */
-    void onLost(long pathSequence, int packetBytes, long sentByNanos) {
+    /**
+     * Lost transmission {@code pathSequence} of packet {@code connectionSequence}; it was sent at or
+     * before {@code sentByNanos} (MIN_VALUE: unknown).
+     */
+    void onLost(long pathSequence, long connectionSequence, int packetBytes, long sentByNanos) {
         if (psn == null) {
             psn = new long[REMEMBERED];
+            csn = new long[REMEMBERED];
+            foundCsn = new long[REMEMBERED];
             bytes = new int[REMEMBERED];
             sentBy = new long[REMEMBERED];
         }
@@ -40,6 +50,7 @@ final class SpuriousLossDetector {
             count++;
         }
         psn[next] = pathSequence;
+        csn[next] = connectionSequence;
         bytes[next] = Math.max(1, packetBytes);
         sentBy[next] = sentByNanos;
         next = (next + 1) % REMEMBERED;
@@ -54,10 +65,10 @@ final class SpuriousLossDetector {
     int onAck(Packet ack, long nextPathSequence, long nowNanos) {
         timerFloorNanos -= timerFloorNanos >> FLOOR_DECAY_SHIFT;
         foundBytes = 0;
+        found = 0;
         if (count == 0) {
             return 0;
         }
-        int found = 0;
         long base = ack.sackBase;
         long[] bits = ack.sackBits;
         for (int w = WireConstants.SACK_WORDS - 1; w >= 0; w--) {
@@ -80,11 +91,16 @@ final class SpuriousLossDetector {
                     timerFloorNanos = Math.max(timerFloorNanos, nowNanos - sentBy[k]);
                 }
                 foundBytes += bytes[k];
-                found++;
+                foundCsn[found++] = csn[k];
                 forget(k);
             }
         }
         return found;
+    }
+
+    /** The CSN of the {@code i}-th spurious loss the last {@link #onAck} found ({@code i} below its count). */
+    long foundConnectionSequence(int i) {
+        return foundCsn[i];
     }
 
     /** Bytes of the spurious losses the last {@link #onAck} found. */

@@ -203,6 +203,12 @@ final class DataWriter {
         }
         long earliest = Long.MAX_VALUE;
         for (long c = packets.floor(); c < packets.next(); c++) {
+            // Nothing from c on left before c's first transmission: the scan, once over the CSNs
+            // delivered or resent ahead of the oldest in flight, stops there instead of walking
+            // the whole sequence window at every next-timeout query.
+            if (earliest != Long.MAX_VALUE && packets.sentNoEarlierThanFrom(c) >= earliest) {
+                break;
+            }
             if (resendCandidate(c)) {
                 earliest = Math.min(earliest, packets.lastSentNanos(c));
             }
@@ -213,11 +219,67 @@ final class DataWriter {
     /** The lowest candidate CSN whose latest transmission left at or before {@code sentBy}, or -1. */
     private long oldestResendCandidate(long sentBy) {
         for (long c = packets.floor(); c < packets.next(); c++) {
+            if (packets.sentNoEarlierThanFrom(c) > sentBy) {
+                return -1; // nothing from c on left at or before sentBy
+            }
             if (resendCandidate(c) && packets.lastSentNanos(c) <= sentBy) {
                 return c;
             }
         }
         return -1;
+    }
+
+    /** {@link #idleResendDueNanos} by a scan of the whole sequence window: for tests of the shortcut. */
+    long idleResendDueNanosByFullScan() {
+        if (!idleResend) {
+            return Long.MAX_VALUE;
+        }
+        long wait = resendWaitNanos();
+        if (wait == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        long earliest = Long.MAX_VALUE;
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (resendCandidate(c)) {
+                earliest = Math.min(earliest, packets.lastSentNanos(c));
+            }
+        }
+        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
+    }
+
+    /** {@link #oldestResendCandidate} by a scan of the whole sequence window: for tests of the shortcut. */
+    long oldestResendCandidateByFullScan(long sentBy) {
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (resendCandidate(c) && packets.lastSentNanos(c) <= sentBy) {
+                return c;
+            }
+        }
+        return -1;
+    }
+
+    /** {@link #oldestResendCandidate}, for tests of the shortcut. */
+    long oldestResendCandidateForTest(long sentBy) {
+        return oldestResendCandidate(sentBy);
+    }
+
+    /** Whether idle resends are on, for tests. */
+    boolean idleResendOn() {
+        return idleResend;
+    }
+
+    /** Times worth asking {@link #oldestResendCandidate} about, for tests: every send time on record and a few around {@code nowNanos}. */
+    long[] sendTimesForTest(long nowNanos) {
+        long from = packets.floor();
+        int n = (int) (packets.next() - from);
+        long[] times = new long[n + 4];
+        for (int i = 0; i < n; i++) {
+            times[i] = packets.lastSentNanos(from + i);
+        }
+        times[n] = nowNanos;
+        times[n + 1] = nowNanos - 10_000;
+        times[n + 2] = nowNanos - 1_000_000;
+        times[n + 3] = Long.MAX_VALUE;
+        return times;
     }
 
     /** Outstanding, not queued for retransmission, one transmission awaiting its verdict, still wanted. */

@@ -172,8 +172,8 @@ final class DataWriter {
      * that lets the overdue rule judge the first.
      */
     private boolean writeIdleResend(long nowNanos, Path path, Transmit out, Packet p, PacketCodec codec) {
-        if (!idleResend || path == null) {
-            return false;
+        if (!idleResend || path == null || packets.floor() == packets.next()) {
+            return false; // (nothing outstanding: no candidate, and the wait reads every path's RTT)
         }
         long wait = resendWaitNanos();
         if (wait == Long.MAX_VALUE) {
@@ -197,10 +197,6 @@ final class DataWriter {
         if (!idleResend) {
             return Long.MAX_VALUE;
         }
-        long wait = resendWaitNanos();
-        if (wait == Long.MAX_VALUE) {
-            return Long.MAX_VALUE;
-        }
         long earliest = Long.MAX_VALUE;
         for (long c = packets.floor(); c < packets.next(); c++) {
             // Nothing from c on left before c's first transmission: the scan, once over the CSNs
@@ -213,7 +209,11 @@ final class DataWriter {
                 earliest = Math.min(earliest, packets.lastSentNanos(c));
             }
         }
-        return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
+        if (earliest == Long.MAX_VALUE) {
+            return Long.MAX_VALUE; // the wait, which reads every path's RTT, is not needed (a receiving side)
+        }
+        long wait = resendWaitNanos();
+        return wait == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
     }
 
     /** The lowest candidate CSN whose latest transmission left at or before {@code sentBy}, or -1. */

@@ -752,6 +752,11 @@ public final class Connection implements ScoreboardListener {
         return t;
     }
 
+    /** The send side's packetizer, for tests. */
+    DataWriter dataWriterForTest() {
+        return sender.writerForTest();
+    }
+
     /**
      * Forgets the cached deadlines and pacing term, as any change of state does: for tests that
      * make {@link #handleTimeout} run its checks in full.

@@ -173,8 +173,8 @@ final class DataWriter {
      * packets, and the earlier copies of those are lost as often as the first.
      */
     private boolean writeIdleResend(long nowNanos, Path path, Transmit out, Packet p, PacketCodec codec) {
-        if (!idleResend || path == null) {
-            return false;
+        if (!idleResend || path == null || packets.floor() == packets.next()) {
+            return false; // (nothing outstanding: no candidate, and the wait reads every path's RTT)
         }
         long wait = resendWaitNanos();
         if (wait == Long.MAX_VALUE) {
@@ -198,6 +198,43 @@ final class DataWriter {
         if (!idleResend) {
             return Long.MAX_VALUE;
         }
+        long earliest = Long.MAX_VALUE;
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            // Nothing from c on left before c's first transmission: the scan, once over the CSNs
+            // delivered or resent ahead of the oldest in flight, stops there instead of walking
+            // the whole sequence window at every next-timeout query.
+            if (earliest != Long.MAX_VALUE && packets.sentNoEarlierThanFrom(c) >= earliest) {
+                break;
+            }
+            if (resendCandidate(c)) {
+                earliest = Math.min(earliest, packets.lastSentNanos(c));
+            }
+        }
+        if (earliest == Long.MAX_VALUE) {
+            return Long.MAX_VALUE; // the wait, which reads every path's RTT, is not needed (a receiving side)
+        }
+        long wait = resendWaitNanos();
+        return wait == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
+    }
+
+    /** The lowest candidate CSN whose latest transmission left at or before {@code sentBy}, or -1. */
+    private long oldestResendCandidate(long sentBy) {
+        for (long c = packets.floor(); c < packets.next(); c++) {
+            if (packets.sentNoEarlierThanFrom(c) > sentBy) {
+                return -1; // nothing from c on left at or before sentBy
+            }
+            if (resendCandidate(c) && packets.lastSentNanos(c) <= sentBy) {
+                return c;
+            }
+        }
+        return -1;
+    }
+
+    /** {@link #idleResendDueNanos} by a scan of the whole sequence window: for tests of the shortcut. */
+    long idleResendDueNanosByFullScan() {
+        if (!idleResend) {
+            return Long.MAX_VALUE;
+        }
         long wait = resendWaitNanos();
         if (wait == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
@@ -211,14 +248,39 @@ final class DataWriter {
         return earliest == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
     }
 
-    /** The lowest candidate CSN whose latest transmission left at or before {@code sentBy}, or -1. */
-    private long oldestResendCandidate(long sentBy) {
+    /** {@link #oldestResendCandidate} by a scan of the whole sequence window: for tests of the shortcut. */
+    long oldestResendCandidateByFullScan(long sentBy) {
         for (long c = packets.floor(); c < packets.next(); c++) {
             if (resendCandidate(c) && packets.lastSentNanos(c) <= sentBy) {
                 return c;
             }
         }
         return -1;
+    }
+
+    /** {@link #oldestResendCandidate}, for tests of the shortcut. */
+    long oldestResendCandidateForTest(long sentBy) {
+        return oldestResendCandidate(sentBy);
+    }
+
+    /** Whether idle resends are on, for tests. */
+    boolean idleResendOn() {
+        return idleResend;
+    }
+
+    /** Times worth asking {@link #oldestResendCandidate} about, for tests: every send time on record and a few around {@code nowNanos}. */
+    long[] sendTimesForTest(long nowNanos) {
+        long from = packets.floor();
+        int n = (int) (packets.next() - from);
+        long[] times = new long[n + 4];
+        for (int i = 0; i < n; i++) {
+            times[i] = packets.lastSentNanos(from + i);
+        }
+        times[n] = nowNanos;
+        times[n + 1] = nowNanos - 10_000;
+        times[n + 2] = nowNanos - 1_000_000;
+        times[n + 3] = Long.MAX_VALUE;
+        return times;
     }
 
     /** Outstanding and sent, still wanted, with fewer than {@code idleResendMaxCopies} transmissions awaiting their verdicts. */

@@ -513,6 +513,11 @@ final class Sender {
         }
     }
 
+    /** The packetizer, for tests. */
+    DataWriter writerForTest() {
+        return writer;
+    }
+
     /** Whether the packetizer changed send state in a write that sent nothing, since the last call. */
     boolean takeWriterTouched() {
         return writer.takeTouched();

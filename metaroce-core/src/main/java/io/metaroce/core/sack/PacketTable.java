@@ -37,6 +37,16 @@ public final class PacketTable {
     private long[] lastSentNanos;
     /** Transmissions of the CSN still in flight (awaiting their verdict). */
     private byte[] copies;
+    /** Send time of the CSN's first transmission ({@link Long#MIN_VALUE} before it). */
+    private long[] firstSentNanos;
+    /**
+     * True while every transmission so far left no earlier than the one before it and first
+     * transmissions went out in CSN order: then no transmission of a CSN at or above {@code c}
+     * left before {@code c}'s first one ({@link #sentNoEarlierThanFrom}).
+     */
+    private boolean sendsOrdered = true;
+    private long latestSendNanos = Long.MIN_VALUE;
+    private long highestFirstSent = -1;
     private long floor;
     private long next;
 
@@ -59,6 +69,7 @@ public final class PacketTable {
         queued = new boolean[size];
         lastSentNanos = new long[size];
         copies = new byte[size];
+        firstSentNanos = new long[size];
     }
 
     /** Whether a new CSN may be issued within {@code peerWindow} (the smaller of both windows applies). */
@@ -80,6 +91,7 @@ public final class PacketTable {
         state[i] = OUTSTANDING;
         queued[i] = false;
         lastSentNanos[i] = Long.MIN_VALUE;
+        firstSentNanos[i] = Long.MIN_VALUE;
         copies[i] = 0;
         return csn;
     }
@@ -93,6 +105,7 @@ public final class PacketTable {
         boolean[] q = queued;
         long[] sent = lastSentNanos;
         byte[] cp = copies;
+        long[] first = firstSentNanos;
         int oldMask = mask;
         allocate((mask + 1) * 2);
         for (long c = floor; c < next - 1; c++) {
@@ -106,6 +119,7 @@ public final class PacketTable {
             queued[b] = q[a];
             lastSentNanos[b] = sent[a];
             copies[b] = cp[a];
+            firstSentNanos[b] = first[a];
         }
     }
 
@@ -127,6 +141,17 @@ public final class PacketTable {
     /** A transmission of outstanding {@code csn} left at {@code nowNanos}. */
     public void sent(long csn, long nowNanos) {
         int i = (int) (csn & mask);
+        if (nowNanos < latestSendNanos) {
+            sendsOrdered = false;
+        }
+        latestSendNanos = Math.max(latestSendNanos, nowNanos);
+        if (firstSentNanos[i] == Long.MIN_VALUE) {
+            if (csn < highestFirstSent) {
+                sendsOrdered = false;
+            }
+            highestFirstSent = Math.max(highestFirstSent, csn);
+            firstSentNanos[i] = nowNanos;
+        }
         lastSentNanos[i] = nowNanos;
         if (copies[i] < Byte.MAX_VALUE) {
             copies[i]++;
@@ -145,6 +170,20 @@ public final class PacketTable {
 
     /** Send time of the latest transmission of {@code csn} ({@link Long#MIN_VALUE} before the first). */
     public long lastSentNanos(long csn) { return lastSentNanos[(int) (csn & mask)]; }
+
+    /**
+     * A time no transmission of any CSN from {@code csn} (issued, below {@link #next()}) on left
+     * before, so a scan for the earliest send time in CSN order may stop at {@code csn} once it
+     * has found one at or before this; {@link Long#MIN_VALUE} when there is no such bound
+     * ({@code csn} not sent yet, or sends have not been in time and CSN order).
+     *
+     * <p>Why it holds: while sends are ordered, a CSN's transmissions all leave at or after its
+     * first, and first transmissions leave in CSN order, so every transmission of a CSN at or
+     * above {@code csn} left at or after {@code csn}'s first.
+     */
+    public long sentNoEarlierThanFrom(long csn) {
+        return sendsOrdered ? firstSentNanos[(int) (csn & mask)] : Long.MIN_VALUE;
+    }
 
     /** Transmissions of {@code csn} still awaiting their verdict. */
     public int copies(long csn) { return copies[(int) (csn & mask)]; }

@@ -22,18 +22,26 @@ import java.util.Arrays;
 public final class EventQueue {
     private static final int DEFAULT_WHEEL_BITS = 14;
     private static final int NONE = -1;
+    private static final int NODE_WORDS = 3;
+    private static final int ORDER = 0;
+    private static final int PAYLOAD = 1;
+    private static final int NEXT = 2;
 
     private final int wheelSize;
     private final int wheelMask;
-    /** Per bucket, first and last node of its FIFO, or {@link #NONE}. */
-    private final int[] bucketHead;
-    private final int[] bucketTail;
+    /**
+     * Per bucket {@code b}, the first ({@code [2b]}) and last ({@code [2b+1]}) node of its FIFO, or
+     * {@link #NONE}: side by side, so a push or pop reads one cache line for both.
+     */
+    private final int[] bucket;
     /** Bit {@code i} set when bucket {@code i} holds a node. */
     private final long[] occupied;
-    /** Nodes (a node's time is its bucket's): insertion order, payload, next node in the bucket or the free list. */
-    private long[] nodeOrder = new long[1024];
-    private long[] nodePayload = new long[1024];
-    private int[] nodeNext = new int[1024];
+    /**
+     * Nodes (a node's time is its bucket's), {@link #NODE_WORDS} longs each, side by side in one
+     * array so that a push or pop touches one cache line per node: insertion order, payload, next
+     * node in the bucket or the free list.
+     */
+    private long[] node = new long[1024 * NODE_WORDS];
     private int freeNode = NONE;
     private int nodesMade;
     /**
@@ -61,9 +69,8 @@ public final class EventQueue {
         }
         wheelSize = 1 << wheelBits;
         wheelMask = wheelSize - 1;
-        bucketHead = new int[wheelSize];
-        bucketTail = new int[wheelSize];
-        Arrays.fill(bucketHead, NONE);
+        bucket = new int[2 * wheelSize];
+        Arrays.fill(bucket, NONE);
         occupied = new long[wheelSize >>> 6];
     }
 
@@ -76,17 +83,18 @@ public final class EventQueue {
             return;
         }
         int n = newNode();
-        nodeOrder[n] = order;
-        nodePayload[n] = eventPayload;
-        nodeNext[n] = NONE;
+        long[] nd = node;
+        nd[n * NODE_WORDS + ORDER] = order;
+        nd[n * NODE_WORDS + PAYLOAD] = eventPayload;
+        nd[n * NODE_WORDS + NEXT] = NONE;
         int b = (int) atNanos & wheelMask;
-        if (bucketHead[b] == NONE) {
-            bucketHead[b] = n;
+        if (bucket[2 * b] == NONE) {
+            bucket[2 * b] = n;
             occupied[b >>> 6] |= 1L << b;
         } else {
-            nodeNext[bucketTail[b]] = n;
+            nd[bucket[2 * b + 1] * NODE_WORDS + NEXT] = n;
         }
-        bucketTail[b] = n;
+        bucket[2 * b + 1] = n;
         wheelCount++;
         if (atNanos < wheelNext) {
             wheelNext = atNanos;
@@ -96,14 +104,11 @@ public final class EventQueue {
     private int newNode() {
         int n = freeNode;
         if (n != NONE) {
-            freeNode = nodeNext[n];
+            freeNode = (int) node[n * NODE_WORDS + NEXT];
             return n;
         }
-        if (nodesMade == nodeOrder.length) {
-            int cap = nodesMade * 2;
-            nodeOrder = Arrays.copyOf(nodeOrder, cap);
-            nodePayload = Arrays.copyOf(nodePayload, cap);
-            nodeNext = Arrays.copyOf(nodeNext, cap);
+        if (nodesMade * NODE_WORDS == node.length) {
+            node = Arrays.copyOf(node, node.length * 2);
         }
         return nodesMade++;
     }
@@ -125,7 +130,7 @@ public final class EventQueue {
         if (w != f) {
             return w < f;
         }
-        return w != Long.MAX_VALUE && nodeOrder[bucketHead[(int) w & wheelMask]] < far.peekOrder();
+        return w != Long.MAX_VALUE && node[bucket[2 * ((int) w & wheelMask)] * NODE_WORDS + ORDER] < far.peekOrder();
     }
 
     /** Time of the earliest event, or {@link Long#MAX_VALUE} if none. */
@@ -135,7 +140,7 @@ public final class EventQueue {
 
     /** Payload of the earliest event; only valid when not empty. */
     public long peekPayload() {
-        return wheelFirst() ? nodePayload[bucketHead[(int) wheelNext & wheelMask]] : far.peekPayload();
+        return wheelFirst() ? node[bucket[2 * ((int) wheelNext & wheelMask)] * NODE_WORDS + PAYLOAD] : far.peekPayload();
     }
 
     /** Events popped since this queue was made. */
@@ -159,17 +164,17 @@ public final class EventQueue {
         }
         long t = wheelNext;
         int b = (int) t & wheelMask;
-        int n = bucketHead[b];
-        int next = nodeNext[n];
-        nodeNext[n] = freeNode;
+        int n = bucket[2 * b];
+        int next = (int) node[n * NODE_WORDS + NEXT];
+        node[n * NODE_WORDS + NEXT] = freeNode;
         freeNode = n;
         wheelCount--;
         base = t;
         if (next != NONE) {
-            bucketHead[b] = next;
+            bucket[2 * b] = next;
             return;
         }
-        bucketHead[b] = NONE;
+        bucket[2 * b] = NONE;
         occupied[b >>> 6] &= ~(1L << b);
         wheelNext = wheelCount == 0 ? Long.MAX_VALUE : t + distanceToNextBucket(b);
     }

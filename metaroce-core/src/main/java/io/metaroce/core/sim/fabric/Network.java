@@ -75,6 +75,14 @@ public final class Network {
     private static final int P_PEAK = 8;
     private static final int P_TX_PACKETS = 9;
     private static final int P_TX_BYTES = 10;
+    /** 1 while the port's link is down (failed), else 0; {@link #up} says the same for arrivals. */
+    private static final int P_DOWN = 11;
+    /** The link's loss probability, as {@link #probabilityBits}. */
+    private static final int P_LOSS = 12;
+    /** The port's extra marking probability (plane degradation), as {@link #probabilityBits}. */
+    private static final int P_EXTRA_MARK = 13;
+    /** The ECN marking probability at the upper threshold, as {@link #probabilityBits}. */
+    private static final int P_ECN_MAX_P = 14;
 
     private final long seed;
     private final SplittableRandom random;
@@ -101,11 +109,8 @@ public final class Network {
      * each of a dozen arrays): see the {@code P_} offsets.
      */
     private final long[] port;
-    private final double[] ecnMaxP;
     private final boolean[] up;
     private final boolean[] routable;
-    private final double[] lossProbability;
-    private final double[] extraMarkProbability;
     /** Per port, the (departure time in ps, frame bytes) of each packet queued, as pairs of longs in a ring. */
     private final long[][] ring;
     private final long[] portTailDrops;
@@ -163,11 +168,8 @@ public final class Network {
         int ports = 2 * links;
         portNode = new int[ports];
         port = new long[ports * PORT_WORDS];
-        ecnMaxP = new double[ports];
         up = new boolean[ports];
         routable = new boolean[ports];
-        lossProbability = new double[ports];
-        extraMarkProbability = new double[ports];
         ring = new long[ports][];
         portTailDrops = new long[ports];
         portBlackholeDrops = new long[ports];
@@ -191,7 +193,7 @@ public final class Network {
                 EcnMarking m = isSwitch ? spec.ecn() : EcnMarking.OFF;
                 port[r + P_ECN_MIN] = m.minBytes();
                 port[r + P_ECN_MAX] = m.maxBytes();
-                ecnMaxP[p] = m.maxProbability();
+                port[r + P_ECN_MAX_P] = probabilityBits(m.maxProbability());
                 up[p] = true;
                 routable[p] = true;
                 ring[p] = new long[2 * 8];
@@ -231,6 +233,18 @@ public final class Network {
         Arrays.fill(knownTimeout, UNKNOWN_TIMEOUT);
         addresses = new SimAddress[hosts][16];
         hostDelivered = new long[hosts];
+    }
+
+    /**
+     * A probability as kept in a port's record: its raw bits, and 0 for any zero, so a record word
+     * is non-zero exactly when the probability is positive (probabilities are checked to be in [0, 1]).
+     */
+    private static long probabilityBits(double probability) {
+        return probability == 0 ? 0 : Double.doubleToRawLongBits(probability);
+    }
+
+    private static double probability(long bits) {
+        return Double.longBitsToDouble(bits);
     }
 
     private static int[] portPeerTable(int ports) {
@@ -601,7 +615,7 @@ public final class Network {
 
     /** Puts packet {@code pkt} on output port {@code p}: black hole, tail drop, marking, departure, arrival. */
     private void enqueue(int p, int pkt) {
-        if (!up[p]) {
+        if (port[p * PORT_WORDS + P_DOWN] != 0) {
             portBlackholeDrops[p]++;
             bucketDrops[p]++;
             packets.release(pkt);
@@ -620,7 +634,8 @@ public final class Network {
         }
         int ecn = packets.ecn(pkt);
         if (ecn == 1 || ecn == 2) {
-            if (shouldMark(p, q) || (extraMarkProbability[p] > 0 && random.nextDouble() < extraMarkProbability[p])) {
+            long extra = pr[r + P_EXTRA_MARK];
+            if (shouldMark(p, q) || (extra != 0 && random.nextDouble() < probability(extra))) {
                 packets.ecn(pkt, 3);
                 portMarks[p]++;
             }
@@ -636,7 +651,8 @@ public final class Network {
         }
         pr[r + P_TX_PACKETS]++;
         pr[r + P_TX_BYTES] += frame;
-        if (lossProbability[p] > 0 && random.nextDouble() < lossProbability[p]) {
+        long loss = pr[r + P_LOSS];
+        if (loss != 0 && random.nextDouble() < probability(loss)) {
             portLossDrops[p]++;
             packets.release(pkt);
             return;
@@ -655,7 +671,7 @@ public final class Network {
         if (q >= max) {
             return true;
         }
-        double prob = ecnMaxP[p] * (q - min) / (double) (max - min);
+        double prob = probability(port[r + P_ECN_MAX_P]) * (q - min) / (double) (max - min);
         return random.nextDouble() < prob;
     }
 
@@ -812,6 +828,8 @@ public final class Network {
         schedule(atNanos, () -> {
             up[2 * link] = false;
             up[2 * link + 1] = false;
+            port[2 * link * PORT_WORDS + P_DOWN] = 1;
+            port[(2 * link + 1) * PORT_WORDS + P_DOWN] = 1;
         });
         if (withdrawAfterNanos >= 0) {
             schedule(atNanos + withdrawAfterNanos, () -> {
@@ -835,8 +853,8 @@ public final class Network {
     public void setLinkLoss(int link, double probability) {
         checkLink(link);
         checkProbability(probability);
-        lossProbability[2 * link] = probability;
-        lossProbability[2 * link + 1] = probability;
+        port[2 * link * PORT_WORDS + P_LOSS] = probabilityBits(probability);
+        port[(2 * link + 1) * PORT_WORDS + P_LOSS] = probabilityBits(probability);
     }
 
     /** Sets the loss probability of every link. */
@@ -861,9 +879,9 @@ public final class Network {
             for (int p = 0; p < portNode.length; p++) {
                 if (portPlane(p) == plane) {
                     if (portNode[p] >= hosts) {
-                        extraMarkProbability[p] = markProbability;
+                        port[p * PORT_WORDS + P_EXTRA_MARK] = probabilityBits(markProbability);
                     }
-                    this.lossProbability[p] = lossProbability;
+                    port[p * PORT_WORDS + P_LOSS] = probabilityBits(lossProbability);
                 }
             }
         });

@@ -89,6 +89,10 @@ import io.metaroce.core.wire.WireConstants;
  *     tail-loss probe: no loss is declared); false: such a packet waits for a verdict or its timeout
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
+ * @param equalLengthPackets cut every message into packets of one length, the last overlapping
+ *     its predecessor ([SPEC-MSG-3]), so messages of one length leave as datagrams of one length
+ *     and a segmentation-offload send carries several; false: packets of the full payload size and
+ *     a shorter last one. Not negotiated: both ends of a connection MUST use the same value
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -134,7 +138,8 @@ public record EngineConfig(
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
         boolean idleResend,
-        boolean bundleAcks) {
+        boolean bundleAcks,
+        boolean equalLengthPackets) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -254,7 +259,8 @@ public record EngineConfig(
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
-                true); // bundleAcks: an ACK rides ahead of ready DATA on its path
+                true, // bundleAcks: an ACK rides ahead of ready DATA on its path
+                true); // equalLengthPackets: one packet length per message, the last overlapping
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -337,6 +343,7 @@ public record EngineConfig(
         private long aimdFirstFlightSpreadNanos;
         private boolean idleResend;
         private boolean bundleAcks;
+        private boolean equalLengthPackets;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -383,6 +390,7 @@ public record EngineConfig(
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             idleResend = c.idleResend;
             bundleAcks = c.bundleAcks;
+            equalLengthPackets = c.equalLengthPackets;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -437,6 +445,8 @@ public record EngineConfig(
         public Builder idleResend(boolean v) { idleResend = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
+        /** Sets {@link EngineConfig#equalLengthPackets}. */
+        public Builder equalLengthPackets(boolean v) { equalLengthPackets = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -450,7 +460,8 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, idleResend, bundleAcks);
+                    aimdFirstFlightSpreadNanos, idleResend, bundleAcks,
+                    equalLengthPackets);
         }
     }
 }

@@ -12,6 +12,7 @@ import io.metaroce.core.sack.PathReceiveTracker;
 import io.metaroce.core.sack.SequenceReceiveWindow;
 import io.metaroce.core.stream.InboundMessages;
 import io.metaroce.core.stream.PostedReceives;
+import io.metaroce.core.stream.Segmentation;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
 import io.metaroce.core.wire.DataOpcode;
@@ -42,6 +43,8 @@ final class Receiver {
     private final ControlQueue control;
     private final int sequenceWindow;
     private final int ackEveryPackets;
+    /** [SPEC-MSG-3]: a message's last packet may overlap its predecessor; count credited bytes. */
+    private final boolean equalLength;
     private final long maxAckDelayNanos;
     private final int maxWorkRequests;
 
@@ -62,6 +65,7 @@ final class Receiver {
         this.control = control;
         this.sequenceWindow = config.sequenceWindow();
         this.ackEveryPackets = config.ackEveryPackets();
+        this.equalLength = config.equalLengthPackets();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.maxWorkRequests = config.maxWorkRequests();
         this.receives = new PostedReceives(config.maxPostedReceives());
@@ -235,7 +239,8 @@ final class Receiver {
             inbound.immediate[m] = p.immediate;
             inbound.hasImmediate[m] = true;
         }
-        inbound.received[m] += p.payloadLength;
+        // Credited bytes, not payload bytes: a message's last packet may repeat bytes [SPEC-MSG-3].
+        inbound.received[m] += Segmentation.creditedBytes(p.payloadMessageOffset, p.payloadLength, equalLength);
         if (inbound.received[m] >= inbound.length[m]) {
             inbound.complete[m] = true;
             completeInOrder(s, endpoint);

@@ -10,6 +10,7 @@ import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.core.sack.PacketTable;
 import io.metaroce.core.sack.ScoreboardListener;
+import io.metaroce.core.stream.Segmentation;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
 import io.metaroce.core.wire.NakCode;
@@ -47,6 +48,8 @@ final class Sender {
     private final int reorderAllowancePackets;
     private final long rnrRetryDelayNanos;
     private final long maxRtoNanos;
+    /** [SPEC-MSG-3]: a message's last packet may overlap its predecessor; count credited bytes. */
+    private final boolean equalLength;
 
     private final WorkRequests work;
     private final PacketTable packets;
@@ -86,6 +89,7 @@ final class Sender {
         this.reorderAllowancePackets = config.reorderAllowancePackets();
         this.rnrRetryDelayNanos = config.rnrRetryDelayNanos();
         this.maxRtoNanos = config.maxRtoNanos();
+        this.equalLength = config.equalLengthPackets();
         this.work = new WorkRequests(config.maxWorkRequests());
         this.packets = new PacketTable(config.sequenceWindow());
         this.scheduler = new SendScheduler(streams, work);
@@ -337,7 +341,8 @@ final class Sender {
         if (p.payloadLength > 0) {
             target.place(work.localOffset[w] + p.payloadMessageOffset, datagram, p.payloadOffset, p.payloadLength);
         }
-        work.readReceived[w] += p.payloadLength;
+        // Credited bytes, not payload bytes: a response's last packet may repeat bytes [SPEC-MSG-3].
+        work.readReceived[w] += Segmentation.creditedBytes(p.payloadMessageOffset, p.payloadLength, equalLength);
         if (work.readReceived[w] >= work.length[w]) {
             pendingReads.remove(readKey(p.streamId, p.messageSequence));
             markDone(w, CompletionStatus.SUCCESS, endpoint);

@@ -78,7 +78,8 @@ class EqualLengthOffloadTest {
             long sends = after.offloadSends() - before.offloadSends();
             long carried = after.offloadDatagrams() - before.offloadDatagrams();
             System.out.printf("EqualLengthOffloadTest (equalLengthPackets %s): %d GSO sends carried %d of %d"
-                    + " datagrams sent%n", equalLength, sends, carried, after.datagramsSent() - before.datagramsSent());
+                    + " datagrams sent; %s%n", equalLength, sends, carried,
+                    after.datagramsSent() - before.datagramsSent(), cc.stats());
             return new long[] {sends, carried};
         }
     }

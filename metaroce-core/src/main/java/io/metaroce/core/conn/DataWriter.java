@@ -165,7 +165,7 @@ final class DataWriter {
             offset = equalLength ? Segmentation.packetOffset(work.length[w], length, sent) : sent;
         }
         long csn = packets.issue(w, work.generation[w], offset, length);
-        work.sendOffset[w] = work.sendOffset[w] + length;
+        work.sendOffset[w] = sent + length;
         work.undelivered[w]++;
         if (work.kind[w] == WorkRequests.READ || work.sendOffset[w] >= work.length[w]) {
             work.allSent[w] = true;

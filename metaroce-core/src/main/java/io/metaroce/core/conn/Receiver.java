@@ -43,8 +43,6 @@ final class Receiver {
     private final ControlQueue control;
     private final int sequenceWindow;
     private final int ackEveryPackets;
-    /** [SPEC-MSG-3]: a message's last packet may overlap its predecessor; count credited bytes. */
-    private final boolean equalLength;
     private final long maxAckDelayNanos;
     private final int maxWorkRequests;
 
@@ -65,7 +63,6 @@ final class Receiver {
         this.control = control;
         this.sequenceWindow = config.sequenceWindow();
         this.ackEveryPackets = config.ackEveryPackets();
-        this.equalLength = config.equalLengthPackets();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.maxWorkRequests = config.maxWorkRequests();
         this.receives = new PostedReceives(config.maxPostedReceives());
@@ -240,7 +237,7 @@ final class Receiver {
             inbound.hasImmediate[m] = true;
         }
         // Credited bytes, not payload bytes: a message's last packet may repeat bytes [SPEC-MSG-3].
-        inbound.received[m] += Segmentation.creditedBytes(p.payloadMessageOffset, p.payloadLength, equalLength);
+        inbound.received[m] += Segmentation.creditedBytes(inbound.length[m], p.payloadMessageOffset, p.payloadLength, sender.packetPayloadLimit());
         if (inbound.received[m] >= inbound.length[m]) {
             inbound.complete[m] = true;
             completeInOrder(s, endpoint);

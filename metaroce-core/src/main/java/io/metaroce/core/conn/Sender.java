@@ -48,8 +48,6 @@ final class Sender {
     private final int reorderAllowancePackets;
     private final long rnrRetryDelayNanos;
     private final long maxRtoNanos;
-    /** [SPEC-MSG-3]: a message's last packet may overlap its predecessor; count credited bytes. */
-    private final boolean equalLength;
 
     private final WorkRequests work;
     private final PacketTable packets;
@@ -89,11 +87,15 @@ final class Sender {
         this.reorderAllowancePackets = config.reorderAllowancePackets();
         this.rnrRetryDelayNanos = config.rnrRetryDelayNanos();
         this.maxRtoNanos = config.maxRtoNanos();
-        this.equalLength = config.equalLengthPackets();
         this.work = new WorkRequests(config.maxWorkRequests());
         this.packets = new PacketTable(config.sequenceWindow());
         this.scheduler = new SendScheduler(streams, work);
         this.writer = new DataWriter(config, stats, paths, congestion, emitter, work, packets, scheduler);
+    }
+
+    /** The payload size P both ends cut messages with ([SPEC-CONN-14]: the smaller of the two). */
+    int packetPayloadLimit() {
+        return writer.payloadBytesPerPacket();
     }
 
     /** Takes the peer's payload size and sequence window, already bounded by this side's own. */
@@ -342,7 +344,7 @@ final class Sender {
             target.place(work.localOffset[w] + p.payloadMessageOffset, datagram, p.payloadOffset, p.payloadLength);
         }
         // Credited bytes, not payload bytes: a response's last packet may repeat bytes [SPEC-MSG-3].
-        work.readReceived[w] += Segmentation.creditedBytes(p.payloadMessageOffset, p.payloadLength, equalLength);
+        work.readReceived[w] += Segmentation.creditedBytes(work.length[w], p.payloadMessageOffset, p.payloadLength, writer.payloadBytesPerPacket());
         if (work.readReceived[w] >= work.length[w]) {
             pendingReads.remove(readKey(p.streamId, p.messageSequence));
             markDone(w, CompletionStatus.SUCCESS, endpoint);

@@ -23,11 +23,21 @@ public final class Segmentation {
     }
 
     /**
-     * The bytes a packet counts towards its message's completion: {@link #creditedBytes(long, int)}
-     * with equal-length packets; else all of its payload (packets never overlap).
+     * The bytes a packet counts towards its message's completion [SPEC-MSG-9], whichever cut its
+     * sender used: {@link #creditedBytes(long, int)} for the overlapping last packet of the
+     * equal-length cut (it ends at {@code L}, carries {@code Q = packetPayload(L, P)} bytes and
+     * starts off a multiple of {@code Q}), else all of its payload. A packet of the other cut never
+     * looks like that one (its short last packet is shorter than {@code Q}, unless every packet is
+     * full and the last starts at a multiple of its length), so a receiver needs no setting shared
+     * with its peer; only {@code P}, which both ends take from the handshake [SPEC-CONN-14].
      */
-    public static long creditedBytes(long offset, int length, boolean equalLength) {
-        return equalLength ? creditedBytes(offset, length) : length;
+    public static long creditedBytes(long messageLength, long offset, int length, int maxPayload) {
+        if (length <= 0) {
+            return 0;
+        }
+        boolean overlappingLast = offset + length == messageLength && offset % length != 0
+                && length == packetPayload(messageLength, maxPayload);
+        return overlappingLast ? creditedBytes(offset, length) : length;
     }
 
     /**

@@ -171,4 +171,75 @@ class SegmentationPropertyTest {
             assertThat(tap.datagramLengthsByMessageLength.get(8192L)).as(where).hasSize(2);
         }
     }
+
+    /**
+     * Ends that cut differently still agree [SPEC-MSG-9]: the receiver credits either cut without
+     * knowing its peer's {@code equalLengthPackets}; SENDs, WRITEs and READs (whose responses the
+     * other end cuts) of the edge lengths arrive intact and complete exactly once, over loss and
+     * reordering, both ways round.
+     */
+    @ParameterizedTest
+    @MethodSource("mixedCuts")
+    void endsThatCutDifferentlyStillCompleteEveryMessageIntact(long seed, boolean clientEqual) {
+        NetworkConditions net = NetworkConditions.perfect().withDelay(5_000, 2_000, 20_000).withLoss(0.03);
+        String where = "seed " + seed + ", client equalLengthPackets " + clientEqual + ", server " + !clientEqual;
+        List<Integer> clientStatus = new ArrayList<>();
+        List<Integer> serverStatus = new ArrayList<>();
+        Pair pair = Pair.create(seed, 2, net, EngineConfig.builder().equalLengthPackets(clientEqual).build(),
+                        EngineConfig.builder().equalLengthPackets(!clientEqual).build())
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> clientStatus.add(st))
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> serverStatus.add(st))
+                .connect();
+        Connection client = pair.clientConnection();
+        Connection server = pair.serverConnection();
+        int p = client.payloadBytesPerPacket();
+        int[] lengths = {1, p - 1, p, p + 1, 2 * p + 1, 8192, 3 * p - 2, 10 * p - 7};
+        long total = 0;
+        for (int l : lengths) {
+            total += l;
+        }
+        MemoryRegion clientMem = TestMemory.region(pair.client(), 3 * total, Access.ALL, seed);
+        MemoryRegion serverMem = TestMemory.region(pair.server(), 3 * total, Access.ALL, seed + 1);
+        MemorySegment clientBefore = TestMemory.snapshot(clientMem);
+        MemorySegment serverBefore = TestMemory.snapshot(serverMem);
+        long offset = 0;
+        List<Op> ops = new ArrayList<>();
+        for (int kind = 1; kind <= 3; kind++) {
+            for (int l : lengths) {
+                ops.add(new Op(kind, offset, l));
+                offset += l;
+            }
+        }
+        int receives = 0;
+        for (int i = 0; i < ops.size(); i++) {
+            Op op = ops.get(i);
+            int r = switch (op.kind) {
+                case 1 -> {
+                    receives++;
+                    assertThat(server.postRecv(0, 500 + i, serverMem, op.offset, op.length)).isEqualTo(PostResult.OK);
+                    yield client.postSend(0, i, clientMem, op.offset, op.length);
+                }
+                case 2 -> client.postWrite(1, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
+                default -> client.postRead(2, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
+            };
+            assertThat(r).as(where).isEqualTo(PostResult.OK);
+        }
+        int expectedServer = receives;
+        pair.driveUntil(() -> clientStatus.size() >= ops.size() && serverStatus.size() >= expectedServer,
+                60_000_000_000L, "all work (" + where + ")");
+        assertThat(clientStatus).as(where).hasSize(ops.size()).allMatch(s -> s == CompletionStatus.SUCCESS);
+        assertThat(serverStatus).as(where).hasSize(expectedServer).allMatch(s -> s == CompletionStatus.SUCCESS);
+        for (Op op : ops) {
+            MemorySegment got = op.kind == 3 ? clientMem.segment() : serverMem.segment();
+            MemorySegment want = op.kind == 3 ? serverBefore : clientBefore;
+            assertThat(got.asSlice(op.offset, op.length).mismatch(want.asSlice(op.offset, op.length)))
+                    .as("kind %d, %d bytes (%s)", op.kind, op.length, where).isEqualTo(-1L);
+        }
+    }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> mixedCuts() {
+        return LongStream.rangeClosed(1, 4).boxed().flatMap(seed -> java.util.stream.Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(seed, true),
+                org.junit.jupiter.params.provider.Arguments.of(seed, false)));
+    }
 }

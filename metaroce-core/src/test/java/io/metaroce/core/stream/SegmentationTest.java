@@ -45,6 +45,31 @@ class SegmentationTest {
         }
     }
 
+    /**
+     * A receiver credits the packets of either cut correctly without knowing which its peer used
+     * [SPEC-MSG-9]: for every L and P, the credits of the equal-length cut and those of the cut
+     * into full packets and a shorter last one each add up to exactly L.
+     */
+    @Test
+    void aReceiverCreditsEitherCutWithoutKnowingWhichWasUsed() {
+        for (int p = 1; p <= 64; p++) {
+            for (long length = 1; length <= 20L * p; length++) {
+                String where = "L=" + length + " P=" + p;
+                int q = Segmentation.packetPayload(length, p);
+                long equal = 0;
+                for (long sent = 0; sent < length; sent += q) {
+                    equal += Segmentation.creditedBytes(length, Segmentation.packetOffset(length, q, sent), q, p);
+                }
+                assertThat(equal).as("equal-length cut, " + where).isEqualTo(length);
+                long full = 0;
+                for (long offset = 0; offset < length; offset += p) {
+                    full += Segmentation.creditedBytes(length, offset, (int) Math.min(p, length - offset), p);
+                }
+                assertThat(full).as("full packets and a short last one, " + where).isEqualTo(length);
+            }
+        }
+    }
+
     @Test
     void eightKibOverFourKibPacketsIsThreeEqualPackets() {
         assertThat(Segmentation.packetPayload(8192, 4056)).isEqualTo(2731);

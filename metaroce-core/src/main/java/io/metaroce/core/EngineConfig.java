@@ -104,6 +104,10 @@ import io.metaroce.core.wire.WireConstants;
  *     ([SPEC-LOSS-8]); 1 would allow none, so at least 2
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
+ * @param equalLengthPackets cut every message into packets of one length, the last overlapping
+ *     its predecessor ([SPEC-MSG-3]), so messages of one length leave as datagrams of one length
+ *     and a segmentation-offload send carries several; false: packets of the full payload size and
+ *     a shorter last one. Not negotiated: both ends of a connection MUST use the same value
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -152,7 +156,8 @@ public record EngineConfig(
         int aimdAnnouncedSpreadIntervals,
         boolean idleResend,
         int idleResendMaxCopies,
-        boolean bundleAcks) {
+        boolean bundleAcks,
+        boolean equalLengthPackets) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -278,7 +283,8 @@ public record EngineConfig(
                 2, // aimdAnnouncedSpreadIntervals: two intervals of the share announced in ACCEPT
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
                 4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
-                true); // bundleAcks: an ACK rides ahead of ready DATA on its path
+                true, // bundleAcks: an ACK rides ahead of ready DATA on its path
+                true); // equalLengthPackets: one packet length per message, the last overlapping
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -364,6 +370,7 @@ public record EngineConfig(
         private boolean idleResend;
         private int idleResendMaxCopies;
         private boolean bundleAcks;
+        private boolean equalLengthPackets;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -413,6 +420,7 @@ public record EngineConfig(
             idleResend = c.idleResend;
             idleResendMaxCopies = c.idleResendMaxCopies;
             bundleAcks = c.bundleAcks;
+            equalLengthPackets = c.equalLengthPackets;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -473,6 +481,8 @@ public record EngineConfig(
         public Builder idleResendMaxCopies(int v) { idleResendMaxCopies = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
+        /** Sets {@link EngineConfig#equalLengthPackets}. */
+        public Builder equalLengthPackets(boolean v) { equalLengthPackets = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -486,7 +496,8 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies, bundleAcks);
+                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies, bundleAcks,
+                    equalLengthPackets);
         }
     }
 }

@@ -93,6 +93,8 @@ final class LinuxUdpSocket implements UdpSocket {
     private int receivedSegmentBytes;
     private long coalescedReceives;
     private long gsoSends;
+    /** Datagrams carried by {@link #gsoSends}. */
+    private long gsoDatagrams;
     private IoRegistration registration;
     private int queued;
     private boolean closed;
@@ -343,6 +345,7 @@ final class LinuxUdpSocket implements UdpSocket {
             }
             if (j > i) {
                 gsoSends++;
+                gsoDatagrams += j - i + 1;
                 int g = c + controlLength;
                 controls.putLong(g, SEGMENT_CMSG_LEN);
                 controls.putInt(g + CMSG_LEVEL, SOL_UDP);
@@ -362,6 +365,16 @@ final class LinuxUdpSocket implements UdpSocket {
     /** Messages handed to {@code sendmmsg} that carried a GSO run (more than one datagram). */
     long gsoSends() {
         return gsoSends;
+    }
+
+    @Override
+    public long offloadSends() {
+        return gsoSends;
+    }
+
+    @Override
+    public long offloadDatagrams() {
+        return gsoDatagrams;
     }
 
     /** Buffers received holding more than one datagram (GRO). */

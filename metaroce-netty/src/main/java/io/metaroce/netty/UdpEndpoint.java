@@ -388,15 +388,19 @@ public final class UdpEndpoint implements AutoCloseable {
         return callOnLoop(() -> {
             EndpointStats s = endpoint.stats();
             int open = 0;
+            long offloadSends = 0;
+            long offloadDatagrams = 0;
             for (int i = 0; i < socketHighWater; i++) {
                 if (sockets[i] != null) {
                     open++;
+                    offloadSends += sockets[i].offloadSends();
+                    offloadDatagrams += sockets[i].offloadDatagrams();
                 }
             }
             return new UdpEndpointStats(datagramsReceived, datagramsSent, datagramsDropped, sendErrors,
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
-                    layer.readsEcn());
+                    layer.readsEcn(), offloadSends, offloadDatagrams);
         });
     }
 

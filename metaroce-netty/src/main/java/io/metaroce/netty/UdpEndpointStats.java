@@ -19,9 +19,13 @@ package io.metaroce.netty;
  * @param pathsRepathed failed paths moved to a fresh socket (a new source port)
  * @param datapath name of the socket layer ({@code nio}, ...)
  * @param ecnCapable whether the socket layer reads the ECN field of received datagrams
+ * @param offloadSends sends that carried a run of several datagrams with segmentation offload
+ *     (Linux GSO), summed over the sockets open now; 0 on layers without it. With
+ *     {@code datagramsSent} it tells how many datagrams one trip through the kernel carried.
+ * @param offloadDatagrams datagrams carried by the {@code offloadSends} (same sockets)
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
-        boolean ecnCapable) {
+        boolean ecnCapable, long offloadSends, long offloadDatagrams) {
 }

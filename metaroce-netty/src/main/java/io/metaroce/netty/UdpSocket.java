@@ -33,4 +33,17 @@ interface UdpSocket {
 
     /** Closes the socket; the future completes when it is closed. */
     Future<?> close();
+
+    /**
+     * Sends so far that carried several datagrams as one segmentation-offload run (Linux GSO);
+     * 0 for a layer without offload. Read on the socket's event loop.
+     */
+    default long offloadSends() {
+        return 0;
+    }
+
+    /** Datagrams carried by the {@link #offloadSends()}; 0 for a layer without offload. */
+    default long offloadDatagrams() {
+        return 0;
+    }
 }

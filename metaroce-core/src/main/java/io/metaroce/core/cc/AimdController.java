@@ -420,11 +420,12 @@ public final class AimdController implements CongestionController {
      * rate), whichever is shorter.
      */
     private long firstFlightSpread(long nowNanos) {
-        if (!announcementFresh(nowNanos)) {
-            return firstFlightSpread;
+        if (!announcementFresh(nowNanos) || firstFlightBytes <= 0) {
+            return firstFlightSpread; // no first-flight cap: no first flight to size from the share
         }
-        long interval = (long) (Math.max(firstFlightBytes, 1) * 1e9 / announcedShare);
-        return Math.max(1, Math.min(firstFlightSpread, announcedSpreadIntervals * interval));
+        // In double: a share read off the wire may be tiny and the product must not wrap.
+        double span = announcedSpreadIntervals * (firstFlightBytes * 1e9 / announcedShare);
+        return Math.max(1, (long) Math.min(firstFlightSpread, span));
     }
 
     /**

@@ -5,6 +5,7 @@ import io.metaroce.core.api.Transmit;
 import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.core.sack.PacketTable;
+import io.metaroce.core.stream.Segmentation;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
 import io.metaroce.core.wire.DataOpcode;
@@ -38,6 +39,8 @@ final class DataWriter {
     private final PacketTable packets;
     private final SendScheduler scheduler;
     private final int payloadBytes;
+    /** [SPEC-MSG-3]: cut messages into packets of one length. */
+    private final boolean equalLength;
     private final boolean idleResend;
     private final int idleResendMaxCopies;
     private final long maxAckDelayNanos;
@@ -62,6 +65,7 @@ final class DataWriter {
         this.packets = packets;
         this.scheduler = scheduler;
         this.payloadBytes = EngineConfig.payloadBytesFor(config.maxDatagramBytes());
+        this.equalLength = config.equalLengthPackets();
         this.idleResend = config.idleResend();
         this.idleResendMaxCopies = config.idleResendMaxCopies();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
@@ -148,11 +152,18 @@ final class DataWriter {
         if (w == StreamTable.NONE) {
             return writeIdleResend(nowNanos, path, out, p, codec);
         }
-        long offset = work.kind[w] == WorkRequests.READ ? 0 : work.sendOffset[w];
-        int length = work.kind[w] == WorkRequests.READ ? 0
-                : (int) Math.min(payloadBytesPerPacket(), work.length[w] - offset);
+        // [SPEC-MSG-3]: packets of one length, the last overlapping its predecessor; without
+        // equalLengthPackets, full packets and a shorter last one.
+        long sent = work.sendOffset[w];
+        int length = 0;
+        long offset = 0;
+        if (work.kind[w] != WorkRequests.READ) {
+            length = equalLength ? Segmentation.packetPayload(work.length[w], payloadBytesPerPacket())
+                    : (int) Math.min(payloadBytesPerPacket(), work.length[w] - sent);
+            offset = equalLength ? Segmentation.packetOffset(work.length[w], length, sent) : sent;
+        }
         long csn = packets.issue(w, work.generation[w], offset, length);
-        work.sendOffset[w] = offset + length;
+        work.sendOffset[w] = sent + length;
         work.undelivered[w]++;
         if (work.kind[w] == WorkRequests.READ || work.sendOffset[w] >= work.length[w]) {
             work.allSent[w] = true;

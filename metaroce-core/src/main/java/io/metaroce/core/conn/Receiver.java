@@ -12,6 +12,7 @@ import io.metaroce.core.sack.PathReceiveTracker;
 import io.metaroce.core.sack.SequenceReceiveWindow;
 import io.metaroce.core.stream.InboundMessages;
 import io.metaroce.core.stream.PostedReceives;
+import io.metaroce.core.stream.Segmentation;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
 import io.metaroce.core.wire.DataOpcode;
@@ -235,7 +236,8 @@ final class Receiver {
             inbound.immediate[m] = p.immediate;
             inbound.hasImmediate[m] = true;
         }
-        inbound.received[m] += p.payloadLength;
+        // Credited bytes, not payload bytes: a message's last packet may repeat bytes [SPEC-MSG-3].
+        inbound.received[m] += Segmentation.creditedBytes(inbound.length[m], p.payloadMessageOffset, p.payloadLength, sender.packetPayloadLimit());
         if (inbound.received[m] >= inbound.length[m]) {
             inbound.complete[m] = true;
             completeInOrder(s, endpoint);

@@ -10,6 +10,7 @@ import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.core.sack.PacketTable;
 import io.metaroce.core.sack.ScoreboardListener;
+import io.metaroce.core.stream.Segmentation;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
 import io.metaroce.core.wire.NakCode;
@@ -90,6 +91,11 @@ final class Sender {
         this.packets = new PacketTable(config.sequenceWindow());
         this.scheduler = new SendScheduler(streams, work);
         this.writer = new DataWriter(config, stats, paths, congestion, emitter, work, packets, scheduler);
+    }
+
+    /** The payload size P both ends cut messages with ([SPEC-CONN-14]: the smaller of the two). */
+    int packetPayloadLimit() {
+        return writer.payloadBytesPerPacket();
     }
 
     /** Takes the peer's payload size and sequence window, already bounded by this side's own. */
@@ -352,7 +358,8 @@ final class Sender {
         if (p.payloadLength > 0) {
             target.place(work.localOffset[w] + p.payloadMessageOffset, datagram, p.payloadOffset, p.payloadLength);
         }
-        work.readReceived[w] += p.payloadLength;
+        // Credited bytes, not payload bytes: a response's last packet may repeat bytes [SPEC-MSG-3].
+        work.readReceived[w] += Segmentation.creditedBytes(work.length[w], p.payloadMessageOffset, p.payloadLength, writer.payloadBytesPerPacket());
         if (work.readReceived[w] >= work.length[w]) {
             pendingReads.remove(readKey(p.streamId, p.messageSequence));
             markDone(w, CompletionStatus.SUCCESS, endpoint);

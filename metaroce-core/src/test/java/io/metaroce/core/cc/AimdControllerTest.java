@@ -212,6 +212,21 @@ class AimdControllerTest {
         AimdController slow = new AimdController(config, new SplittableRandom(3));
         slow.onAnnouncedShare(4_096_000L, 0);
         assertThat(slow.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 50_999L);
+        // Without a first-flight cap (aimdFirstFlightBytes 0) there is no first flight to size
+        // from the share: the configured spread stays (it once collapsed to a few nanoseconds).
+        EngineConfig uncapped = config.toBuilder().aimdFirstFlightBytes(0).build();
+        long uncappedLatest = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController cc = new AimdController(uncapped, new SplittableRandom(seed));
+            cc.onAnnouncedShare(409_600_000L, 0);
+            uncappedLatest = Math.max(uncappedLatest, cc.nextSendTimeNanos(0, 1_000) - 1_000);
+        }
+        assertThat(uncappedLatest).as("no cap: the configured 50 us").isBetween(25_000L, 49_999L);
+        // A tiny share off the wire does not wrap the product into a negative spread.
+        AimdController tiny = new AimdController(config.toBuilder().aimdAnnouncedSpreadIntervals(64).build(),
+                new SplittableRandom(5));
+        tiny.onAnnouncedShare(1, 0);
+        assertThat(tiny.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 50_999L);
     }
 
     @Test

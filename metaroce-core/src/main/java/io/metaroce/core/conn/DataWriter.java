@@ -299,7 +299,18 @@ final class DataWriter {
         if (packets.state(csn) != PacketTable.OUTSTANDING || packets.lastSentNanos(csn) == Long.MIN_VALUE) {
             return false;
         }
-        return packets.copies(csn) < idleResendMaxCopies && ownerLive(csn);
+        return packets.copies(csn) < idleResendMaxCopies && ownerLive(csn) && !heldBackByPeer(csn);
+    }
+
+    /**
+     * Whether the stream of {@code csn} was paused by a receiver-not-ready NAK after the packet's
+     * latest transmission [SPEC-NAK-4]: the packet is held back until the pause ends, when it is
+     * queued again for an ordinary retransmission; an idle resend must not send it sooner. (Only
+     * SENDs and WRITEs are refused as not ready, and their streams pause; a READ response is not.)
+     */
+    private boolean heldBackByPeer(long csn) {
+        int w = packets.owner(csn);
+        return work.kind[w] != WorkRequests.READ_RESPONSE && scheduler.pausedSince(work.stream[w], packets.lastSentNanos(csn));
     }
 
     /**

@@ -23,6 +23,11 @@ final class SendScheduler {
     private final IntArrayQueue responses = new IntArrayQueue(8, -1);
     private boolean responsesTurn;
 
+    /** Whether stream {@code s} was paused by a receiver-not-ready NAK after {@code sentNanos} [SPEC-NAK-4]. */
+    boolean pausedSince(int s, long sentNanos) {
+        return streams.pausedUntilNanos(s) > sentNanos;
+    }
+
     SendScheduler(StreamTable streams, WorkRequests work) {
         this.streams = streams;
         this.work = work;

@@ -93,4 +93,29 @@ class ReceiverNotReadyTest {
         assertThat(status[0]).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(target.segment().asSlice(0, 8).mismatch(local.segment().asSlice(0, 8))).isEqualTo(-1);
     }
+
+    /**
+     * An idle sender's copies [SPEC-LOSS-8] respect a receiver-not-ready pause [SPEC-NAK-4]: the
+     * refused packet waits out each back-off (200 us by default) instead of being resent a round
+     * trip after every refusal.
+     */
+    @org.junit.jupiter.api.Test
+    void idleResendsWaitOutAReceiverNotReadyPause() {
+        int[] status = {-1};
+        EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).build();
+        Pair pair = Pair.create(3, 1, NetworkConditions.perfect(), config)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> status[0] = st)
+                .connect();
+        MemoryRegion local = TestMemory.region(pair.client(), 64, Access.ALL, 9);
+        MemoryRegion target = TestMemory.region(pair.server(), 64, Access.ALL, 0);
+        pair.clientConnection().postSend(0, 1, local, 0, 8);
+        pair.advance(4_000_000L);
+        long naks = pair.clientConnection().stats().receiverNotReadyNaks();
+        assertThat(naks).as("one refusal per 200 us pause over 4 ms, not one per round trip").isBetween(1L, 22L);
+        assertThat(pair.clientConnection().stats().idleResends()).isZero();
+        pair.serverConnection().postRecv(0, 9, target, 0, 64);
+        pair.driveUntil(() -> status[0] >= 0, 30_000_000_000L, "send after the pauses");
+        assertThat(status[0]).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(target.segment().asSlice(0, 8).mismatch(local.segment().asSlice(0, 8))).isEqualTo(-1);
+    }
 }

@@ -423,9 +423,12 @@ public final class AimdController implements CongestionController {
         if (!announcementFresh(nowNanos) || firstFlightBytes <= 0) {
             return firstFlightSpread; // no first-flight cap: no first flight to size from the share
         }
-        // In double: a share read off the wire may be tiny and the product must not wrap.
-        double span = announcedSpreadIntervals * (firstFlightBytes * 1e9 / announcedShare);
-        return Math.max(1, (long) Math.min(firstFlightSpread, span));
+        long interval = (long) (firstFlightBytes * 1e9 / announcedShare);
+        // A share read off the wire may be tiny: the product must not wrap (announcementFresh
+        // ensures at least one interval).
+        long span = interval > firstFlightSpread / announcedSpreadIntervals ? firstFlightSpread
+                : announcedSpreadIntervals * interval;
+        return Math.max(1, Math.min(firstFlightSpread, span));
     }
 
     /**

@@ -95,7 +95,6 @@ class SegmentationPropertyTest {
                 .onServerCompletion((c, s, w, o, st, b, i, h) -> serverStatus.add(st))
                 .connect();
         Connection client = pair.clientConnection();
-        Connection server = pair.serverConnection();
         int p = client.payloadBytesPerPacket();
 
         // Lengths in [0, 10 P], with the edges around multiples of P always included.
@@ -109,35 +108,7 @@ class SegmentationPropertyTest {
         }
         MemoryRegion clientMem = TestMemory.region(pair.client(), Math.max(1, total), Access.ALL, rnd.nextLong());
         MemoryRegion serverMem = TestMemory.region(pair.server(), Math.max(1, total), Access.ALL, rnd.nextLong());
-        MemorySegment clientBefore = TestMemory.snapshot(clientMem);
-        MemorySegment serverBefore = TestMemory.snapshot(serverMem);
-        int receives = 0;
-        for (int i = 0; i < ops.size(); i++) {
-            Op op = ops.get(i);
-            int stream = i % 4;
-            int r = switch (op.kind) {
-                case 1 -> {
-                    receives++;
-                    assertThat(server.postRecv(stream, 500 + i, serverMem, op.offset, op.length)).isEqualTo(PostResult.OK);
-                    yield client.postSend(stream, i, clientMem, op.offset, op.length);
-                }
-                case 2 -> client.postWrite(stream, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
-                default -> client.postRead(stream, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
-            };
-            assertThat(r).as(where).isEqualTo(PostResult.OK);
-        }
-        int expectedServer = receives;
-        pair.driveUntil(() -> clientStatus.size() >= ops.size() && serverStatus.size() >= expectedServer,
-                60_000_000_000L, "all work (" + where + ")");
-
-        assertThat(clientStatus).as(where).hasSize(ops.size()).allMatch(s -> s == CompletionStatus.SUCCESS);
-        assertThat(serverStatus).as(where).hasSize(expectedServer).allMatch(s -> s == CompletionStatus.SUCCESS);
-        for (Op op : ops) {
-            MemorySegment got = op.kind == 3 ? clientMem.segment() : serverMem.segment();
-            MemorySegment want = op.kind == 3 ? serverBefore : clientBefore;
-            assertThat(got.asSlice(op.offset, op.length).mismatch(want.asSlice(op.offset, op.length)))
-                    .as("kind %d, %d bytes (%s)", op.kind, op.length, where).isEqualTo(-1L);
-        }
+        runAndCheckIntact(pair, ops, clientMem, serverMem, clientStatus, serverStatus, where);
 
         // On the wire: per message, one payload length, Q = ceil(L / ceil(L / P)), at the rule's offsets.
         if (equal) {
@@ -191,7 +162,6 @@ class SegmentationPropertyTest {
                 .onServerCompletion((c, s, w, o, st, b, i, h) -> serverStatus.add(st))
                 .connect();
         Connection client = pair.clientConnection();
-        Connection server = pair.serverConnection();
         int p = client.payloadBytesPerPacket();
         int[] lengths = {1, p - 1, p, p + 1, 2 * p + 1, 8192, 3 * p - 2, 10 * p - 7};
         long total = 0;
@@ -200,8 +170,6 @@ class SegmentationPropertyTest {
         }
         MemoryRegion clientMem = TestMemory.region(pair.client(), 3 * total, Access.ALL, seed);
         MemoryRegion serverMem = TestMemory.region(pair.server(), 3 * total, Access.ALL, seed + 1);
-        MemorySegment clientBefore = TestMemory.snapshot(clientMem);
-        MemorySegment serverBefore = TestMemory.snapshot(serverMem);
         long offset = 0;
         List<Op> ops = new ArrayList<>();
         for (int kind = 1; kind <= 3; kind++) {
@@ -210,23 +178,39 @@ class SegmentationPropertyTest {
                 offset += l;
             }
         }
+        runAndCheckIntact(pair, ops, clientMem, serverMem, clientStatus, serverStatus, where);
+    }
+
+    /**
+     * Snapshots both regions, posts every op (SENDs with their receives, WRITEs, READs) on streams
+     * taken in turn, drives the pair until every completion arrived, and checks that each one is
+     * SUCCESS and that every message's bytes arrived intact.
+     */
+    private static void runAndCheckIntact(Pair pair, List<Op> ops, MemoryRegion clientMem, MemoryRegion serverMem,
+            List<Integer> clientStatus, List<Integer> serverStatus, String where) {
+        Connection client = pair.clientConnection();
+        Connection server = pair.serverConnection();
+        MemorySegment clientBefore = TestMemory.snapshot(clientMem);
+        MemorySegment serverBefore = TestMemory.snapshot(serverMem);
         int receives = 0;
         for (int i = 0; i < ops.size(); i++) {
             Op op = ops.get(i);
+            int stream = i % 4;
             int r = switch (op.kind) {
                 case 1 -> {
                     receives++;
-                    assertThat(server.postRecv(0, 500 + i, serverMem, op.offset, op.length)).isEqualTo(PostResult.OK);
-                    yield client.postSend(0, i, clientMem, op.offset, op.length);
+                    assertThat(server.postRecv(stream, 500 + i, serverMem, op.offset, op.length)).isEqualTo(PostResult.OK);
+                    yield client.postSend(stream, i, clientMem, op.offset, op.length);
                 }
-                case 2 -> client.postWrite(1, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
-                default -> client.postRead(2, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
+                case 2 -> client.postWrite(stream, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
+                default -> client.postRead(stream, i, clientMem, op.offset, op.length, serverMem.remoteKey(), op.offset);
             };
             assertThat(r).as(where).isEqualTo(PostResult.OK);
         }
         int expectedServer = receives;
         pair.driveUntil(() -> clientStatus.size() >= ops.size() && serverStatus.size() >= expectedServer,
                 60_000_000_000L, "all work (" + where + ")");
+
         assertThat(clientStatus).as(where).hasSize(ops.size()).allMatch(s -> s == CompletionStatus.SUCCESS);
         assertThat(serverStatus).as(where).hasSize(expectedServer).allMatch(s -> s == CompletionStatus.SUCCESS);
         for (Op op : ops) {

@@ -37,7 +37,8 @@ import java.util.random.RandomGenerator;
  *   <li>a round trip is measured in bytes: after a cut, the next cut of the same kind waits until
  *       the path has acknowledged as many bytes as it had in flight at the cut, or as the new
  *       window if that is larger (the first cut of each kind is allowed at once); a loss cut also
- *       waits for a round trip after an ECN cut: one congestion cut per round trip ([SPEC-CC-30]);
+ *       waits for a round trip after an ECN cut and an ECN cut for a round trip after a loss cut: one
+ *       congestion cut per round trip ([SPEC-CC-30]);
  *   <li>{@code sendAllowanceBytes(path) = window(path) - bytesInFlight(path)}.
  *   <li>where ECN cannot be read (the peer never reports the path's packets ECN-capable, as over a
  *       datapath blind to the IP header), delay stands in for marks: each RTT sample more than
@@ -404,7 +405,8 @@ public final class AimdController implements CongestionController {
         if (ce > 0) {
             markCredit[pathId] = roundTripBytes(pathId);
         }
-        if (ce > 0 && ecnCutCredit[pathId] <= 0) {
+        // One congestion cut per round trip [SPEC-CC-30]: not within a round trip of a loss cut either.
+        if (ce > 0 && ecnCutCredit[pathId] <= 0 && lossCutCredit[pathId] <= 0) {
             long w = window[pathId];
             window[pathId] = Math.max(minWindow, w - ((w * cutAlpha(pathId)) >> (ALPHA_BITS + 1)));
             windowBeforeLossCut[pathId] = 0; // a congestion mark: a slow packet undoes no cut now

@@ -671,6 +671,30 @@ class AimdControllerTest {
      * scenario at 1% per link most random losses came within a round trip of a mark (the lossless
      * run is marked too), and cut the windows the marks had just cut.
      */
+    /**
+     * [SPEC-CC-30] the other way round: marks within a round trip of a loss cut do not cut again
+     * (one congestion cut per round trip); a round trip later they do.
+     */
+    @Test
+    void marksWithinARoundTripOfALossCutDoNotCutAgain() {
+        AimdController cc = new AimdController(CONFIG);
+        for (int i = 0; i < 16; i++) {
+            cc.onPacketSent(0, D, 0);
+        }
+        cc.onPacketLost(0, D, 0); // no ECN seen yet: the loss cuts ([SPEC-CC-24] needs ECN read)
+        long afterLoss = cc.windowBytes(0);
+        assertThat(afterLoss).as("the loss cut").isEqualTo(INITIAL / 2);
+        cc.onEcnFeedback(0, 4, 4, 0);
+        assertThat(cc.windowBytes(0)).as("marks in the loss cut's round trip").isEqualTo(afterLoss);
+        while (cc.bytesInFlight(0) > 0) {
+            cc.onPacketAcked(0, D, -1, 0);
+        }
+        sendAndAck(cc, 0, INITIAL);
+        long before = cc.windowBytes(0);
+        cc.onEcnFeedback(0, 8, 8, 0);
+        assertThat(cc.windowBytes(0)).as("marks a round trip later cut").isLessThan(before);
+    }
+
     @Test
     void aLossWithinARoundTripOfAnEcnCutDoesNotCutAgain() {
         for (boolean scaled : new boolean[] {false, true}) {

@@ -43,8 +43,32 @@ class LossRecoveryTest {
         final Packet packet = new Packet();
         DropRule rule = (fromClient, p, nowNanos) -> false;
 
+        /** When the first packet {@link #dropClientPackets} dropped left, and its CSN; -1 before. */
+        long droppedAt = -1;
+        long droppedCsn = -1;
+
         interface DropRule {
             boolean drop(boolean fromClient, Packet p, long nowNanos);
+        }
+
+        /** Drops the first {@code count} packets from the client that {@code match} accepts. */
+        void dropClientPackets(java.util.function.Predicate<Packet> match, int count) {
+            int[] dropped = {0};
+            rule = (fromClient, p, now) -> {
+                if (!fromClient || dropped[0] >= count || !match.test(p)) {
+                    return false;
+                }
+                if (dropped[0]++ == 0) {
+                    droppedAt = now;
+                    droppedCsn = p.connectionSequence;
+                }
+                return true;
+            };
+        }
+
+        /** A DATA packet that ends its message. */
+        static boolean lastOfItsMessage(Packet p) {
+            return p.type == PacketType.DATA && p.payloadMessageOffset + p.payloadLength == p.messageLength;
         }
 
         @Override
@@ -83,28 +107,19 @@ class LossRecoveryTest {
     @Test
     void aHoleOnAPathIsResentOnThatPathAsSoonAsAnAckRevealsIt() {
         Recorder rec = new Recorder();
-        long[] droppedAt = {-1};
-        long[] droppedCsn = {-1};
-        rec.rule = (fromClient, p, now) -> {
-            if (fromClient && p.type == PacketType.DATA && p.pathId == 1 && p.pathSequence == 2 && droppedAt[0] < 0) {
-                droppedAt[0] = now;
-                droppedCsn[0] = p.connectionSequence;
-                return true;
-            }
-            return false;
-        };
+        rec.dropClientPackets(p -> p.type == PacketType.DATA && p.pathId == 1 && p.pathSequence == 2, 1);
         Pair p = pair(11, 2, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec);
         MemoryRegion src = region(p.client(), 400_000);
         MemoryRegion dst = region(p.server(), 400_000);
         p.clientConnection().postWrite(0, 1, src, 0, 400_000, dst.remoteKey(), 0);
         p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
 
-        assertThat(droppedAt[0]).as("the third packet of path 1 was dropped").isPositive();
-        List<Sent> resent = rec.sent.stream().filter(s -> s.csn == droppedCsn[0] && s.retransmission()).toList();
+        assertThat(rec.droppedAt).as("the third packet of path 1 was dropped").isPositive();
+        List<Sent> resent = rec.sent.stream().filter(s -> s.csn == rec.droppedCsn && s.retransmission()).toList();
         assertThat(resent).as("exactly one retransmission of the lost packet").hasSize(1);
         Sent retransmission = resent.get(0);
         assertThat(retransmission.pathId).as("resent on the path that lost it").isEqualTo(1);
-        assertThat(retransmission.atNanos - droppedAt[0])
+        assertThat(retransmission.atNanos - rec.droppedAt)
                 .as("resent about one round trip after the loss, long before the %d ns RTO", MIN_RTO)
                 .isLessThan(MIN_RTO / 4);
         Connection c = p.clientConnection();
@@ -118,27 +133,17 @@ class LossRecoveryTest {
     @Test
     void aLostLastPacketIsRecoveredByTheRetransmissionTimer() {
         Recorder rec = new Recorder();
-        long[] droppedAt = {-1};
-        long[] droppedCsn = {-1};
         int length = 50_000;
-        rec.rule = (fromClient, p, now) -> {
-            boolean last = p.type == PacketType.DATA && p.payloadMessageOffset + p.payloadLength == p.messageLength;
-            if (fromClient && last && droppedAt[0] < 0) {
-                droppedAt[0] = now;
-                droppedCsn[0] = p.connectionSequence;
-                return true;
-            }
-            return false;
-        };
+        rec.dropClientPackets(Recorder::lastOfItsMessage, 1);
         Pair p = pair(12, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec);
         MemoryRegion src = region(p.client(), length);
         MemoryRegion dst = region(p.server(), length);
         p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
         p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
 
-        Sent retransmission = rec.sent.stream().filter(s -> s.csn == droppedCsn[0] && s.retransmission())
+        Sent retransmission = rec.sent.stream().filter(s -> s.csn == rec.droppedCsn && s.retransmission())
                 .findFirst().orElseThrow();
-        assertThat(retransmission.atNanos - droppedAt[0]).as("the timer, not an ACK, recovered it")
+        assertThat(retransmission.atNanos - rec.droppedAt).as("the timer, not an ACK, recovered it")
                 .isGreaterThanOrEqualTo(MIN_RTO);
         assertThat(p.clientConnection().stats().timeouts()).isGreaterThanOrEqualTo(1);
         assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
@@ -152,18 +157,8 @@ class LossRecoveryTest {
     @Test
     void anIdleSenderResendsALostLastPacketAfterItsOverdueTimeNotItsTimer() {
         Recorder rec = new Recorder();
-        long[] droppedAt = {-1};
-        long[] droppedCsn = {-1};
         int length = 50_000;
-        rec.rule = (fromClient, p, now) -> {
-            boolean last = p.type == PacketType.DATA && p.payloadMessageOffset + p.payloadLength == p.messageLength;
-            if (fromClient && last && droppedAt[0] < 0) {
-                droppedAt[0] = now;
-                droppedCsn[0] = p.connectionSequence;
-                return true;
-            }
-            return false;
-        };
+        rec.dropClientPackets(Recorder::lastOfItsMessage, 1);
         EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).build();
         Pair p = pair(12, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec, config);
         MemoryRegion src = region(p.client(), length);
@@ -171,10 +166,10 @@ class LossRecoveryTest {
         p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
         p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
 
-        List<Sent> resent = rec.sent.stream().filter(s -> s.csn == droppedCsn[0] && s.retransmission()).toList();
+        List<Sent> resent = rec.sent.stream().filter(s -> s.csn == rec.droppedCsn && s.retransmission()).toList();
         assertThat(resent).as("copies of the lost packet").isNotEmpty()
                 .hasSizeLessThan(config.idleResendMaxCopies());
-        long waited = resent.get(0).atNanos - droppedAt[0];
+        long waited = resent.get(0).atNanos - rec.droppedAt;
         assertThat(waited).as("a round trip (20 us), not the %d ns timer", MIN_RTO)
                 .isGreaterThanOrEqualTo(20_000L)
                 .isLessThan(MIN_RTO / 2);
@@ -195,21 +190,7 @@ class LossRecoveryTest {
     void anIdleSenderSendsFurtherCopiesWhileTheEarlierOnesAwaitTheirVerdicts() {
         for (int maxCopies : new int[] {4, 2}) {
             Recorder rec = new Recorder();
-            long[] droppedAt = {-1};
-            long[] lastCsn = {-1};
-            int[] dropped = {0};
-            rec.rule = (fromClient, p, now) -> {
-                boolean last = p.type == PacketType.DATA && p.payloadMessageOffset + p.payloadLength == p.messageLength;
-                if (fromClient && last && dropped[0] < 3) {
-                    if (droppedAt[0] < 0) {
-                        droppedAt[0] = now;
-                        lastCsn[0] = p.connectionSequence;
-                    }
-                    dropped[0]++;
-                    return true;
-                }
-                return false;
-            };
+            rec.dropClientPackets(Recorder::lastOfItsMessage, 3);
             EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).idleResendMaxCopies(maxCopies)
                     .build();
             completions = 0;
@@ -219,9 +200,9 @@ class LossRecoveryTest {
             MemoryRegion dst = region(p.server(), length);
             p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
             p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
-            long took = p.now() - droppedAt[0];
+            long took = p.now() - rec.droppedAt;
             Connection c = p.clientConnection();
-            long transmissions = rec.sent.stream().filter(s -> s.csn == lastCsn[0] && s.type == PacketType.DATA).count();
+            long transmissions = rec.sent.stream().filter(s -> s.csn == rec.droppedCsn && s.type == PacketType.DATA).count();
             assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
             if (maxCopies == 4) {
                 assertThat(transmissions).as("the last packet, two lost copies and the one that arrives")

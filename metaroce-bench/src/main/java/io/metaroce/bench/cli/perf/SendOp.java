@@ -9,18 +9,12 @@ final class SendOp implements SlotOp {
     public int post(SlotContext ctx, int slot, long count) {
         int stream = ServerLayout.streamOf(slot, ctx.params.streams());
         long sequence = ctx.nextReceiveSequence(stream);
-        long offset = ctx.sourceOffset(slot);
-        ctx.fillSource(offset, Pattern.receivedKey(stream, sequence));
+        long offset = ctx.fillForReceive(slot, stream, sequence);
         return ctx.connection.postSendDirect(stream, slot, ctx.region, offset, ctx.size);
     }
 
     @Override
     public int complete(SlotContext ctx, int slot, int status, long byteLength) {
-        if (!ctx.succeeded(status, byteLength, ctx.size, "SEND", slot)) {
-            return FAILED;
-        }
-        ctx.counters.completed(MessageKind.SEND, ctx.size);
-        ctx.receiverMessageCompleted();
-        return DONE;
+        return ctx.receiverMessageCompleted(slot, status, byteLength, MessageKind.SEND);
     }
 }

@@ -99,9 +99,28 @@ final class SlotContext {
         return receiveSequence[stream]++;
     }
 
-    /** A receive-consuming message completed at the client, so the server must have checked it. */
-    void receiverMessageCompleted() {
+    /**
+     * Fills {@code slot}'s source with the pattern of receive {@code sequence} on {@code stream}
+     * ({@link Pattern#receivedKey}), which the server checks when that receive completes; returns
+     * the slot's source offset.
+     */
+    long fillForReceive(int slot, int stream, long sequence) {
+        long offset = sourceOffset(slot);
+        fillSource(offset, Pattern.receivedKey(stream, sequence));
+        return offset;
+    }
+
+    /**
+     * The completion of a receive-consuming message of {@code slot} ({@code kind}): counted and, since the server must then have checked it, counted
+     * as checked; {@link SlotOp#DONE}, or {@link SlotOp#FAILED} if it failed.
+     */
+    int receiverMessageCompleted(int slot, int status, long byteLength, MessageKind kind) {
+        if (!succeeded(status, byteLength, size, kind.name(), slot)) {
+            return SlotOp.FAILED;
+        }
+        counters.completed(kind, size);
         receiverMessages++;
+        return SlotOp.DONE;
     }
 
     long receiverMessages() {

@@ -10,19 +10,13 @@ final class WriteWithImmediateOp implements SlotOp {
     public int post(SlotContext ctx, int slot, long count) {
         int stream = ServerLayout.streamOf(slot, ctx.params.streams());
         long sequence = ctx.nextReceiveSequence(stream);
-        long offset = ctx.sourceOffset(slot);
-        ctx.fillSource(offset, Pattern.receivedKey(stream, sequence));
+        long offset = ctx.fillForReceive(slot, stream, sequence);
         return ctx.connection.postWriteWithImmediateDirect(stream, slot, ctx.region, offset, ctx.size, ctx.remoteKey,
                 ctx.layout.receiveOffset(stream, sequence), (int) sequence);
     }
 
     @Override
     public int complete(SlotContext ctx, int slot, int status, long byteLength) {
-        if (!ctx.succeeded(status, byteLength, ctx.size, "WRITE_WITH_IMM", slot)) {
-            return FAILED;
-        }
-        ctx.counters.completed(MessageKind.WRITE_WITH_IMM, ctx.size);
-        ctx.receiverMessageCompleted();
-        return DONE;
+        return ctx.receiverMessageCompleted(slot, status, byteLength, MessageKind.WRITE_WITH_IMM);
     }
 }

@@ -114,6 +114,15 @@ class MultipathFabricTest {
     }
 
     private void connect(boolean aimd, boolean repath) throws Exception {
+        connect(aimd, repath, false);
+    }
+
+    /**
+     * With {@code overPlanes}, each link is a plane: both endpoints bind their two link addresses
+     * ({@link UdpEndpoint.Builder#planes}), and path {@code i} runs on plane {@code i mod 2}, from
+     * host A's address on that link to host B's, never through the ECMP route.
+     */
+    private void connect(boolean aimd, boolean repath, boolean overPlanes) throws Exception {
         long window = 1 << 20;
         // Both loss timers are kept well above the scheduling delays of a loaded 2-core host, so
         // that the losses counted are the fabric's, not timers firing on a descheduled receiver.
@@ -121,17 +130,24 @@ class MultipathFabricTest {
                 .overdueFloorNanos(5_000_000L).aimdMaxWindowBytes(window / PATHS).aimdInitialWindowBytes(window / PATHS).build();
         BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
         UdpEndpoint.Builder sb = UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(loopIn(fabric.b))
-                .config(config).bindAddress(TwoHostFabric.HOST_B).listenPort(4791).listening(true)
-                .acceptListener(accepted::add);
+                .config(config).listenPort(4791).listening(true).acceptListener(accepted::add);
         UdpEndpoint.Builder cb = UdpEndpoint.builder().datapath(Datapath.LINUX).eventLoopGroup(loopIn(fabric.a))
-                .config(config).bindAddress(TwoHostFabric.HOST_A).repathOnFailure(repath);
+                .config(config).repathOnFailure(repath);
+        if (overPlanes) {
+            sb.planes(TwoHostFabric.linkAddressB(0), TwoHostFabric.linkAddressB(1));
+            cb.planes(TwoHostFabric.linkAddressA(0), TwoHostFabric.linkAddressA(1));
+        } else {
+            sb.bindAddress(TwoHostFabric.HOST_B);
+            cb.bindAddress(TwoHostFabric.HOST_A);
+        }
         if (aimd) {
             sb.congestionController(AimdController::new);
             cb.congestionController(AimdController::new);
         }
         server = sb.build();
         client = cb.build();
-        connection = client.connect(new InetSocketAddress(TwoHostFabric.HOST_B, 4791), PATHS)
+        connection = (overPlanes ? client.connect(server.localAddresses(), PATHS)
+                : client.connect(new InetSocketAddress(TwoHostFabric.HOST_B, 4791), PATHS))
                 .get(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
     }
@@ -381,5 +397,47 @@ class MultipathFabricTest {
             assertThat(portsAfter[id]).as("path %d moved to a new source port", id).isNotEqualTo(portsBefore[id]);
         }
         assertThat(client.stats().pathsRepathed()).isGreaterThanOrEqualTo(onLink1.size());
+    }
+
+    /**
+     * R-PATH-3 over real sockets: losing a plane is path failure on that plane's paths. Link 1,
+     * plane 1, is black-holed mid-transfer: its paths (the odd ones) go out of service, the
+     * transfers go on over plane 0 with every byte verified, and when the plane returns its paths
+     * are probed back and carry data again. Repathing is off: a fresh source port cannot leave a
+     * plane.
+     */
+    @Test
+    @Timeout(120)
+    void losingAPlaneTakesItsPathsOutOfServiceAndTheTransfersGoOnOverTheOther() throws Exception {
+        connect(false, false, true);
+        for (PathStats p : paths()) {
+            InetSocketAddress to = (InetSocketAddress) p.remoteAddress;
+            assertThat(to.getAddress()).as("path %d runs on plane %d", p.pathId, p.pathId % 2)
+                    .isEqualTo(TwoHostFabric.linkAddressB(p.pathId % 2));
+        }
+        long[] sentBefore = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Integer> traffic = pumpUntil(stop, 300);
+        awaitPaths("traffic on every path", p -> Arrays.stream(p).allMatch(x -> x.packetsSent > sentBefore[x.pathId]),
+                20);
+        long plane0BytesBefore = fabric.bytesSentOver(0);
+        fabric.blackHole(1);
+        awaitPaths("plane 1's paths out of service, plane 0's in service", p -> Arrays.stream(p)
+                .allMatch(x -> (x.pathId % 2 == 1) != PathState.inService(x.state)), 20);
+        long[] sentWhileDown = Arrays.stream(paths()).mapToLong(p -> p.packetsSent).toArray();
+        awaitPaths("traffic going on over plane 0", p -> Arrays.stream(p)
+                .filter(x -> x.pathId % 2 == 0).allMatch(x -> x.packetsSent > sentWhileDown[x.pathId] + 100), 20);
+        assertThat(fabric.bytesSentOver(0)).as("bytes over plane 0's link").isGreaterThan(plane0BytesBefore);
+
+        fabric.clearRules();
+        awaitPaths("plane 1's paths probed back into service", MultipathFabricTest::allActive, 20);
+        awaitEveryPathCarryingDataThenStop(stop, traffic);
+        for (PathStats p : paths()) {
+            if (p.pathId % 2 == 1) {
+                assertThat(p.failures).as("path %d failed while its plane was down", p.pathId).isPositive();
+            } else {
+                assertThat(p.failures).as("path %d, on the plane that stayed up", p.pathId).isZero();
+            }
+        }
     }
 }

@@ -56,20 +56,33 @@ final class TwoHostFabric implements AutoCloseable {
             String ia = interfaceA(i);
             String ib = interfaceB(i);
             NetworkNamespaces.sh("ip link add " + ia + " netns " + a + " type veth peer name " + ib + " netns " + b);
-            NetworkNamespaces.sh("ip -n " + a + " addr add 198.18.0." + (4 * i + 1) + "/30 dev " + ia);
-            NetworkNamespaces.sh("ip -n " + b + " addr add 198.18.0." + (4 * i + 2) + "/30 dev " + ib);
+            NetworkNamespaces.sh("ip -n " + a + " addr add " + linkAddressA(i).getHostAddress() + "/30 dev " + ia);
+            NetworkNamespaces.sh("ip -n " + b + " addr add " + linkAddressB(i).getHostAddress() + "/30 dev " + ib);
             // Jumbo frames, as on an AI fabric: a 4 KiB datagram is one frame, never IP fragments.
             NetworkNamespaces.sh("ip -n " + a + " link set " + ia + " mtu 9000 up");
             NetworkNamespaces.sh("ip -n " + b + " link set " + ib + " mtu 9000 up");
             NetworkNamespaces.in(a, "sysctl -q -w net.ipv4.conf." + ia + ".rp_filter=0");
             NetworkNamespaces.in(b, "sysctl -q -w net.ipv4.conf." + ib + ".rp_filter=0");
-            toB.append(" nexthop via 198.18.0.").append(4 * i + 2).append(" dev ").append(ia);
-            toA.append(" nexthop via 198.18.0.").append(4 * i + 1).append(" dev ").append(ib);
+            toB.append(" nexthop via ").append(linkAddressB(i).getHostAddress()).append(" dev ").append(ia);
+            toA.append(" nexthop via ").append(linkAddressA(i).getHostAddress()).append(" dev ").append(ib);
         }
         NetworkNamespaces.sh(toB.toString());
         NetworkNamespaces.sh(toA.toString());
         NetworkNamespaces.in(b, "nft add table ip mrtest");
         NetworkNamespaces.in(b, "nft add chain ip mrtest ingress { type filter hook prerouting priority 0 ; }");
+    }
+
+    /**
+     * Host A's own address on {@code link} ({@code 198.18.0.(4 link + 1)}): bound as a plane's
+     * address, it makes the link a plane, reached directly and never through the ECMP route.
+     */
+    static InetAddress linkAddressA(int link) {
+        return address("198.18.0." + (4 * link + 1));
+    }
+
+    /** Host B's own address on {@code link} ({@code 198.18.0.(4 link + 2)}). */
+    static InetAddress linkAddressB(int link) {
+        return address("198.18.0." + (4 * link + 2));
     }
 
     static String interfaceA(int link) {

@@ -42,6 +42,8 @@ final class PerfClient {
     private final double drop;
     private final EngineConfig config;
     private final PrintWriter out;
+    /** Told when the warm-up ends: a meter of the measured part starts there. */
+    private Runnable onWarm = () -> { };
     private int corruptEvery;
     private Datapath datapath = Datapath.AUTO;
     private boolean busyPoll;
@@ -69,6 +71,12 @@ final class PerfClient {
         this.drop = drop;
         this.config = config;
         this.out = out;
+    }
+
+    /** Runs {@code listener} on the client's thread when the warm-up ends (not at all without one); returns this. */
+    public PerfClient onWarm(Runnable listener) {
+        this.onWarm = java.util.Objects.requireNonNull(listener, "listener");
+        return this;
     }
 
     /**
@@ -163,6 +171,7 @@ final class PerfClient {
                 baseMessages = counters.messages();
                 baseBytes = counters.bytes();
                 warmupEnd = now;
+                onWarm.run();
                 if (latency != null) {
                     latency.takeInterval(false); // what was recorded so far is warm-up
                 }

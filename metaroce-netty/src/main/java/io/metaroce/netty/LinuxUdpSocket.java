@@ -92,6 +92,10 @@ final class LinuxUdpSocket implements UdpSocket {
     private int receivedEcn;
     private int receivedSegmentBytes;
     private long coalescedReceives;
+    /** Datagrams held by the {@link #coalescedReceives}. */
+    private long coalescedDatagrams;
+    private long receiveCalls;
+    private long sendCalls;
     private long gsoSends;
     /** Datagrams carried by {@link #gsoSends}. */
     private long gsoDatagrams;
@@ -156,6 +160,7 @@ final class LinuxUdpSocket implements UdpSocket {
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
             receive.prepareReceive(receive.capacity);
             int n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+            receiveCalls++;
             if (n < 0) {
                 int errno = LinuxSyscalls.errno(errnoState);
                 if (errno == EINTR) {
@@ -193,6 +198,7 @@ final class LinuxUdpSocket implements UdpSocket {
         }
         // GRO: a run of datagrams from one sender with one TOS, each of the segment size but the last.
         coalescedReceives++;
+        coalescedDatagrams += (length + receivedSegmentBytes - 1) / receivedSegmentBytes;
         for (int offset = 0; offset < length && !closed; offset += receivedSegmentBytes) {
             receiver.onDatagram(socketId, view, offset, Math.min(receivedSegmentBytes, length - offset), sender,
                     receivedEcn);
@@ -283,6 +289,7 @@ final class LinuxUdpSocket implements UdpSocket {
         while (start < entries) {
             MemorySegment from = wireFrom[start];
             int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, entries - start, MSG_DONTWAIT);
+            sendCalls++;
             if (n >= 0) {
                 // sendmmsg stops at the first entry the kernel refuses and reports those before it;
                 // the next call starts with that entry and, if it is refused again, skips it below.
@@ -380,6 +387,26 @@ final class LinuxUdpSocket implements UdpSocket {
     /** Buffers received holding more than one datagram (GRO). */
     long coalescedReceives() {
         return coalescedReceives;
+    }
+
+    @Override
+    public long offloadReceives() {
+        return coalescedReceives;
+    }
+
+    @Override
+    public long offloadReceivedDatagrams() {
+        return coalescedDatagrams;
+    }
+
+    @Override
+    public long sendCalls() {
+        return sendCalls;
+    }
+
+    @Override
+    public long receiveCalls() {
+        return receiveCalls;
     }
 
     // ---- close ----

@@ -240,6 +240,7 @@ final class PerfClient {
         }
         out.println("client: spurious losses " + stats.spuriousLosses() + " of " + stats.losses()
                 + ", ACKs bundled with data " + stats.acksBundled());
+        out.println(DatapathLine.of("client", endpoint.stats()));
         long checkedMessages = counters.verified() + result.verified();
         String first = counters.firstFailure() != null ? counters.firstFailure()
                 : result.firstFailure().isEmpty() ? null : "server: " + result.firstFailure();

@@ -112,6 +112,8 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
             } catch (ExecutionException | TimeoutException e) {
                 thread.interrupt(); // it has answered RESULT already; closing the endpoint ends it
             }
+            out.println(DatapathLine.of("server", server.endpointStats()));
+            out.flush();
             return report;
         }
     }

@@ -76,17 +76,17 @@ final class LinuxUdpSocket implements UdpSocket {
     private final Ipv4AddressCache addresses = new Ipv4AddressCache();
     private final InetSocketAddress localAddress;
     /** Per queued datagram: destination (packed), ECN codepoint, length. */
-    private final long[] destination = new long[LinuxSocketLayer.BATCH];
-    private final int[] ecnOf = new int[LinuxSocketLayer.BATCH];
-    private final int[] lengthOf = new int[LinuxSocketLayer.BATCH];
+    private final long[] destination = new long[LinuxSocketLayer.SEND_BATCH];
+    private final int[] ecnOf = new int[LinuxSocketLayer.SEND_BATCH];
+    private final int[] lengthOf = new int[LinuxSocketLayer.SEND_BATCH];
     /** The {@code mmsghdr}s handed to {@code sendmmsg}: one per datagram or GSO run. */
     private final MemorySegment wire;
     /** {@link #wire} as a buffer (native order), for copying headers in. */
     private final ByteBuffer wireView;
     /** {@link #wire} from entry {@code k} on, made once: a partial send resumes there without allocating. */
-    private final MemorySegment[] wireFrom = new MemorySegment[LinuxSocketLayer.BATCH];
+    private final MemorySegment[] wireFrom = new MemorySegment[LinuxSocketLayer.SEND_BATCH];
     /** Datagrams in each entry of {@link #wire}. */
-    private final int[] entrySize = new int[LinuxSocketLayer.BATCH];
+    private final int[] entrySize = new int[LinuxSocketLayer.SEND_BATCH];
     private boolean gso = true;
     /** What {@link #readControl} found for the message being delivered. */
     private int receivedEcn;
@@ -118,8 +118,8 @@ final class LinuxUdpSocket implements UdpSocket {
         this.receive = gro
                 ? new MessageBatch(arena, GRO_BATCH, GRO_SLOT_BYTES, 2 * CMSG_SPACE_SMALL)
                 : new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
-        this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
-        this.wire = arena.allocate((long) LinuxSocketLayer.BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
+        this.send = new MessageBatch(arena, LinuxSocketLayer.SEND_BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
+        this.wire = arena.allocate((long) LinuxSocketLayer.SEND_BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
         this.wireView = wire.asByteBuffer().order(ByteOrder.nativeOrder());
         for (int k = 0; k < wireFrom.length; k++) {
             wireFrom[k] = wire.asSlice((long) k * LinuxSyscalls.MMSGHDR_BYTES);

@@ -228,6 +228,8 @@ final class PerfClient {
         UdpConnectionStats stats = connection.stats();
         List<PathRow> rows = pathRows(endpoint.pathStats(connection), stats);
         long dropped = endpoint.stats().datagramsDropped() + result.droppedOnPurpose();
+        // Before the close: the connection's path sockets, and their counters, go with it.
+        String datapathLine = DatapathLine.of("client", endpoint.stats());
         counters.closing();
         try {
             ControlChannel.await(connection.close(), CLOSE_SECONDS, "closing the connection");
@@ -240,7 +242,7 @@ final class PerfClient {
         }
         out.println("client: spurious losses " + stats.spuriousLosses() + " of " + stats.losses()
                 + ", ACKs bundled with data " + stats.acksBundled());
-        out.println(DatapathLine.of("client", endpoint.stats()));
+        out.println(datapathLine);
         long checkedMessages = counters.verified() + result.verified();
         String first = counters.firstFailure() != null ? counters.firstFailure()
                 : result.firstFailure().isEmpty() ? null : "server: " + result.firstFailure();

@@ -108,6 +108,12 @@ import io.metaroce.core.wire.WireConstants;
  *     its predecessor ([SPEC-MSG-3]), so messages of one length leave as datagrams of one length
  *     and a segmentation-offload send carries several; false: packets of the full payload size and
  *     a shorter last one. Not negotiated: both ends of a connection MUST use the same value
+ * @param timeoutProbes a retransmission timeout declares only its path's oldest transmission in
+ *     flight lost, a probe, and leaves the rest to the probe's acknowledgement ([SPEC-LOSS-1]) or
+ *     the next, backed-off expiry ([SPEC-LOSS-5]): a timeout has no evidence that anything after
+ *     the oldest was lost, and a peer that only stalled (a descheduled receiver) would otherwise
+ *     be sent the whole flight again; false: every transmission sent at or before now − rto is
+ *     declared lost
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -157,7 +163,8 @@ public record EngineConfig(
         boolean idleResend,
         int idleResendMaxCopies,
         boolean bundleAcks,
-        boolean equalLengthPackets) {
+        boolean equalLengthPackets,
+        boolean timeoutProbes) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -284,7 +291,8 @@ public record EngineConfig(
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
                 4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
-                true); // equalLengthPackets: one packet length per message, the last overlapping
+                true, // equalLengthPackets: one packet length per message, the last overlapping
+                true); // timeoutProbes: a retransmission timeout resends the oldest transmission only
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -371,6 +379,7 @@ public record EngineConfig(
         private int idleResendMaxCopies;
         private boolean bundleAcks;
         private boolean equalLengthPackets;
+        private boolean timeoutProbes;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -421,6 +430,7 @@ public record EngineConfig(
             idleResendMaxCopies = c.idleResendMaxCopies;
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
+            timeoutProbes = c.timeoutProbes;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -483,6 +493,8 @@ public record EngineConfig(
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
         /** Sets {@link EngineConfig#equalLengthPackets}. */
         public Builder equalLengthPackets(boolean v) { equalLengthPackets = v; return this; }
+        /** Sets {@link EngineConfig#timeoutProbes}. */
+        public Builder timeoutProbes(boolean v) { timeoutProbes = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -497,7 +509,7 @@ public record EngineConfig(
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies, bundleAcks,
-                    equalLengthPackets);
+                    equalLengthPackets, timeoutProbes);
         }
     }
 }

@@ -45,8 +45,15 @@ import java.util.Locale;
  * made; {@link #unavailabilityCause()} says why not otherwise. Stateless and thread-safe.
  */
 final class LinuxSocketLayer implements SocketLayer {
-    /** Datagrams per {@code recvmmsg} / {@code sendmmsg} call. */
+    /** Datagrams per {@code recvmmsg} call (without GRO). */
     static final int BATCH = 32;
+    /**
+     * Datagrams queued per socket before a {@code sendmmsg}: 64, so that the batch holds more than
+     * two full GSO runs (a run ends at {@link LinuxUdpSocket#MAX_GSO_BYTES}: 23 datagrams of an
+     * 8 KiB message's 2,731-byte packets). With 32 the batch was cut into runs of 23 and 9, 16
+     * datagrams a run on average; with 64, into 23, 23 and 18.
+     */
+    static final int SEND_BATCH = 64;
     static final LinuxSocketLayer INSTANCE = new LinuxSocketLayer();
     private static final Throwable UNAVAILABILITY = probe();
 

@@ -76,22 +76,26 @@ final class LinuxUdpSocket implements UdpSocket {
     private final Ipv4AddressCache addresses = new Ipv4AddressCache();
     private final InetSocketAddress localAddress;
     /** Per queued datagram: destination (packed), ECN codepoint, length. */
-    private final long[] destination = new long[LinuxSocketLayer.BATCH];
-    private final int[] ecnOf = new int[LinuxSocketLayer.BATCH];
-    private final int[] lengthOf = new int[LinuxSocketLayer.BATCH];
+    private final long[] destination = new long[LinuxSocketLayer.SEND_BATCH];
+    private final int[] ecnOf = new int[LinuxSocketLayer.SEND_BATCH];
+    private final int[] lengthOf = new int[LinuxSocketLayer.SEND_BATCH];
     /** The {@code mmsghdr}s handed to {@code sendmmsg}: one per datagram or GSO run. */
     private final MemorySegment wire;
     /** {@link #wire} as a buffer (native order), for copying headers in. */
     private final ByteBuffer wireView;
     /** {@link #wire} from entry {@code k} on, made once: a partial send resumes there without allocating. */
-    private final MemorySegment[] wireFrom = new MemorySegment[LinuxSocketLayer.BATCH];
+    private final MemorySegment[] wireFrom = new MemorySegment[LinuxSocketLayer.SEND_BATCH];
     /** Datagrams in each entry of {@link #wire}. */
-    private final int[] entrySize = new int[LinuxSocketLayer.BATCH];
+    private final int[] entrySize = new int[LinuxSocketLayer.SEND_BATCH];
     private boolean gso = true;
     /** What {@link #readControl} found for the message being delivered. */
     private int receivedEcn;
     private int receivedSegmentBytes;
     private long coalescedReceives;
+    /** Datagrams held by the {@link #coalescedReceives}. */
+    private long coalescedDatagrams;
+    private long receiveCalls;
+    private long sendCalls;
     private long gsoSends;
     /** Datagrams carried by {@link #gsoSends}. */
     private long gsoDatagrams;
@@ -114,8 +118,8 @@ final class LinuxUdpSocket implements UdpSocket {
         this.receive = gro
                 ? new MessageBatch(arena, GRO_BATCH, GRO_SLOT_BYTES, 2 * CMSG_SPACE_SMALL)
                 : new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
-        this.send = new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
-        this.wire = arena.allocate((long) LinuxSocketLayer.BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
+        this.send = new MessageBatch(arena, LinuxSocketLayer.SEND_BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
+        this.wire = arena.allocate((long) LinuxSocketLayer.SEND_BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
         this.wireView = wire.asByteBuffer().order(ByteOrder.nativeOrder());
         for (int k = 0; k < wireFrom.length; k++) {
             wireFrom[k] = wire.asSlice((long) k * LinuxSyscalls.MMSGHDR_BYTES);
@@ -156,6 +160,7 @@ final class LinuxUdpSocket implements UdpSocket {
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
             receive.prepareReceive(receive.capacity);
             int n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+            receiveCalls++;
             if (n < 0) {
                 int errno = LinuxSyscalls.errno(errnoState);
                 if (errno == EINTR) {
@@ -193,6 +198,7 @@ final class LinuxUdpSocket implements UdpSocket {
         }
         // GRO: a run of datagrams from one sender with one TOS, each of the segment size but the last.
         coalescedReceives++;
+        coalescedDatagrams += (length + receivedSegmentBytes - 1) / receivedSegmentBytes;
         for (int offset = 0; offset < length && !closed; offset += receivedSegmentBytes) {
             receiver.onDatagram(socketId, view, offset, Math.min(receivedSegmentBytes, length - offset), sender,
                     receivedEcn);
@@ -283,6 +289,7 @@ final class LinuxUdpSocket implements UdpSocket {
         while (start < entries) {
             MemorySegment from = wireFrom[start];
             int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, entries - start, MSG_DONTWAIT);
+            sendCalls++;
             if (n >= 0) {
                 // sendmmsg stops at the first entry the kernel refuses and reports those before it;
                 // the next call starts with that entry and, if it is refused again, skips it below.
@@ -380,6 +387,26 @@ final class LinuxUdpSocket implements UdpSocket {
     /** Buffers received holding more than one datagram (GRO). */
     long coalescedReceives() {
         return coalescedReceives;
+    }
+
+    @Override
+    public long offloadReceives() {
+        return coalescedReceives;
+    }
+
+    @Override
+    public long offloadReceivedDatagrams() {
+        return coalescedDatagrams;
+    }
+
+    @Override
+    public long sendCalls() {
+        return sendCalls;
+    }
+
+    @Override
+    public long receiveCalls() {
+        return receiveCalls;
     }
 
     // ---- close ----

@@ -390,17 +390,26 @@ public final class UdpEndpoint implements AutoCloseable {
             int open = 0;
             long offloadSends = 0;
             long offloadDatagrams = 0;
+            long sendCalls = 0;
+            long receiveCalls = 0;
+            long offloadReceives = 0;
+            long offloadReceivedDatagrams = 0;
             for (int i = 0; i < socketHighWater; i++) {
                 if (sockets[i] != null) {
                     open++;
                     offloadSends += sockets[i].offloadSends();
                     offloadDatagrams += sockets[i].offloadDatagrams();
+                    sendCalls += sockets[i].sendCalls();
+                    receiveCalls += sockets[i].receiveCalls();
+                    offloadReceives += sockets[i].offloadReceives();
+                    offloadReceivedDatagrams += sockets[i].offloadReceivedDatagrams();
                 }
             }
             return new UdpEndpointStats(datagramsReceived, datagramsSent, datagramsDropped, sendErrors,
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
-                    layer.readsEcn(), offloadSends, offloadDatagrams);
+                    layer.readsEcn(), offloadSends, offloadDatagrams, sendCalls, receiveCalls, offloadReceives,
+                    offloadReceivedDatagrams);
         });
     }
 

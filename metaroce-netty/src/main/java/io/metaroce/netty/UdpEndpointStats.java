@@ -23,9 +23,17 @@ package io.metaroce.netty;
  *     (Linux GSO), summed over the sockets open now; 0 on layers without it. With
  *     {@code datagramsSent} it tells how many datagrams one trip through the kernel carried.
  * @param offloadDatagrams datagrams carried by the {@code offloadSends} (same sockets)
+ * @param sendCalls system calls that sent datagrams ({@code sendmmsg}; one per datagram on layers
+ *     that send one at a time), same sockets
+ * @param receiveCalls system calls that read datagrams ({@code recvmmsg}), same sockets; 0 on
+ *     layers that do not count them
+ * @param offloadReceives buffers read that held a run of several datagrams coalesced by the
+ *     kernel (Linux GRO), same sockets; 0 on layers without it
+ * @param offloadReceivedDatagrams datagrams held by the {@code offloadReceives}
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
-        boolean ecnCapable, long offloadSends, long offloadDatagrams) {
+        boolean ecnCapable, long offloadSends, long offloadDatagrams, long sendCalls, long receiveCalls,
+        long offloadReceives, long offloadReceivedDatagrams) {
 }

@@ -46,4 +46,24 @@ interface UdpSocket {
     default long offloadDatagrams() {
         return 0;
     }
+
+    /** System calls that sent datagrams so far; 0 for a layer that does not count them. */
+    default long sendCalls() {
+        return 0;
+    }
+
+    /** System calls that read datagrams so far; 0 for a layer that does not count them. */
+    default long receiveCalls() {
+        return 0;
+    }
+
+    /** Buffers read that held several datagrams coalesced by the kernel (Linux GRO); 0 without. */
+    default long offloadReceives() {
+        return 0;
+    }
+
+    /** Datagrams held by the {@link #offloadReceives()}; 0 for a layer without receive offload. */
+    default long offloadReceivedDatagrams() {
+        return 0;
+    }
 }

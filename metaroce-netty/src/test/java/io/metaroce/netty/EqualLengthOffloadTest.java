@@ -80,6 +80,20 @@ class EqualLengthOffloadTest {
             System.out.printf("EqualLengthOffloadTest (equalLengthPackets %s): %d GSO sends carried %d of %d"
                     + " datagrams sent; %s%n", equalLength, sends, carried,
                     after.datagramsSent() - before.datagramsSent(), cc.stats());
+            // The calls and coalesced buffers the datapath counts: the client sent its datagrams in
+            // fewer sendmmsg calls than datagrams; the server read them in fewer recvmmsg calls,
+            // and a GRO buffer holds at least two datagrams.
+            UdpEndpointStats received = server.stats();
+            System.out.printf("EqualLengthOffloadTest (equalLengthPackets %s): client %d sendmmsg calls for %d"
+                    + " datagrams; server %d recvmmsg calls for %d datagrams, %d GRO buffers holding %d%n",
+                    equalLength, after.sendCalls(), after.datagramsSent(), received.receiveCalls(),
+                    received.datagramsReceived(), received.offloadReceives(), received.offloadReceivedDatagrams());
+            assertThat(after.sendCalls()).as("sendmmsg calls").isPositive().isLessThan(after.datagramsSent());
+            assertThat(received.receiveCalls()).as("recvmmsg calls").isPositive()
+                    .isLessThan(received.datagramsReceived());
+            assertThat(received.offloadReceivedDatagrams()).as("datagrams in GRO buffers")
+                    .isGreaterThanOrEqualTo(2 * received.offloadReceives())
+                    .isLessThanOrEqualTo(received.datagramsReceived());
             return new long[] {sends, carried};
         }
     }

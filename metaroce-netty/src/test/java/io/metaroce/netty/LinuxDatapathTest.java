@@ -75,7 +75,7 @@ class LinuxDatapathTest {
         UdpSocket a = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, sink).get(5, TimeUnit.SECONDS);
         UdpSocket b = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, sink).get(5, TimeUnit.SECONDS);
         try {
-            int count = 3 * LinuxSocketLayer.BATCH + 5; // more than one sendmmsg and one recvmmsg
+            int count = 3 * LinuxSocketLayer.SEND_BATCH + 5; // more than one sendmmsg and one recvmmsg
             loop.submit(() -> {
                 ByteBuffer buf = ByteBuffer.allocate(2048);
                 for (int i = 0; i < count; i++) {
@@ -166,7 +166,7 @@ class LinuxDatapathTest {
             UdpSocket a = pair.a;
             UdpSocket b = pair.b;
             // Runs of full-size datagrams (GSO), broken by an ECN change and by a short datagram.
-            int count = 2 * LinuxSocketLayer.BATCH + 7;
+            int count = 2 * LinuxSocketLayer.SEND_BATCH + 7;
             int[] lengths = new int[count];
             int[] ecns = new int[count];
             for (int i = 0; i < count; i++) {
@@ -207,12 +207,12 @@ class LinuxDatapathTest {
             // where the length grows or the ECN changes; the first batch is one run of 1100 bytes.
             SplittableRandom random = new SplittableRandom(seed);
             int[] sizes = {slot, 1100, 1100, 600, 64, 8};
-            int count = 4 * LinuxSocketLayer.BATCH + 5;
+            int count = 4 * LinuxSocketLayer.SEND_BATCH + 5;
             int[] lengths = new int[count];
             int[] ecns = new int[count];
             for (int i = 0; i < count; i++) {
-                lengths[i] = i < LinuxSocketLayer.BATCH ? 1100 : sizes[random.nextInt(sizes.length)];
-                ecns[i] = i < LinuxSocketLayer.BATCH || random.nextInt(8) != 0 ? 2 : 0;
+                lengths[i] = i < LinuxSocketLayer.SEND_BATCH ? 1100 : sizes[random.nextInt(sizes.length)];
+                ecns[i] = i < LinuxSocketLayer.SEND_BATCH || random.nextInt(8) != 0 ? 2 : 0;
             }
             long gsoBefore = loop.submit(() -> ((LinuxUdpSocket) a).gsoSends()).get(5, TimeUnit.SECONDS);
             int dropped = loop.submit(() -> {
@@ -222,7 +222,7 @@ class LinuxDatapathTest {
                     buf.putInt(0, i);
                     buf.put(lengths[i] - 1, (byte) (i * 7));
                     assertThat(a.write(buf, lengths[i], b.localAddress(), ecns[i])).isTrue();
-                    if (i == LinuxSocketLayer.BATCH - 1) {
+                    if (i == LinuxSocketLayer.SEND_BATCH - 1) {
                         lost += a.flush();
                     }
                 }

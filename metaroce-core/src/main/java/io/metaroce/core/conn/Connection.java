@@ -860,7 +860,14 @@ public final class Connection implements ScoreboardListener {
                         : health.onOverdue(p, p.scoreboard.oldestSentAtNanos(), nowNanos, this);
                 if (p.scoreboard.packetsInFlight() > 0) {
                     lossWaitNanos = wait;
-                    p.scoreboard.onTimeout(nowNanos - wait, true, this);
+                    // A timeout without evidence (the path is not overdue too): with timeoutProbes
+                    // only the oldest transmission is declared lost, and its copy's ACK judges the
+                    // rest as holes [SPEC-LOSS-1]; a peer that only stalled then costs one resend,
+                    // not the whole flight [SPEC-LOSS-10]. With evidence all are declared.
+                    boolean probe = timedOut && config.timeoutProbes()
+                            && nowNanos < p.overdueDeadlineNanos(config, latestAckedSentNanos);
+                    long sentBefore = probe ? Long.MIN_VALUE : nowNanos - wait;
+                    p.scoreboard.onTimeout(sentBefore, true, this);
                     lossWaitNanos = 0;
                 }
                 if (timedOut) {

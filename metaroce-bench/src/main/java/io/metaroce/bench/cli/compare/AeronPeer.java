@@ -129,7 +129,7 @@ final class AeronPeer {
                     }
                 }
                 now = System.nanoTime();
-                if (now >= window.warmupEnd(start)) {
+                if (window.isWarm(start, now)) {
                     latency.record(now - sent);
                 }
             }

@@ -68,22 +68,31 @@ final class Comparison {
             results.add(runSize(size));
         }
         Map<String, LatencyPercentiles> latency = new LinkedHashMap<>();
-        Window w = latencyWindow;
-        latency.put("raw_udp", latency("raw_udp", () -> rawUdp.pingPong(LATENCY_SIZE, w, false)));
-        latency.put("metaroce", latency("metaroce", () -> metaroce.pingPong(LATENCY_SIZE, w, false)));
+        latency.put("raw_udp", latency("raw_udp", w -> rawUdp.pingPong(LATENCY_SIZE, w, false)));
+        latency.put("metaroce", latency("metaroce", w -> metaroce.pingPong(LATENCY_SIZE, w, false)));
         // Like with like: both on busy-polling event loops.
-        latency.put(RAW_UDP_BUSY_POLL, latency(RAW_UDP_BUSY_POLL, () -> rawUdp.pingPong(LATENCY_SIZE, w, true)));
-        latency.put(METAROCE_BUSY_POLL, latency(METAROCE_BUSY_POLL, () -> metaroce.pingPong(LATENCY_SIZE, w, true)));
-        latency.put("tcp", latency("tcp", () -> tcp.pingPong(LATENCY_SIZE, w)));
-        latency.put("aeron", latency("aeron", () -> aeron.pingPong(LATENCY_SIZE, w)));
+        latency.put(RAW_UDP_BUSY_POLL, latency(RAW_UDP_BUSY_POLL, w -> rawUdp.pingPong(LATENCY_SIZE, w, true)));
+        latency.put(METAROCE_BUSY_POLL, latency(METAROCE_BUSY_POLL, w -> metaroce.pingPong(LATENCY_SIZE, w, true)));
+        latency.put("tcp", latency("tcp", w -> tcp.pingPong(LATENCY_SIZE, w)));
+        latency.put("aeron", latency("aeron", w -> aeron.pingPong(LATENCY_SIZE, w)));
         return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
                 latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), results, latency, latencyJitMillis, notes);
     }
 
-    /** One ping-pong, with the JIT's work during its measured part recorded under {@code key}. */
-    private LatencyPercentiles latency(String key, Attempt<LatencyPercentiles> run) throws InterruptedException {
-        JitMeter jit = JitMeter.start(latencyWindow.warmupNanos());
-        LatencyPercentiles result = attempt(key + " latency", run);
+    /** A ping-pong in a given window. */
+    @FunctionalInterface
+    interface PingPong {
+        LatencyPercentiles run(Window window) throws Exception;
+    }
+
+    /**
+     * One ping-pong, with the JIT's work during its measured part recorded under {@code key}: the
+     * meter reads when the peer, set up and warmed up, starts measuring.
+     */
+    private LatencyPercentiles latency(String key, PingPong run) throws InterruptedException {
+        JitMeter jit = new JitMeter();
+        Window w = latencyWindow.onWarm(jit::warmupEnded);
+        LatencyPercentiles result = attempt(key + " latency", () -> run.run(w));
         latencyJitMillis.put(key, jit.measuredMillis());
         return result;
     }

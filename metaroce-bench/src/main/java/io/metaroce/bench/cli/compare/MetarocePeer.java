@@ -52,20 +52,20 @@ final class MetarocePeer {
     LatencyPercentiles pingPong(int size, Window window, boolean busyPoll) throws InterruptedException {
         RunParams params = new RunParams(Op.send, size, 1, 1, 1, window.durationNanos(), window.warmupNanos(), true,
                 seed);
-        return checked(run(params, busyPoll)).latency();
+        return checked(run(params, busyPoll, window.onWarm())).latency();
     }
 
     private static PerfReport run(RunParams params) throws InterruptedException {
-        return run(params, false);
+        return run(params, false, () -> { });
     }
 
-    private static PerfReport run(RunParams params, boolean busyPoll) throws InterruptedException {
+    private static PerfReport run(RunParams params, boolean busyPoll, Runnable onWarm) throws InterruptedException {
         String problem = params.problem();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
         EngineConfig config = EngineConfig.defaults().toBuilder().congestionWindowBytes(WINDOW_BYTES).build();
-        return PerfLoopbackCommand.run(params, 0, config, busyPoll, new PrintWriter(Writer.nullWriter()));
+        return PerfLoopbackCommand.run(params, 0, config, busyPoll, onWarm, new PrintWriter(Writer.nullWriter()));
     }
 
     private static PerfReport checked(PerfReport report) {

@@ -281,7 +281,7 @@ final class RawUdpPeer {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
             long now = System.nanoTime();
-            if (now >= window.warmupEnd(start)) {
+            if (window.isWarm(start, now)) {
                 latency.record(now - sentAt);
             }
             if (now >= window.end(start)) {

@@ -85,7 +85,7 @@ final class TcpPeer {
                         throw new IOException("the TCP echo closed the connection");
                     }
                     now = System.nanoTime();
-                    if (now >= window.warmupEnd(start)) {
+                    if (window.isWarm(start, now)) {
                         latency.record(now - sent);
                     }
                 }

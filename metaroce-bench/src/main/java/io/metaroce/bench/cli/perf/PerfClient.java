@@ -42,6 +42,8 @@ final class PerfClient {
     private final double drop;
     private final EngineConfig config;
     private final PrintWriter out;
+    /** Told when the warm-up ends: a meter of the measured part starts there. */
+    private Runnable onWarm = () -> { };
     private int corruptEvery;
     private Datapath datapath = Datapath.AUTO;
     private boolean busyPoll;
@@ -69,6 +71,12 @@ final class PerfClient {
         this.drop = drop;
         this.config = config;
         this.out = out;
+    }
+
+    /** Runs {@code listener} on the client's thread when the warm-up ends (not at all without one); returns this. */
+    public PerfClient onWarm(Runnable listener) {
+        this.onWarm = java.util.Objects.requireNonNull(listener, "listener");
+        return this;
     }
 
     /**
@@ -163,6 +171,7 @@ final class PerfClient {
                 baseMessages = counters.messages();
                 baseBytes = counters.bytes();
                 warmupEnd = now;
+                onWarm.run();
                 if (latency != null) {
                     latency.takeInterval(false); // what was recorded so far is warm-up
                 }
@@ -219,6 +228,8 @@ final class PerfClient {
         UdpConnectionStats stats = connection.stats();
         List<PathRow> rows = pathRows(endpoint.pathStats(connection), stats);
         long dropped = endpoint.stats().datagramsDropped() + result.droppedOnPurpose();
+        // Before the close: the connection's path sockets, and their counters, go with it.
+        String datapathLine = DatapathLine.of("client", endpoint.stats());
         counters.closing();
         try {
             ControlChannel.await(connection.close(), CLOSE_SECONDS, "closing the connection");
@@ -231,6 +242,7 @@ final class PerfClient {
         }
         out.println("client: spurious losses " + stats.spuriousLosses() + " of " + stats.losses()
                 + ", ACKs bundled with data " + stats.acksBundled());
+        out.println(datapathLine);
         long checkedMessages = counters.verified() + result.verified();
         String first = counters.firstFailure() != null ? counters.firstFailure()
                 : result.firstFailure().isEmpty() ? null : "server: " + result.firstFailure();

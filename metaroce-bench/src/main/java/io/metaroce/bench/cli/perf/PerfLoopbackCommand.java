@@ -74,12 +74,26 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
      */
     public static PerfReport run(RunParams params, double drop, EngineConfig config, boolean busyPoll, PrintWriter out)
             throws InterruptedException {
-        return run(params, drop, config, Datapath.AUTO, busyPoll, 0, out);
+        return run(params, drop, config, Datapath.AUTO, busyPoll, 0, () -> { }, out);
+    }
+
+    /**
+     * As {@link #run(RunParams, double, EngineConfig, boolean, PrintWriter)}, running {@code onWarm}
+     * on the client's thread when its warm-up ends (after both sides' set-up).
+     */
+    public static PerfReport run(RunParams params, double drop, EngineConfig config, boolean busyPoll,
+            Runnable onWarm, PrintWriter out) throws InterruptedException {
+        return run(params, drop, config, Datapath.AUTO, busyPoll, 0, onWarm, out);
     }
 
     /** As {@link #run(RunParams, double, EngineConfig, PrintWriter)}, corrupting every {@code corruptEvery}-th payload. */
     static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath, boolean busyPoll,
             int corruptEvery, PrintWriter out) throws InterruptedException {
+        return run(params, drop, config, datapath, busyPoll, corruptEvery, () -> { }, out);
+    }
+
+    private static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath,
+            boolean busyPoll, int corruptEvery, Runnable onWarm, PrintWriter out) throws InterruptedException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config, datapath, busyPoll)) {
             PrintWriter quiet = new PrintWriter(Writer.nullWriter());
@@ -88,7 +102,7 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
             PerfReport report;
             try {
                 report = new PerfClient(params, server.localAddress(), loopback, drop, config, out)
-                        .datapath(datapath).busyPoll(busyPoll).corruptEvery(corruptEvery).run();
+                        .datapath(datapath).busyPoll(busyPoll).corruptEvery(corruptEvery).onWarm(onWarm).run();
             } catch (RuntimeException e) {
                 thread.interrupt(); // the server may still be waiting for the connection
                 throw e;
@@ -98,6 +112,8 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
             } catch (ExecutionException | TimeoutException e) {
                 thread.interrupt(); // it has answered RESULT already; closing the endpoint ends it
             }
+            out.println(DatapathLine.of("server", server.endpointStats()));
+            out.flush();
             return report;
         }
     }

@@ -8,6 +8,7 @@ import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.netty.Datapath;
 import io.metaroce.netty.UdpConnection;
 import io.metaroce.netty.UdpEndpoint;
+import io.metaroce.netty.UdpEndpointStats;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -75,6 +76,11 @@ final class PerfServer implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new PerfException("cannot listen on " + PerfClient.address(bind) + ": " + e.getMessage(), e);
         }
+    }
+
+    /** A snapshot of the server endpoint's datapath counters (blocks until its event loop takes it). */
+    public UdpEndpointStats endpointStats() {
+        return endpoint.stats();
     }
 
     /** The address clients connect to. */

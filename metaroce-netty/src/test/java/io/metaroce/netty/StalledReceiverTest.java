@@ -1,0 +1,102 @@
+package io.metaroce.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Over UDP loopback nothing is lost, yet a receiver whose event loop does not run for a while (a
+ * descheduled thread on a busy host) lets the sender's retransmission timer expire. With
+ * {@code timeoutProbes} [SPEC-LOSS-10] each expiry resends one packet; without it the first
+ * expiry declared the whole flight lost and resent it, and each later one the resent flight again.
+ */
+class StalledReceiverTest {
+    private static final long WAIT_SECONDS = 30;
+    private static final int SIZE = 8192;
+    /** 128 WRITEs of 8 KiB: 384 datagrams, 1 MiB, well within the receiver's socket buffer. */
+    private static final int MESSAGES = 128;
+    private static final long STALL_MILLIS = 40;
+
+    @Test
+    @Timeout(120)
+    void aStalledReceiverCostsOneResendPerExpiryNotTheFlight() throws Exception {
+        UdpConnectionStats probing = run(true, STALL_MILLIS);
+        UdpConnectionStats whole = run(false, STALL_MILLIS);
+        // A 40 ms stall against a 1 ms minimum RTO doubling per expiry: about six expiries.
+        assertThat(whole.timeouts()).as("the stall outlasts the timer").isPositive();
+        assertThat(whole.losses()).as("without probes the first expiry declares the flight (384 datagrams)")
+                .isGreaterThanOrEqualTo(MESSAGES * 3L);
+        assertThat(probing.timeouts()).as("the stall outlasts the timer").isPositive();
+        assertThat(probing.losses()).as("one loss per expiry (plus what the host's own stalls add)")
+                .isLessThanOrEqualTo(probing.timeouts() + 16)
+                .isLessThan(whole.losses() / 8);
+        assertThat(probing.spuriousLosses()).as("the probed packets are then found to have arrived").isPositive();
+    }
+
+    @Test
+    @Timeout(120)
+    void aLosslessRunDeclaresAlmostNothingLost() throws Exception {
+        UdpConnectionStats s = run(true, 0);
+        // The host's own scheduling may stall a loop past the 1 ms timer now and then: a packet each.
+        assertThat(s.losses()).as("losses declared in a lossless run of %d datagrams", s.packetsSent())
+                .isLessThanOrEqualTo(Math.max(16, s.packetsSent() / 100));
+    }
+
+    /** Writes {@link #MESSAGES} messages while the server's loop sleeps {@code stallMillis}; checks the bytes. */
+    private static UdpConnectionStats run(boolean timeoutProbes, long stallMillis) throws Exception {
+        EngineConfig config = EngineConfig.builder().timeoutProbes(timeoutProbes).build();
+        long total = (long) SIZE * MESSAGES;
+        BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
+        try (Arena arena = Arena.ofShared();
+                UdpEndpoint server = UdpEndpoint.builder().config(config).listening(true)
+                        .acceptListener(accepted::add).build();
+                UdpEndpoint client = UdpEndpoint.builder().config(config).build()) {
+            UdpConnection cc = client.connect(server.localAddress(), 1).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
+            MemorySegment bytes = arena.allocate(total);
+            for (long i = 0; i < total; i++) {
+                bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 13)));
+            }
+            MemoryRegion src = client.register(bytes, Access.NONE);
+            MemoryRegion dst = server.register(arena.allocate(total), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            if (stallMillis > 0) {
+                CountDownLatch stalled = new CountDownLatch(1);
+                server.eventLoop().execute(() -> {
+                    stalled.countDown();
+                    try {
+                        Thread.sleep(stallMillis);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                assertThat(stalled.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            }
+            List<CompletableFuture<Completion>> writes = new ArrayList<>();
+            for (int i = 0; i < MESSAGES; i++) {
+                writes.add(cc.postWrite(0, i, src, (long) i * SIZE, SIZE, dst.remoteKey(), (long) i * SIZE));
+            }
+            for (CompletableFuture<Completion> w : writes) {
+                assertThat(w.get(WAIT_SECONDS, TimeUnit.SECONDS).isSuccess()).isTrue();
+            }
+            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1L);
+            UdpConnectionStats stats = cc.stats();
+            System.out.printf("StalledReceiverTest (timeoutProbes %s, stall %d ms): %s%n", timeoutProbes,
+                    stallMillis, stats);
+            return stats;
+        }
+    }
+}

@@ -325,8 +325,11 @@ public final class AimdController implements CongestionController {
             // ECN is read on this path and nothing was marked for a round trip: the loss is not
             // congestion (random loss, corruption), which marks would have signalled before any
             // tail drop; the window is left alone [SPEC-CC-24], and the loss counts toward the
-            // compensation of the hint [SPEC-CC-25].
-            unmarkedLoss += (ALPHA_ONE - unmarkedLoss + (1L << gainShift) - 1) >> gainShift;
+            // compensation of the hint [SPEC-CC-25], unless the path is in doubt or failed: a
+            // black hole's losses say nothing of the loss on the paths that carry the data.
+            if (!failed[pathId] && !noNewData[pathId]) {
+                unmarkedLoss += (ALPHA_ONE - unmarkedLoss + (1L << gainShift) - 1) >> gainShift;
+            }
             return;
         }
         if (lossCutCredit[pathId] <= 0 && ecnCutCredit[pathId] <= 0) {
@@ -622,9 +625,29 @@ public final class AimdController implements CongestionController {
         if (rateHint == 0) {
             return own;
         }
-        double total = totalOwnRate();
         double hint = effectiveHint();
-        return total > hint ? own * hint / total : own;
+        if (totalOwnRate() <= hint) {
+            return own;
+        }
+        // [SPEC-CC-31]: the hint is shared among the paths whose windows have room (this one
+        // always counts): a window-full path cannot use its share until acknowledgements or
+        // verdicts free its window, so while it is full the paths with room take that share.
+        double withRoom = ownRateWithRoom(pathId);
+        return withRoom > hint ? own * hint / withRoom : own;
+    }
+
+    /**
+     * The sum of the own rates of the paths in service that take new data and whose window has
+     * room, path {@code pathId} included whatever its window if it is one of them [SPEC-CC-31].
+     */
+    private double ownRateWithRoom(int pathId) {
+        double total = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i] && (i == pathId || inFlight[i] < window[i])) {
+                total += ownRate(window[i], srtt[i]);
+            }
+        }
+        return total;
     }
 
     private double ownRate(long windowBytes, long smoothedRtt) {

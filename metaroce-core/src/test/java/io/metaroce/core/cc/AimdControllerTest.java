@@ -787,6 +787,102 @@ class AimdControllerTest {
         assertThat(halving.pacingRateBytesPerSecond(0)).isCloseTo(hint, within(1.0));
     }
 
+    /**
+     * [SPEC-CC-25]: losses on a path that takes no new data (SUSPECT beside an ACTIVE path, as a
+     * black-holed path during a failover) or that has failed do not raise the rate allowed under
+     * the hint; the same losses on a path that carries new data do.
+     */
+    @Test
+    void lossesOnAPathInDoubtOrFailedDoNotRaiseTheRateAboveTheHint() {
+        EngineConfig scaled = CONFIG.toBuilder().aimdLossCutScaledByAlpha(true).build();
+        long hint = 1_000_000L; // far below the windows' own rates: the hint limits
+        AimdController cc = new AimdController(scaled);
+        for (int path = 0; path < 3; path++) {
+            cc.onPacketSent(path, D, 0);
+            cc.onEcnFeedback(path, 1, 0, 0);
+        }
+        cc.onRateHint(hint, 0);
+        double before = cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2);
+        cc.onPathNewData(1, false, 10);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("path 1 takes no new data: the other two share the hint").isCloseTo(hint, within(1.0));
+        for (int i = 0; i < 50; i++) {
+            cc.onPacketSent(1, D, 20);
+            cc.onPacketLost(1, D, 30);
+        }
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("50 unmarked losses on the path in doubt").isCloseTo(hint, within(1.0));
+        cc.onPathFailed(1, 40);
+        cc.onPacketLost(1, D, 50);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("a loss on the failed path").isCloseTo(hint, within(1.0));
+        cc.onPacketSent(2, D, 60);
+        cc.onPacketLost(2, D, 70);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("one unmarked loss on a path that carries new data: hint / (1 - 1/32)")
+                .isCloseTo(hint / (1 - 1.0 / 32), within(50.0));
+        assertThat(before).as("three paths shared the hint").isCloseTo(hint * 2.0 / 3, within(1.0));
+    }
+
+    /**
+     * [SPEC-CC-31]: under the hint, a path whose window is full leaves its share of the hint to
+     * the paths with room while it is full: they pace at {@code hint * own / (own rates of the
+     * paths with room)}, never above their own rate; its share comes back when its window has
+     * room again. Property over seeded window sizes and fills.
+     */
+    @Test
+    void aWindowFullPathLeavesItsShareOfTheHintToThePathsWithRoom() {
+        for (long seed = 1; seed <= 40; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            AimdController cc = new AimdController(CONFIG);
+            int paths = 2 + random.nextInt(6);
+            for (int path = 0; path < paths; path++) {
+                cc.sendAllowanceBytes(path, 0);
+            }
+            double unscaled = cc.pacingRateBytesPerSecond(0);
+            long hint = (long) (unscaled * (0.3 + random.nextDouble() * (paths - 0.5)));
+            cc.onRateHint(hint, 0); // the first hint sizes the windows [SPEC-CC-17]
+            cc.onRateHint(0, 0);
+            double ownEach = cc.pacingRateBytesPerSecond(0); // equal windows, no RTT sample: equal own rates
+            cc.onRateHint(hint, 0);
+            boolean[] full = new boolean[paths];
+            int withRoom = 0;
+            for (int path = 0; path < paths; path++) {
+                full[path] = path > 0 && random.nextBoolean(); // path 0 always has room
+                if (full[path]) {
+                    while (cc.sendAllowanceBytes(path, 0) > 0) {
+                        cc.onPacketSent(path, D, 0);
+                    }
+                } else {
+                    withRoom++;
+                }
+            }
+            String where = "seed " + seed + ", " + paths + " paths, " + withRoom + " with room, hint " + hint;
+            double expected = Math.min(ownEach, (double) hint / withRoom);
+            if (hint >= ownEach * paths) {
+                expected = ownEach; // the hint does not limit
+            }
+            assertThat(cc.pacingRateBytesPerSecond(0)).as(where).isCloseTo(expected, within(expected * 1e-9 + 1));
+            double total = 0;
+            for (int path = 0; path < paths; path++) {
+                if (!full[path]) {
+                    total += cc.pacingRateBytesPerSecond(path);
+                }
+            }
+            assertThat(total).as("the paths with room pace at most at the hint: " + where)
+                    .isLessThanOrEqualTo(Math.max(hint, ownEach * paths) + 1.0);
+            // Acknowledgements free the full windows: the hint is shared by every path again.
+            for (int path = 1; path < paths; path++) {
+                if (full[path]) {
+                    cc.onPacketAcked(path, (int) cc.bytesInFlight(path), -1, 1);
+                }
+            }
+            double shared = hint >= ownEach * paths ? ownEach : (double) hint / paths;
+            assertThat(cc.pacingRateBytesPerSecond(0)).as("all with room again: " + where)
+                    .isCloseTo(shared, within(shared * 1e-9 + 1));
+        }
+    }
+
     @Test
     void lossHalvesTheWindowAtMostOncePerRoundTrip() {
         AimdController cc = new AimdController(CONFIG);

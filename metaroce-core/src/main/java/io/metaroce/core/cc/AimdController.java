@@ -625,29 +625,9 @@ public final class AimdController implements CongestionController {
         if (rateHint == 0) {
             return own;
         }
+        double total = totalOwnRate();
         double hint = effectiveHint();
-        if (totalOwnRate() <= hint) {
-            return own;
-        }
-        // [SPEC-CC-31]: the hint is shared among the paths whose windows have room (this one
-        // always counts): a window-full path cannot use its share until acknowledgements or
-        // verdicts free its window, so while it is full the paths with room take that share.
-        double withRoom = ownRateWithRoom(pathId);
-        return withRoom > hint ? own * hint / withRoom : own;
-    }
-
-    /**
-     * The sum of the own rates of the paths in service that take new data and whose window has
-     * room, path {@code pathId} included whatever its window if it is one of them [SPEC-CC-31].
-     */
-    private double ownRateWithRoom(int pathId) {
-        double total = 0;
-        for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i] && (i == pathId || inFlight[i] < window[i])) {
-                total += ownRate(window[i], srtt[i]);
-            }
-        }
-        return total;
+        return total > hint ? own * hint / total : own;
     }
 
     private double ownRate(long windowBytes, long smoothedRtt) {

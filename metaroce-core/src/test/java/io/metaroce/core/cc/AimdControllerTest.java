@@ -824,65 +824,6 @@ class AimdControllerTest {
         assertThat(before).as("three paths shared the hint").isCloseTo(hint * 2.0 / 3, within(1.0));
     }
 
-    /**
-     * [SPEC-CC-31]: under the hint, a path whose window is full leaves its share of the hint to
-     * the paths with room while it is full: they pace at {@code hint * own / (own rates of the
-     * paths with room)}, never above their own rate; its share comes back when its window has
-     * room again. Property over seeded window sizes and fills.
-     */
-    @Test
-    void aWindowFullPathLeavesItsShareOfTheHintToThePathsWithRoom() {
-        for (long seed = 1; seed <= 40; seed++) {
-            SplittableRandom random = new SplittableRandom(seed);
-            AimdController cc = new AimdController(CONFIG);
-            int paths = 2 + random.nextInt(6);
-            for (int path = 0; path < paths; path++) {
-                cc.sendAllowanceBytes(path, 0);
-            }
-            double unscaled = cc.pacingRateBytesPerSecond(0);
-            long hint = (long) (unscaled * (0.3 + random.nextDouble() * (paths - 0.5)));
-            cc.onRateHint(hint, 0); // the first hint sizes the windows [SPEC-CC-17]
-            cc.onRateHint(0, 0);
-            double ownEach = cc.pacingRateBytesPerSecond(0); // equal windows, no RTT sample: equal own rates
-            cc.onRateHint(hint, 0);
-            boolean[] full = new boolean[paths];
-            int withRoom = 0;
-            for (int path = 0; path < paths; path++) {
-                full[path] = path > 0 && random.nextBoolean(); // path 0 always has room
-                if (full[path]) {
-                    while (cc.sendAllowanceBytes(path, 0) > 0) {
-                        cc.onPacketSent(path, D, 0);
-                    }
-                } else {
-                    withRoom++;
-                }
-            }
-            String where = "seed " + seed + ", " + paths + " paths, " + withRoom + " with room, hint " + hint;
-            double expected = Math.min(ownEach, (double) hint / withRoom);
-            if (hint >= ownEach * paths) {
-                expected = ownEach; // the hint does not limit
-            }
-            assertThat(cc.pacingRateBytesPerSecond(0)).as(where).isCloseTo(expected, within(expected * 1e-9 + 1));
-            double total = 0;
-            for (int path = 0; path < paths; path++) {
-                if (!full[path]) {
-                    total += cc.pacingRateBytesPerSecond(path);
-                }
-            }
-            assertThat(total).as("the paths with room pace at most at the hint: " + where)
-                    .isLessThanOrEqualTo(Math.max(hint, ownEach * paths) + 1.0);
-            // Acknowledgements free the full windows: the hint is shared by every path again.
-            for (int path = 1; path < paths; path++) {
-                if (full[path]) {
-                    cc.onPacketAcked(path, (int) cc.bytesInFlight(path), -1, 1);
-                }
-            }
-            double shared = hint >= ownEach * paths ? ownEach : (double) hint / paths;
-            assertThat(cc.pacingRateBytesPerSecond(0)).as("all with room again: " + where)
-                    .isCloseTo(shared, within(shared * 1e-9 + 1));
-        }
-    }
-
     @Test
     void lossHalvesTheWindowAtMostOncePerRoundTrip() {
         AimdController cc = new AimdController(CONFIG);

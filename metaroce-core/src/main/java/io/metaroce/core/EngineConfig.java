@@ -102,6 +102,11 @@ import io.metaroce.core.wire.WireConstants;
  *     resend may leave awaiting their verdicts at once, the first included: an idle sender resends a
  *     packet again, about a round trip after its latest copy, until that many are in flight
  *     ([SPEC-LOSS-8]); 1 would allow none, so at least 2
+ * @param ackRepeatAboveLossPercent a receiver sends each ACK of a path twice while its estimate of
+ *     the path's loss (the fraction of path sequence numbers skipped, a moving average) is above
+ *     this percent, three times while it is above twice this percent ([SPEC-SACK-14]): on a path
+ *     that loses that much, an ACK that nothing follows soon is the only word of the packets it
+ *     covers; 100: never
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  * @param equalLengthPackets cut every message into packets of one length, the last overlapping
@@ -162,6 +167,7 @@ public record EngineConfig(
         int aimdAnnouncedSpreadIntervals,
         boolean idleResend,
         int idleResendMaxCopies,
+        int ackRepeatAboveLossPercent,
         boolean bundleAcks,
         boolean equalLengthPackets,
         boolean timeoutProbes) {
@@ -179,6 +185,7 @@ public record EngineConfig(
     public EngineConfig {
         range("maxDatagramBytes", maxDatagramBytes, MIN_DATAGRAM_BYTES, MAX_DATAGRAM_BYTES);
         range("idleResendMaxCopies", idleResendMaxCopies, 2, 64);
+        range("ackRepeatAboveLossPercent", ackRepeatAboveLossPercent, 1, 100);
         powerOfTwo("sequenceWindow", sequenceWindow, 64, 1 << 24);
         powerOfTwo("pathWindowPackets", pathWindowPackets, 64, 1 << 20);
         range("maxPaths", maxPaths, 1, 65_535);
@@ -290,6 +297,7 @@ public record EngineConfig(
                 2, // aimdAnnouncedSpreadIntervals: two intervals of the share announced in ACCEPT
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
                 4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
+                15, // ackRepeatAboveLossPercent: ACKs twice above 15% loss, three times above 30%
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
                 true, // equalLengthPackets: one packet length per message, the last overlapping
                 true); // timeoutProbes: a retransmission timeout resends the oldest transmission only
@@ -377,6 +385,7 @@ public record EngineConfig(
         private int aimdAnnouncedSpreadIntervals;
         private boolean idleResend;
         private int idleResendMaxCopies;
+        private int ackRepeatAboveLossPercent;
         private boolean bundleAcks;
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
@@ -428,6 +437,7 @@ public record EngineConfig(
             aimdAnnouncedSpreadIntervals = c.aimdAnnouncedSpreadIntervals;
             idleResend = c.idleResend;
             idleResendMaxCopies = c.idleResendMaxCopies;
+            ackRepeatAboveLossPercent = c.ackRepeatAboveLossPercent;
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
@@ -489,6 +499,8 @@ public record EngineConfig(
         public Builder idleResend(boolean v) { idleResend = v; return this; }
         /** Sets {@link EngineConfig#idleResendMaxCopies}. */
         public Builder idleResendMaxCopies(int v) { idleResendMaxCopies = v; return this; }
+        /** Sets {@link EngineConfig#ackRepeatAboveLossPercent}. */
+        public Builder ackRepeatAboveLossPercent(int v) { ackRepeatAboveLossPercent = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
         /** Sets {@link EngineConfig#equalLengthPackets}. */
@@ -508,8 +520,8 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies, bundleAcks,
-                    equalLengthPackets, timeoutProbes);
+                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies,
+                    ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes);
         }
     }
 }

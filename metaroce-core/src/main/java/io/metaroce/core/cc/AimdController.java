@@ -325,8 +325,11 @@ public final class AimdController implements CongestionController {
             // ECN is read on this path and nothing was marked for a round trip: the loss is not
             // congestion (random loss, corruption), which marks would have signalled before any
             // tail drop; the window is left alone [SPEC-CC-24], and the loss counts toward the
-            // compensation of the hint [SPEC-CC-25].
-            unmarkedLoss += (ALPHA_ONE - unmarkedLoss + (1L << gainShift) - 1) >> gainShift;
+            // compensation of the hint [SPEC-CC-25], unless the path is in doubt or failed: a
+            // black hole's losses say nothing of the loss on the paths that carry the data.
+            if (!failed[pathId] && !noNewData[pathId]) {
+                unmarkedLoss += (ALPHA_ONE - unmarkedLoss + (1L << gainShift) - 1) >> gainShift;
+            }
             return;
         }
         if (lossCutCredit[pathId] <= 0 && ecnCutCredit[pathId] <= 0) {

@@ -648,8 +648,22 @@ public final class Connection implements ScoreboardListener {
                 path.reportedState = path.state;
                 endpoint.pathStateChanged(this, path.id, path.state);
             }
-            // A SUSPECT path beside an ACTIVE one carries no new data: it gets no share of the
-            // rate either [SPEC-PATH-14]. FAILED paths are the controller's own business.
+        }
+        reportTakesNewData(nowNanos);
+    }
+
+    /**
+     * Tells the controller of every path that stopped or resumed taking new data. A SUSPECT path
+     * beside an ACTIVE one carries no new data: it gets no share of the rate either
+     * [SPEC-PATH-14], and its losses do not count as random loss [SPEC-CC-25]. FAILED paths are
+     * the controller's own business.
+     */
+    private void reportTakesNewData(long nowNanos) {
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path == null) {
+                continue;
+            }
             boolean takes = !PathState.inService(path.state) || paths.usableForNewData(path);
             if (takes != path.reportedTakesNewData) {
                 path.reportedTakesNewData = takes;
@@ -858,6 +872,9 @@ public final class Connection implements ScoreboardListener {
                 // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
                 unreachable = timedOut ? health.onTimeout(p, nowNanos, this)
                         : health.onOverdue(p, p.scoreboard.oldestSentAtNanos(), nowNanos, this);
+                // The controller learns that the path takes no new data before it hears of the
+                // losses the verdict declares: a black hole's are not random loss [SPEC-CC-25].
+                reportTakesNewData(nowNanos);
                 if (p.scoreboard.packetsInFlight() > 0) {
                     lossWaitNanos = wait;
                     // A timeout without evidence (the path is not overdue too): with timeoutProbes

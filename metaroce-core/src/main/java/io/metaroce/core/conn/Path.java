@@ -19,7 +19,7 @@ final class Path {
     final int id;
     int localSocket;
     Object remoteAddress;
-    final PathReceiveTracker receiveTracker = new PathReceiveTracker();
+    final PathReceiveTracker receiveTracker;
     final SendScoreboard scoreboard;
     final RttEstimator rtt;
     /** This path's losses that a later ACK may prove spurious, and the timer floor they teach [SPEC-LOSS-9]. */
@@ -88,6 +88,7 @@ final class Path {
         this.scoreboard = new SendScoreboard(id, config.pathWindowPackets());
         this.rtt = new RttEstimator(config.initialRttNanos());
         this.spurious = new SpuriousLossDetector();
+        this.receiveTracker = new PathReceiveTracker(config.ackRepeatAboveLossPercent());
     }
 
     /**

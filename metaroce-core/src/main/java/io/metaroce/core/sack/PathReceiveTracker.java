@@ -35,6 +35,30 @@ public final class PathReceiveTracker {
     private int unacknowledged;
     private long ackDeadlineNanos = Long.MAX_VALUE;
     private boolean ackNow;
+    /** Gain of the loss estimate's moving average. */
+    private static final double LOSS_GAIN = 1.0 / 16;
+    /** Longest run of skipped sequence numbers one arrival moves the loss estimate by (a reset path's jump is not loss). */
+    private static final int MAX_SKIPPED_COUNTED = 16;
+    /** Above this estimated loss each ACK is sent twice, above twice it three times [SPEC-SACK-14]; above 1: never. */
+    private final double repeatAboveLoss;
+    /** Moving average (gain 1/16) of the fraction of sequence numbers skipped: the path's loss as seen here [SPEC-SACK-14]. */
+    private double lossEstimate;
+    /** How many more times the ACK just written is to be sent [SPEC-SACK-14]. */
+    private int repeatAcks;
+
+    /** A tracker that never repeats an ACK. */
+    public PathReceiveTracker() {
+        this(100);
+    }
+
+    /**
+     * A tracker that sends each ACK twice while it sees more than {@code repeatAboveLossPercent}
+     * percent of the path's sequence numbers skipped, three times above twice that (100: never)
+     * [SPEC-SACK-14].
+     */
+    public PathReceiveTracker(int repeatAboveLossPercent) {
+        this.repeatAboveLoss = repeatAboveLossPercent >= 100 ? 2.0 : repeatAboveLossPercent / 100.0;
+    }
 
     /**
      * Records the arrival of {@code psn}.
@@ -54,6 +78,14 @@ public final class PathReceiveTracker {
             }
             set(psn);
             boolean gap = psn != highest + 1;
+            if (highest >= 0) {
+                // Each sequence number skipped moves the estimate toward 1, this arrival toward 0.
+                long skipped = Math.min(psn - highest - 1, MAX_SKIPPED_COUNTED);
+                for (long i = 0; i < skipped; i++) {
+                    lossEstimate += (1 - lossEstimate) * LOSS_GAIN;
+                }
+                lossEstimate -= lossEstimate * LOSS_GAIN;
+            }
             highest = psn;
             echoTimestampNanos = timestampNanos;
             highestReceivedAtNanos = nowNanos;
@@ -98,7 +130,7 @@ public final class PathReceiveTracker {
 
     /** Whether an ACK for this path should be sent at {@code nowNanos}. */
     public boolean ackDue(long nowNanos) {
-        return unacknowledged > 0 && (ackNow || nowNanos >= ackDeadlineNanos);
+        return repeatAcks > 0 || unacknowledged > 0 && (ackNow || nowNanos >= ackDeadlineNanos);
     }
 
     /**
@@ -106,6 +138,9 @@ public final class PathReceiveTracker {
      * deadline when one is held back, {@link Long#MAX_VALUE} when nothing awaits acknowledgement.
      */
     public long ackDeadlineNanos() {
+        if (repeatAcks > 0) {
+            return Long.MIN_VALUE;
+        }
         return unacknowledged > 0 ? (ackNow ? Long.MIN_VALUE : ackDeadlineNanos) : Long.MAX_VALUE;
     }
 
@@ -131,6 +166,15 @@ public final class PathReceiveTracker {
         out.ackDelayNanos = Math.max(0, nowNanos - highestReceivedAtNanos);
         out.ectCount = ectCount;
         out.ceCount = ceCount;
+        // [SPEC-SACK-14]: on a path that loses much, an ACK that nothing follows soon may be the
+        // only word of what it covers (the last packets of messages, which hold the sender's
+        // message slots): copies of it, sent right after, make its loss that much less likely.
+        // A copy written with nothing new to cover counts one repeat down.
+        if (unacknowledged > 0) {
+            repeatAcks = lossEstimate > 2 * repeatAboveLoss ? 2 : lossEstimate > repeatAboveLoss ? 1 : 0;
+        } else if (repeatAcks > 0) {
+            repeatAcks--;
+        }
         unacknowledged = 0;
         ackNow = false;
         ackDeadlineNanos = Long.MAX_VALUE;

@@ -792,6 +792,43 @@ class AimdControllerTest {
         assertThat(halving.pacingRateBytesPerSecond(0)).isCloseTo(hint, within(1.0));
     }
 
+    /**
+     * [SPEC-CC-25]: losses on a path that takes no new data (SUSPECT beside an ACTIVE path, as a
+     * black-holed path during a failover) or that has failed do not raise the rate allowed under
+     * the hint; the same losses on a path that carries new data do.
+     */
+    @Test
+    void lossesOnAPathInDoubtOrFailedDoNotRaiseTheRateAboveTheHint() {
+        EngineConfig scaled = CONFIG.toBuilder().aimdLossCutScaledByAlpha(true).build();
+        long hint = 1_000_000L; // far below the windows' own rates: the hint limits
+        AimdController cc = new AimdController(scaled);
+        for (int path = 0; path < 3; path++) {
+            cc.onPacketSent(path, D, 0);
+            cc.onEcnFeedback(path, 1, 0, 0);
+        }
+        cc.onRateHint(hint, 0);
+        double before = cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2);
+        cc.onPathNewData(1, false, 10);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("path 1 takes no new data: the other two share the hint").isCloseTo(hint, within(1.0));
+        for (int i = 0; i < 50; i++) {
+            cc.onPacketSent(1, D, 20);
+            cc.onPacketLost(1, D, 30);
+        }
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("50 unmarked losses on the path in doubt").isCloseTo(hint, within(1.0));
+        cc.onPathFailed(1, 40);
+        cc.onPacketLost(1, D, 50);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("a loss on the failed path").isCloseTo(hint, within(1.0));
+        cc.onPacketSent(2, D, 60);
+        cc.onPacketLost(2, D, 70);
+        assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(2))
+                .as("one unmarked loss on a path that carries new data: hint / (1 - 1/32)")
+                .isCloseTo(hint / (1 - 1.0 / 32), within(50.0));
+        assertThat(before).as("three paths shared the hint").isCloseTo(hint * 2.0 / 3, within(1.0));
+    }
+
     @Test
     void lossHalvesTheWindowAtMostOncePerRoundTrip() {
         AimdController cc = new AimdController(CONFIG);

@@ -266,14 +266,41 @@ class LossRecoveryTest {
         assertThat(withResend[0]).as("timeouts with idle resends vs without").isLessThan(without[0]);
     }
 
-    /** Runs the transfer; adds its timeouts to {@code totals[0]} and its idle resends to {@code totals[1]}. */
+    /**
+     * [SPEC-SACK-14]: under 35% loss of DATA and ACKs the receiver sends each ACK two or three
+     * times (more than one and a half times the ACKs of the rule off, ackRepeatAboveLossPercent
+     * 100), and every message completes exactly once, intact, either way. Totals over 12 seeds.
+     */
+    @Test
+    void aReceiverRepeatsItsAcksOnALossyPathAndEveryMessageStillCompletesOnce() {
+        long[] repeated = new long[4];
+        long[] single = new long[4];
+        for (long seed = 1; seed <= 12; seed++) {
+            heavyLoss(seed, 0.35, EngineConfig.defaults().toBuilder().idleResend(true).build(), repeated);
+            heavyLoss(seed, 0.35, EngineConfig.defaults().toBuilder().idleResend(true).ackRepeatAboveLossPercent(100)
+                    .build(), single);
+        }
+        System.out.printf("LossRecoveryTest ACK repeats: ACKs %d vs %d, duplicates received %d vs %d%n", repeated[2],
+                single[2], repeated[3], single[3]);
+        assertThat(repeated[2]).as("ACKs sent with repeats vs without").isGreaterThan(single[2] * 3 / 2);
+    }
+
     private void heavyLoss(long seed, boolean idleResend, long[] totals) {
+        heavyLoss(seed, 0.2, EngineConfig.defaults().toBuilder().idleResend(idleResend).build(), totals);
+    }
+
+    /**
+     * Runs the transfer under {@code loss} of DATA and ACKs; adds its timeouts to {@code totals[0]}, its
+     * idle resends to {@code totals[1]} and, if there is room, the ACKs and duplicates the receiver
+     * sent and got to {@code totals[2]} and {@code totals[3]}.
+     */
+    private void heavyLoss(long seed, double loss, EngineConfig config, long[] totals) {
+        boolean idleResend = config.idleResend();
         int messages = 24;
         int size = 20_000;
         Recorder rec = new Recorder();
         java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
-        rec.rule = (fromClient, p, now) -> (p.type == PacketType.DATA || p.type == PacketType.ACK) && r.nextDouble() < 0.2;
-        EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(idleResend).build();
+        rec.rule = (fromClient, p, now) -> (p.type == PacketType.DATA || p.type == PacketType.ACK) && r.nextDouble() < loss;
         int[] sendDone = {0};
         int[] receiveDone = {0};
         Pair p = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 0), config)
@@ -291,13 +318,17 @@ class LossRecoveryTest {
             assertThat(p.clientConnection().postSend(0, m, src, (long) m * size, size)).isEqualTo(PostResult.OK);
         }
         p.driveUntil(() -> sendDone[0] == messages && receiveDone[0] == messages, 5_000_000_000L,
-                "sends under 20% loss, seed " + seed + ", idleResend " + idleResend);
+                "sends under " + loss + " loss, seed " + seed + ", idleResend " + idleResend);
         p.advance(10_000_000);
         assertThat(sendDone[0]).as("seed %d", seed).isEqualTo(messages);
         assertThat(receiveDone[0]).as("each receive completes once (seed %d)", seed).isEqualTo(messages);
         assertThat(dst.segment().mismatch(src.segment())).as("seed %d", seed).isEqualTo(-1);
         totals[0] += p.clientConnection().stats().timeouts();
         totals[1] += p.clientConnection().stats().idleResends();
+        if (totals.length > 2) {
+            totals[2] += p.serverConnection().stats().acksSent();
+            totals[3] += p.serverConnection().stats().duplicatePackets();
+        }
     }
 
     @Test

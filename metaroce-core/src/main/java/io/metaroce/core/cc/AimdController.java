@@ -72,9 +72,11 @@ import java.util.random.RandomGenerator;
  * first packet at a random time, and its connection clock under the first hint one interval after
  * its first packet, at a random point of the following interval, so connections that start
  * together do not send in lockstep and their first paced packets do not land on the first flights.
- * A share the server announced in ACCEPT shortly before ([SPEC-CC-28]) narrows that random start to
- * {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share, and the clock then
- * counts from the connection's first request to send rather than from its first packet.
+ * A share the server announced in ACCEPT shortly before ([SPEC-CC-28]) sets that random start's span
+ * to {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share (a newer
+ * announcement, [SPEC-CONN-17], rescales the same draw), and the clock then counts from the
+ * connection's first request to send, at the first packet's phase, rather than from its first
+ * packet at a second random point.
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call

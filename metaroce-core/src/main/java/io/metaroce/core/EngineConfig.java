@@ -90,10 +90,15 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdFirstFlightSpreadNanos an AIMD controller given a seeded random source delays its
  *     connection's first packet by a random time below this, so connections that start together
  *     (an incast) do not all land their first flight in the same instant; 0: no delay
- * @param aimdAnnouncedSpreadIntervals with a share announced in ACCEPT ([SPEC-CC-28]), the first
- *     packet's delay is drawn below this many intervals of that share (one first flight's bytes at
- *     the share) when that is shorter than {@code aimdFirstFlightSpreadNanos}; 0: the announcement
+ * @param aimdAnnouncedSpreadIntervals with a fresh share announced in ACCEPT ([SPEC-CC-28]), the
+ *     first packet's delay is drawn below this many intervals of that share (one first flight's
+ *     bytes at the share), instead of below {@code aimdFirstFlightSpreadNanos}; 0: the announcement
  *     is not used
+ * @param acceptReannouncePercent a server sends a connection it accepted its ACCEPT again, with the
+ *     share it gives it now and the next announcement sequence, while the client has sent nothing
+ *     and is counted as a sender in advance, once that share is below this percent of the share
+ *     the connection was last told ([SPEC-CONN-17]): the connections accepted first of many were
+ *     told the share of a receiver with fewer senders; 0: never
  * @param idleResend when nothing new may be sent, resend the oldest outstanding packet whose
  *     latest transmission has waited a smoothed round trip (plus {@code maxAckDelayNanos} on a
  *     path losing little), as a duplicate (a tail-loss probe: no loss is declared) ([SPEC-LOSS-8]);
@@ -165,6 +170,7 @@ public record EngineConfig(
         long aimdFirstFlightBytes,
         long aimdFirstFlightSpreadNanos,
         int aimdAnnouncedSpreadIntervals,
+        int acceptReannouncePercent,
         boolean idleResend,
         int idleResendMaxCopies,
         int ackRepeatAboveLossPercent,
@@ -246,6 +252,7 @@ public record EngineConfig(
         range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
         range("aimdAnnouncedSpreadIntervals", aimdAnnouncedSpreadIntervals, 0, 64);
+        range("acceptReannouncePercent", acceptReannouncePercent, 0, 99);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -294,7 +301,8 @@ public record EngineConfig(
                 100, // aimdSharedMarkCutPercent: every mark cuts in full, as DCTCP
                 0L, // aimdFirstFlightBytes: no cap before the first hint
                 0L, // aimdFirstFlightSpreadNanos: the first packet leaves at once
-                2, // aimdAnnouncedSpreadIntervals: two intervals of the share announced in ACCEPT
+                1, // aimdAnnouncedSpreadIntervals: one interval of the share announced in ACCEPT
+                90, // acceptReannouncePercent: ACCEPT again once the share is below 90% of the one announced
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
                 4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
                 15, // ackRepeatAboveLossPercent: ACKs twice above 15% loss, three times above 30%
@@ -383,6 +391,7 @@ public record EngineConfig(
         private long aimdFirstFlightBytes;
         private long aimdFirstFlightSpreadNanos;
         private int aimdAnnouncedSpreadIntervals;
+        private int acceptReannouncePercent;
         private boolean idleResend;
         private int idleResendMaxCopies;
         private int ackRepeatAboveLossPercent;
@@ -435,6 +444,7 @@ public record EngineConfig(
             aimdFirstFlightBytes = c.aimdFirstFlightBytes;
             aimdFirstFlightSpreadNanos = c.aimdFirstFlightSpreadNanos;
             aimdAnnouncedSpreadIntervals = c.aimdAnnouncedSpreadIntervals;
+            acceptReannouncePercent = c.acceptReannouncePercent;
             idleResend = c.idleResend;
             idleResendMaxCopies = c.idleResendMaxCopies;
             ackRepeatAboveLossPercent = c.ackRepeatAboveLossPercent;
@@ -495,6 +505,8 @@ public record EngineConfig(
         public Builder aimdFirstFlightSpreadNanos(long v) { aimdFirstFlightSpreadNanos = v; return this; }
         /** Sets {@link EngineConfig#aimdAnnouncedSpreadIntervals}. */
         public Builder aimdAnnouncedSpreadIntervals(int v) { aimdAnnouncedSpreadIntervals = v; return this; }
+        /** Sets {@link EngineConfig#acceptReannouncePercent}. */
+        public Builder acceptReannouncePercent(int v) { acceptReannouncePercent = v; return this; }
         /** Sets {@link EngineConfig#idleResend}. */
         public Builder idleResend(boolean v) { idleResend = v; return this; }
         /** Sets {@link EngineConfig#idleResendMaxCopies}. */
@@ -520,8 +532,8 @@ public record EngineConfig(
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
-                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, idleResend, idleResendMaxCopies,
-                    ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes);
+                    aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
+                    idleResendMaxCopies, ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes);
         }
     }
 }

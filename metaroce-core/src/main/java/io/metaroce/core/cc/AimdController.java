@@ -72,9 +72,11 @@ import java.util.random.RandomGenerator;
  * first packet at a random time, and its connection clock under the first hint one interval after
  * its first packet, at a random point of the following interval, so connections that start
  * together do not send in lockstep and their first paced packets do not land on the first flights.
- * A share the server announced in ACCEPT shortly before ([SPEC-CC-28]) narrows that random start to
- * {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share, and the clock then
- * counts from the connection's first request to send rather than from its first packet.
+ * A share the server announced in ACCEPT shortly before ([SPEC-CC-28]) sets that random start's span
+ * to {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share (a newer
+ * announcement, [SPEC-CONN-17], rescales the same draw), and the clock then counts from the
+ * connection's first request to send, at the first packet's phase, rather than from its first
+ * packet at a second random point.
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
@@ -122,6 +124,11 @@ public final class AimdController implements CongestionController {
     private final RandomGenerator random;
     /** The earliest time of the connection's first packet (MIN_VALUE: not drawn yet) [SPEC-CC-16]. */
     private long firstSendAt = Long.MIN_VALUE;
+    /** When the connection first asked to send (MIN_VALUE: not yet). */
+    private long firstAskAt = Long.MIN_VALUE;
+    /** The span the first packet's delay was drawn from, and the delay drawn (rescaled by a newer announcement) [SPEC-CONN-17]. */
+    private long firstSpan;
+    private long firstDraw;
 
     private long[] window = new long[0];
     private long[] inFlight = new long[0];
@@ -244,7 +251,10 @@ public final class AimdController implements CongestionController {
         long next = Math.max(nextSend[pathId], nowNanos);
         if (!hintSeen && random != null && firstFlightSpread > 0) {
             if (firstSendAt == Long.MIN_VALUE) {
-                firstSendAt = nowNanos + random.nextLong(firstFlightSpread(nowNanos));
+                firstAskAt = nowNanos;
+                firstSpan = firstFlightSpread(nowNanos);
+                firstDraw = random.nextLong(firstSpan);
+                firstSendAt = nowNanos + firstDraw;
                 if (announcementFresh(nowNanos)) {
                     announcedOrigin = nowNanos;
                 }
@@ -429,11 +439,12 @@ public final class AimdController implements CongestionController {
             return firstFlightSpread; // no first-flight cap: no first flight to size from the share
         }
         long interval = (long) (firstFlightBytes * 1e9 / announcedShare);
-        // A share read off the wire may be tiny: the product must not wrap (announcementFresh
-        // ensures at least one interval).
-        long span = interval > firstFlightSpread / announcedSpreadIntervals ? firstFlightSpread
+        // Not capped by the configured spread: the k-th of n first flights must spread over n of
+        // the server's intervals, or they arrive faster than its port drains. At most the time
+        // the announcement stays fresh (a share read off the wire may be tiny: no wrap either).
+        long span = interval > announcementLifetime / announcedSpreadIntervals ? announcementLifetime
                 : announcedSpreadIntervals * interval;
-        return Math.max(1, Math.min(firstFlightSpread, span));
+        return Math.max(1, span);
     }
 
     /**
@@ -446,8 +457,20 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
+        if (hintSeen) {
+            return; // the receiver's hints say more than any announcement
+        }
         announcedShare = Math.max(0, bytesPerSecond);
         announcedAt = nowNanos;
+        if (firstAskAt != Long.MIN_VALUE && firstSentAt == Long.MIN_VALUE && announcementFresh(nowNanos)) {
+            // A newer announcement before the first packet left [SPEC-CONN-17]: the same draw, as a
+            // fraction of the span the new share gives, from the same ask; the clock counts from it.
+            long span = firstFlightSpread(nowNanos);
+            firstDraw = (long) ((double) firstDraw * span / firstSpan);
+            firstSpan = span;
+            firstSendAt = firstAskAt + firstDraw;
+            announcedOrigin = firstAskAt;
+        }
     }
 
     /**
@@ -493,16 +516,24 @@ public final class AimdController implements CongestionController {
                 // then leave at once, within the burst allowance. Not after a first flight lost
                 // before the hint: its resend's ACK comes a timeout late, when the other senders'
                 // resends arrive too, so the clock starts no earlier than now [SPEC-CC-22].
-                // With a fresh announced share the first flight left at a random point of a span
-                // sized by that share, so the clock counts from when the connection first asked
-                // to send: its spread costs it nothing but the catch-up allowance [SPEC-CC-28].
+                // With a fresh announced share the clock counts from when the connection first
+                // asked to send (below) [SPEC-CC-28].
                 long interval = (long) (datagramBytes * 1e9 / connectionRate());
-                long origin = announcedOrigin != Long.MIN_VALUE ? announcedOrigin : firstSentAt;
-                long anchor = origin == Long.MIN_VALUE ? nowNanos : origin + interval;
-                if (lostBeforeHint) {
-                    anchor = Math.max(anchor, nowNanos);
+                if (announcedOrigin != Long.MIN_VALUE && !lostBeforeHint) {
+                    // The first packet left at the fraction v of its span after the ask: the clock
+                    // keeps that phase, one interval of the hint later, at ask + I + v * I. With
+                    // the span one interval of a share the server announced fresh, the senders'
+                    // phases stay as uniform over an interval as their first flights were, and
+                    // the first flight is the first packet of that pattern [SPEC-CC-22], [SPEC-CC-28].
+                    connectionNext = announcedOrigin + interval + (long) ((double) firstDraw / firstSpan * interval);
+                } else {
+                    long origin = announcedOrigin != Long.MIN_VALUE ? announcedOrigin : firstSentAt;
+                    long anchor = origin == Long.MIN_VALUE ? nowNanos : origin + interval;
+                    if (lostBeforeHint) {
+                        anchor = Math.max(anchor, nowNanos);
+                    }
+                    connectionNext = anchor + random.nextLong(Math.max(1, interval));
                 }
-                connectionNext = anchor + random.nextLong(Math.max(1, interval));
             }
         }
     }

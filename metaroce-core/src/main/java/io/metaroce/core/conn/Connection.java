@@ -71,6 +71,13 @@ public final class Connection implements ScoreboardListener {
     private final byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
     private boolean hasCookie;
     private boolean acceptDue;
+    /**
+     * Server: ACCEPTs sent so far (the next one's announcement sequence, mod 2^16). Client: the
+     * announcement sequence of the newest ACCEPT taken [SPEC-CONN-17].
+     */
+    private int announcementSequence;
+    /** Client: the share the newest ACCEPT announced (0: none). */
+    private long announcedShareBytesPerSecond;
     /** While a timer declares losses: how long what it declares lost has waited at least (0: not a timer). */
     private long lossWaitNanos;
     /** An ACK was due while the DATA written ahead of it could not carry it: the next poll sends ACKs first. */
@@ -288,6 +295,14 @@ public final class Connection implements ScoreboardListener {
         return inbound.shareBytesPerSecond;
     }
 
+    /**
+     * Client: the share the server announced in its newest ACCEPT, datagram bytes per second (0:
+     * none, or not a client) [SPEC-CC-28], [SPEC-CONN-17]; it sizes the spread of the first flight.
+     */
+    public long announcedShareBytesPerSecond() {
+        return announcedShareBytesPerSecond;
+    }
+
     /** The latest rate hint the peer's ACKs carried, datagram bytes per second (0: no limit). */
     public long peerRateHintBytesPerSecond() {
         return peerRateHintBytesPerSecond;
@@ -442,6 +457,12 @@ public final class Connection implements ScoreboardListener {
         this.acceptDue = true;
     }
 
+    /** Whether an ACCEPT's announcement sequence is after the newest taken (serial arithmetic, 16 bits). */
+    private boolean newerAnnouncement(int sequence) {
+        int ahead = (sequence - announcementSequence) & 0xFFFF;
+        return ahead != 0 && ahead < 0x8000;
+    }
+
     private void peerId(long id) {
         this.peerId = id;
         emitter.destinationId(id);
@@ -478,10 +499,20 @@ public final class Connection implements ScoreboardListener {
 
     private void onAccept(Packet p, long nowNanos) {
         if (state != ConnectionState.CONNECTING) {
+            if (client && state == ConnectionState.ESTABLISHED && p.sourceConnectionId == peerId
+                    && newerAnnouncement(p.announcementSequence)) {
+                // The server's share for this side fell since it accepted, before this side sent
+                // anything: the newer announcement sizes the first flight's spread [SPEC-CONN-17].
+                announcementSequence = p.announcementSequence;
+                announcedShareBytesPerSecond = p.rateHintBytesPerSecond;
+                congestion.onAnnouncedShare(p.rateHintBytesPerSecond, nowNanos);
+                return;
+            }
             // A repeated ACCEPT (our CONNECT was resent) is harmless; anything else is noise.
             stats.unexpectedPackets++;
             return;
         }
+        announcementSequence = p.announcementSequence;
         peerId(p.sourceConnectionId);
         adoptPeerLimits(p.maxDatagramBytes, p.sequenceWindow);
         if (p.pathCount < paths.count()) {
@@ -492,6 +523,7 @@ public final class Connection implements ScoreboardListener {
         lastReceiveNanos = nowNanos;
         // The server's share for this side, announced before any data: it sizes the spread of the
         // first flight [SPEC-CC-28].
+        announcedShareBytesPerSecond = p.rateHintBytesPerSecond;
         congestion.onAnnouncedShare(p.rateHintBytesPerSecond, nowNanos);
         endpoint.connectionEstablished(this);
     }
@@ -915,7 +947,7 @@ public final class Connection implements ScoreboardListener {
         // A call that finds nothing to send changes nothing the next timeout is computed from,
         // unless something was due (a deferred packet, a control packet) or the packetizer moved
         // its queues; an endpoint asks every connection after each of its inputs.
-        boolean quiet = state == ConnectionState.ESTABLISHED && !acceptDue && !closeReplyDue && !keepAliveDue
+        boolean quiet = state == ConnectionState.ESTABLISHED && !acceptDue && !inbound.reannounceDue && !closeReplyDue && !keepAliveDue
                 && !control.hasNak() && !control.hasProbeAck() && sender.nextRetryNanos() > nowNanos;
         boolean sent = transmit(nowNanos, out, p, codec);
         if (sender.takeWriterTouched() || sent || !quiet) {
@@ -937,9 +969,14 @@ public final class Connection implements ScoreboardListener {
             return false;
         }
         sender.releaseDeferred(nowNanos);
-        if (acceptDue) {
+        if (acceptDue || inbound.reannounceDue) {
+            // The ACCEPT, or the same again with the share the client has now [SPEC-CONN-17].
             acceptDue = false;
-            return controlWriter.writeAccept(inbound.shareBytesPerSecond, out, p, codec);
+            inbound.reannounceDue = false;
+            inbound.announcedBytesPerSecond = inbound.shareBytesPerSecond;
+            int sequence = announcementSequence;
+            announcementSequence = (sequence + 1) & 0xFFFF;
+            return controlWriter.writeAccept(inbound.shareBytesPerSecond, sequence, out, p, codec);
         }
         if (closeReplyDue) {
             closeReplyDue = false;

@@ -50,15 +50,17 @@ final class ControlWriter {
 
     /**
      * ACCEPT on path 0; {@code rateHint} is the share this side's allocator gives the client (0: no
-     * limit), announced before its first packet [SPEC-CC-28].
+     * limit), announced before its first packet [SPEC-CC-28], {@code sequence} the number of
+     * ACCEPTs sent to it before, mod 2^16 [SPEC-CONN-17].
      */
-    boolean writeAccept(long rateHint, Transmit out, Packet p, PacketCodec codec) {
+    boolean writeAccept(long rateHint, int sequence, Transmit out, Packet p, PacketCodec codec) {
         emitter.header(p, PacketType.ACCEPT, 0);
         p.sourceConnectionId = localId;
         p.maxDatagramBytes = maxDatagramBytes;
         p.sequenceWindow = sequenceWindow;
         p.pathCount = paths.count();
         p.rateHintBytesPerSecond = rateHint;
+        p.announcementSequence = sequence;
         stats.handshakePacketsSent++;
         return emitter.emit(out, p, codec, paths.get(0), 0, null, 0, emitter.lastSendNanos());
     }

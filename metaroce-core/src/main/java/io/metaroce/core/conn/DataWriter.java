@@ -137,6 +137,13 @@ final class DataWriter {
                 return writeReliable(nowNanos, path, csn, true, out, p, codec);
             }
         }
+        if (!scheduler.hasWork() && (!idleResend || packets.floor() == packets.next())) {
+            // Nothing to send, nor to resend: do not ask the controller for a send time. The first
+            // ask starts the first flight's spread and the clock under the first hint
+            // ([SPEC-CC-16], [SPEC-CC-28]); asked at every poll after the handshake, an application
+            // that posts later would find that spread long past and its clock started before it.
+            return false;
+        }
         if (!packets.canIssue(peerWindow)) {
             stats.sequenceWindowStalls++;
             return idleResend && writeIdleResend(nowNanos, pickPathForNewData(nowNanos), out, p, codec);

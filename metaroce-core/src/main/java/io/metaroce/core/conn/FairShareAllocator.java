@@ -41,6 +41,8 @@ final class FairShareAllocator {
     private final long periodNanos;
     private final long minDemand;
     private final long windowBytes;
+    /** [SPEC-CONN-17]: re-announce a share fallen below this percent of the announced one (0: never). */
+    private final int reannouncePercent;
     private final MaxMinFairShare maxMin = new MaxMinFairShare();
     private long[] demands = new long[16];
     private long nextNanos;
@@ -52,6 +54,7 @@ final class FairShareAllocator {
         long perPeriod = (long) (config.maxDatagramBytes() * ((double) NANOS_PER_SECOND / periodNanos));
         this.minDemand = Math.clamp(perPeriod, 1, Math.max(1, capacity));
         this.windowBytes = (long) WINDOW_DATAGRAMS * config.maxDatagramBytes();
+        this.reannouncePercent = config.acceptReannouncePercent();
         this.nextNanos = nowNanos + periodNanos;
     }
 
@@ -134,6 +137,7 @@ final class FairShareAllocator {
             InboundShare in = connections.get(i).inbound();
             if (in.arrivedSince(activeSince)) {
                 in.share(Math.max(1, Math.min(capacity, Math.min(demands[k++], level) + spare)), true);
+                in.checkAnnouncement(reannouncePercent, true);
             } else {
                 in.share(Math.max(1, newcomer), false);
             }

@@ -25,12 +25,20 @@ final class InboundShare {
     long shareBytesPerSecond;
     /** Whether the share was computed for the peer as an active sender. */
     boolean active;
+    /** Whether a reliable packet has arrived on the connection (the advance count of [SPEC-CC-23] is not one). */
+    boolean reliableSeen;
+    /** The share this side's latest ACCEPT announced, bytes per second (0: none sent) [SPEC-CC-28]. */
+    long announcedBytesPerSecond;
+    /** Whether the share fell enough below the one announced to send the ACCEPT again [SPEC-CONN-17]. */
+    boolean reannounceDue;
 
     /** Counts a DATA or READ_REQUEST that arrived at {@code nowNanos}, admitted or not. */
     void onArrival(Packet p, long nowNanos) {
         bytes += p.type == PacketType.DATA ? WireConstants.DATA_OVERHEAD_BYTES + p.payloadLength
                 : WireConstants.READ_REQUEST_BYTES;
         lastArrivalNanos = nowNanos;
+        reliableSeen = true;
+        reannounceDue = false; // the peer sends: its ACKs carry the share from now on
     }
 
     /** Whether the peer sent a reliable packet at or after {@code sinceNanos}. */
@@ -49,5 +57,19 @@ final class InboundShare {
     void share(long bytesPerSecond, boolean asActive) {
         this.shareBytesPerSecond = bytesPerSecond;
         this.active = asActive;
+    }
+
+    /**
+     * After a recomputation: marks the ACCEPT due again if the peer has sent nothing yet, is still
+     * counted as a sender in advance ({@code asActive}), and its share fell below
+     * {@code percent}% of the share last announced to it [SPEC-CONN-17]. The announcement sizes
+     * the peer's first flight ([SPEC-CC-28]); the connections accepted first of an incast were
+     * told the share of a receiver with fewer senders.
+     */
+    void checkAnnouncement(int percent, boolean asActive) {
+        if (percent > 0 && asActive && !reliableSeen && announcedBytesPerSecond > 0
+                && shareBytesPerSecond * 100 < announcedBytesPerSecond * percent) {
+            reannounceDue = true;
+        }
     }
 }

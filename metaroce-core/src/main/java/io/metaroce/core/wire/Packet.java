@@ -96,6 +96,12 @@ public final class Packet {
     /** Paths the client intends to open (u16, at least 1; CONNECT). */
     public int pathCount;
     /**
+     * ACCEPT: how many ACCEPTs the server sent the connection before this one (u16, wrapping), so a
+     * client keeps the newest announced share when they arrive out of order [SPEC-CONN-17]; 0 from
+     * a server that does not announce again.
+     */
+    public int announcementSequence;
+    /**
      * Connection-sequence window the sender's receiver tracks (u32 bit pattern; CONNECT, ACCEPT).
      * The decoder guarantees at least 64 compared unsigned; read it with
      * {@link Integer#toUnsignedLong(int)}.
@@ -182,6 +188,7 @@ public final class Packet {
         sourceConnectionId = 0;
         maxDatagramBytes = 0;
         pathCount = 0;
+        announcementSequence = 0;
         sequenceWindow = 0;
         hasCookie = false;
         closeCode = 0;

@@ -369,7 +369,7 @@ public final class PacketCodec {
         out.maxDatagramBytes = getInt(src, o + 40);
         out.sequenceWindow = getInt(src, o + 44);
         out.pathCount = u16(src, o + 48);
-        // o + 50: reserved u16
+        out.announcementSequence = u16(src, o + 50);
         out.rateHintBytesPerSecond = getLong(src, o + 52);
         if (out.pathCount == 0) {
             return badField("ACCEPT pathCount == 0");
@@ -542,7 +542,7 @@ public final class PacketCodec {
                 putInt(dst, o + 40, p.maxDatagramBytes);
                 putInt(dst, o + 44, p.sequenceWindow);
                 putShort(dst, o + 48, p.pathCount);
-                putShort(dst, o + 50, 0);
+                putShort(dst, o + 50, p.announcementSequence);
                 putLong(dst, o + 52, p.rateHintBytesPerSecond);
             }
             case PacketType.CLOSE -> {

@@ -166,17 +166,17 @@ class AimdControllerTest {
     }
 
     @Test
-    void aFreshShareAnnouncedInAcceptSpreadsTheFirstPacketOverTwoIntervalsOfItAndStartsTheClockAtTheAsk() {
+    void aFreshShareAnnouncedInAcceptSpreadsTheFirstPacketOverIntervalsOfItAndStartsTheClockAtTheAskAtItsPhase() {
         // [SPEC-CC-28]: 409.6 MB/s announced is one 4096-byte datagram per 10 us, so the first
         // packet leaves within 2 x 10 us of the first request (1 us), not within the configured
-        // 50 us; and the clock under the first hint (4096 bytes every 40 us) starts at 1 + 40 + u us
-        // (u below 40 us), counted from the request, not from the first packet.
+        // 50 us; and the clock under the first hint (4096 bytes every 40 us) starts at 1 + 40 + v 40 us,
+        // counted from the request, with v the first packet's fraction of its spread (session 6:
+        // the same phase, not a second draw).
         EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(50_000)
                 .aimdAnnouncedSpreadIntervals(2).build();
         assertThat(D).isEqualTo(4096);
         long hint = 102_400_000L;
         long latest = 0;
-        int beforeTheOldStart = 0;
         for (long seed = 0; seed < 50; seed++) {
             AimdController cc = new AimdController(config, new SplittableRandom(seed));
             cc.onAnnouncedShare(409_600_000L, 0);
@@ -187,14 +187,10 @@ class AimdControllerTest {
             cc.onPacketAcked(0, D, 10_000, start + 10_000);
             cc.onRateHint(hint, start + 10_000);
             long clock = cc.nextSendTimeNanos(1, start + 10_000);
-            assertThat(clock).as("seed %d: one interval after the request, at a random point of the next", seed)
-                    .isBetween(41_000L, 80_999L);
-            if (clock < start + 40_000) {
-                beforeTheOldStart++;
-            }
+            assertThat(clock).as("seed %d: one interval after the request, at the first packet's phase", seed)
+                    .isBetween(41_000L + 2 * (start - 1_000) - 1, 41_000L + 2 * (start - 1_000));
         }
         assertThat(latest).as("the draws span the two intervals").isGreaterThan(15_000L);
-        assertThat(beforeTheOldStart).as("clocks that a start counted from the first packet would not allow").isPositive();
         // An announcement more than two fair-share periods (2 x 100 us) old, or of 0, is not used.
         long staleLatest = 0;
         long noneLatest = 0;
@@ -208,10 +204,16 @@ class AimdControllerTest {
         }
         assertThat(staleLatest).as("a stale announcement: the configured 50 us").isBetween(25_000L, 49_999L);
         assertThat(noneLatest).as("no announcement: the configured 50 us").isBetween(25_000L, 49_999L);
-        // The spread never exceeds the configured one: 4.096 MB/s would be 2 ms.
-        AimdController slow = new AimdController(config, new SplittableRandom(3));
-        slow.onAnnouncedShare(4_096_000L, 0);
-        assertThat(slow.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 50_999L);
+        // The configured spread does not cap it (session 6: n first flights must spread over n of
+        // the server's intervals), the announcement's lifetime does: 4.096 MB/s would be 2 ms,
+        // the draw stays below two fair-share periods (200 us).
+        long slowLatest = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController slow = new AimdController(config, new SplittableRandom(seed));
+            slow.onAnnouncedShare(4_096_000L, 0);
+            slowLatest = Math.max(slowLatest, slow.nextSendTimeNanos(0, 1_000) - 1_000);
+        }
+        assertThat(slowLatest).isBetween(100_000L, 199_999L);
         // Without a first-flight cap (aimdFirstFlightBytes 0) there is no first flight to size
         // from the share: the configured spread stays (it once collapsed to a few nanoseconds).
         EngineConfig uncapped = config.toBuilder().aimdFirstFlightBytes(0).build();
@@ -226,7 +228,33 @@ class AimdControllerTest {
         AimdController tiny = new AimdController(config.toBuilder().aimdAnnouncedSpreadIntervals(64).build(),
                 new SplittableRandom(5));
         tiny.onAnnouncedShare(1, 0);
-        assertThat(tiny.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 50_999L);
+        assertThat(tiny.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 200_999L);
+    }
+
+    @Test
+    void aNewerAnnouncementBeforeTheFirstPacketRescalesItsDelayFromTheSameAsk() {
+        // [SPEC-CONN-17]: asked at 1 us with 409.6 MB/s announced (one interval: 10 us), the draw
+        // is the fraction v of 10 us; the server then announces a fifth of that (50 us): the first
+        // packet waits v of 50 us from the same ask. After the first packet has left, or after a
+        // hint, a newer announcement moves nothing.
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(5_000_000)
+                .aimdAnnouncedSpreadIntervals(1).build();
+        for (long seed = 0; seed < 20; seed++) {
+            AimdController cc = new AimdController(config, new SplittableRandom(seed));
+            cc.onAnnouncedShare(409_600_000L, 0);
+            long early = cc.nextSendTimeNanos(0, 1_000) - 1_000;
+            assertThat(early).as("seed %d", seed).isBetween(0L, 9_999L);
+            cc.onAnnouncedShare(81_920_000L, 2_000);
+            long later = cc.nextSendTimeNanos(0, 2_000) - 1_000;
+            assertThat(later).as("seed %d: the same fraction of five times the span", seed)
+                    .isBetween(Math.max(1_000L, 5 * early - 5), Math.max(1_000L, 5 * early));
+            cc.onPacketSent(0, D, 1_000 + later);
+            cc.onAnnouncedShare(40_960_000L, 1_000 + later);
+            cc.onPacketAcked(0, D, 10_000, 11_000 + later);
+            cc.onRateHint(81_920_000L, 11_000 + later);
+            assertThat(cc.nextSendTimeNanos(1, 11_000 + later)).as("seed %d: clock at ask + I + v I", seed)
+                    .isBetween(51_000 + 5 * early - 6, 51_000 + 5 * early);
+        }
     }
 
     @Test

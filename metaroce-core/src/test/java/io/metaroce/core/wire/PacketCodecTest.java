@@ -158,6 +158,7 @@ class PacketCodecTest {
                 p.maxDatagramBytes = 9000;
                 p.sequenceWindow = 0x8000_0000;
                 p.pathCount = 0xFFFF;
+                p.announcementSequence = 0xBEEF;
                 p.rateHintBytesPerSecond = 0x0123_4567_89AB_CDEFL;
             }
             case PacketType.CLOSE -> {
@@ -386,7 +387,9 @@ class PacketCodecTest {
         assertThat(ch[32]).isEqualTo((byte) 200);
         assertThat(ch[55]).isEqualTo((byte) (200 + 7 * 23));
         byte[] acc = encode(codec, sample(PacketType.ACCEPT), BufferKind.HEAP, 0).bytes();
-        assertThat(Arrays.copyOfRange(acc, 40, 52)).containsExactly(0, 0, 0x23, 0x28, 0x80, 0, 0, 0, 0xFF, 0xFF, 0, 0);
+        // pathCount, then the announcement sequence at offset 50 (reserved, sent as 0, until
+        // session 6) [SPEC-WIRE-24], [SPEC-CONN-17].
+        assertThat(Arrays.copyOfRange(acc, 40, 52)).containsExactly(0, 0, 0x23, 0x28, 0x80, 0, 0, 0, 0xFF, 0xFF, 0xBE, 0xEF);
         // The share announced before any data [SPEC-WIRE-24], [SPEC-CC-28], then the checksum.
         assertThat(Arrays.copyOfRange(acc, 52, 60)).containsExactly(0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF);
         assertThat(acc).hasSize(64);

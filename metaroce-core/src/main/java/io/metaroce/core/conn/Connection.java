@@ -352,7 +352,7 @@ public final class Connection implements ScoreboardListener {
      * on the stream lands in the n-th receive posted here.
      */
     public int postRecv(int streamId, long workRequestId, MemoryRegion region, long offset, long length) {
-        deadlinesStale = true;
+        pathTouched = true; // the receive side's streams, no path's timers
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length, Access.LOCAL_WRITE, "postRecv");
         int gate = postGate();
@@ -368,7 +368,7 @@ public final class Connection implements ScoreboardListener {
 
     private int postOutbound(byte kind, int streamId, long workRequestId, MemoryRegion region, long offset,
             long length, int remoteKey, long remoteOffset, int immediate, boolean hasImmediate) {
-        deadlinesStale = true;
+        pathTouched = true; // the send side's queues and the pacing term, no path's timers
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length,
                 kind == WorkRequests.READ ? Access.LOCAL_WRITE : 0, PostArguments.opName(kind));
@@ -951,13 +951,18 @@ public final class Connection implements ScoreboardListener {
         boolean quiet = state == ConnectionState.ESTABLISHED && !acceptDue && !closeReplyDue && !keepAliveDue
                 && !control.hasNak() && !control.hasProbeAck() && sender.nextRetryNanos() > nowNanos;
         boolean sent = transmit(nowNanos, out, p, codec);
-        if (sender.takeWriterTouched() || !quiet) {
+        boolean writerTouched = sender.takeWriterTouched();
+        if (!quiet) {
             deadlinesStale = true;
         } else if (sent) {
             // A quiet poll sends DATA, an ACK (alone or ahead of DATA) or a health probe, all on
             // one path, and changes the timer inputs of that path only (its scoreboard, receive
             // tracker or probe) besides the connection's own.
             touchPath(out.pathId);
+        } else if (writerTouched) {
+            // The packetizer moved its queues (retransmission queues, streams): no path's timer
+            // inputs, but the connection's own (the streams' resume times, the pacing term).
+            pathTouched = true;
         }
         return sent;
     }

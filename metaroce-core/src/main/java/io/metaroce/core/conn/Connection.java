@@ -102,6 +102,14 @@ public final class Connection implements ScoreboardListener {
     private long cachedDeadlineNanos;
     private boolean deadlinesStale = true;
     /**
+     * The per-path part of {@link #cachedDeadlineNanos}: an input that touched one path marks that
+     * path (and {@link #pathTouched}) rather than the whole cache stale, and the next query reads
+     * only that path's objects again. {@link #deadlinesStale} marks every path.
+     */
+    private final PathDeadlines pathDeadlines = new PathDeadlines();
+    /** Some paths of {@link #pathDeadlines} were marked since the deadlines were last computed. */
+    private boolean pathTouched;
+    /**
      * The pacing term of {@link #nextTimeoutNanos} as last computed ({@link #pacedSendNanos}, asked
      * at {@link #pacedSendAskedNanos}), valid while {@link #pacingKnown}: that is, until the
      * connection's state next changes (the same stale mark as the deadlines clears it). The
@@ -359,7 +367,7 @@ public final class Connection implements ScoreboardListener {
      * on the stream lands in the n-th receive posted here.
      */
     public int postRecv(int streamId, long workRequestId, MemoryRegion region, long offset, long length) {
-        deadlinesStale = true;
+        pathTouched = true; // the receive side's streams, no path's timers
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length, Access.LOCAL_WRITE, "postRecv");
         int gate = postGate();
@@ -375,7 +383,7 @@ public final class Connection implements ScoreboardListener {
 
     private int postOutbound(byte kind, int streamId, long workRequestId, MemoryRegion region, long offset,
             long length, int remoteKey, long remoteOffset, int immediate, boolean hasImmediate) {
-        deadlinesStale = true;
+        pathTouched = true; // the send side's queues and the pacing term, no path's timers
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length,
                 kind == WorkRequests.READ ? Access.LOCAL_WRITE : 0, PostArguments.opName(kind));
@@ -534,7 +542,13 @@ public final class Connection implements ScoreboardListener {
 
     /** Handles one decoded packet addressed to this connection. */
     void handlePacket(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
-        deadlinesStale = true;
+        if (p.type == PacketType.DATA || p.type == PacketType.READ_REQUEST || p.type == PacketType.ACK) {
+            // The per-path timer inputs these change are those of the packet's own path: its
+            // receive tracker (DATA), or its scoreboard, RTT, loss detector and health (ACK).
+            touchPath(p.pathId);
+        } else {
+            deadlinesStale = true;
+        }
         acksMayBeDue = true;
         if (state == ConnectionState.CLOSED) {
             return;
@@ -759,9 +773,13 @@ public final class Connection implements ScoreboardListener {
      * go then either).
      */
     long nextTimeoutNanos(long latestNanos) {
-        if (deadlinesStale) {
-            cachedDeadlineNanos = deadlinesNanos();
+        if (deadlinesStale || pathTouched) {
+            if (deadlinesStale) {
+                pathDeadlines.markAll();
+            }
+            cachedDeadlineNanos = cachedDeadlinesNanos();
             deadlinesStale = false;
+            pathTouched = false;
             pacingKnown = false;
         }
         if (state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING) {
@@ -811,8 +829,35 @@ public final class Connection implements ScoreboardListener {
         deadlinesStale = true;
     }
 
-    /** Every deadline of this connection's timers: {@link #nextTimeoutNanos} but for pacing. */
-    private long deadlinesNanos() {
+    /** Only path {@code pathId}'s timer inputs may have changed (with the connection's own). */
+    private void touchPath(int pathId) {
+        pathDeadlines.mark(pathId);
+        pathTouched = true;
+    }
+
+    /** {@link #deadlinesNanos} with the per-path deadlines from {@link #pathDeadlines}. */
+    private long cachedDeadlinesNanos() {
+        long t = connectionDeadlinesNanos();
+        if (!watchesPaths()) {
+            return t;
+        }
+        boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
+        t = Math.min(t, pathDeadlines.earliestNanos(paths, config, health, latestAckedSentNanos, probing));
+        return Math.min(t, sender.nextRetryNanos());
+    }
+
+    /** Whether the paths' timers run in this state (not before ACCEPT, nor while draining or closed). */
+    private boolean watchesPaths() {
+        return state != ConnectionState.CLOSED && state != ConnectionState.CONNECTING
+                && state != ConnectionState.DRAINING;
+    }
+
+    /**
+     * The deadlines that are not a path's: the idle, handshake, close, drain and keep-alive
+     * timers; for a connection that has paths to watch (ESTABLISHED, CLOSE_PENDING, CLOSING) the
+     * idle, close and keep-alive ones, to which the paths' deadlines are added.
+     */
+    private long connectionDeadlinesNanos() {
         if (state == ConnectionState.CLOSED) {
             return Long.MAX_VALUE;
         }
@@ -828,6 +873,18 @@ public final class Connection implements ScoreboardListener {
         }
         if (config.keepAliveNanos() > 0) {
             t = Math.min(t, emitter.lastSendNanos() + config.keepAliveNanos());
+        }
+        return t;
+    }
+
+    /**
+     * Every deadline of this connection's timers: {@link #nextTimeoutNanos} but for pacing,
+     * computed from scratch (the reference for {@link #cachedDeadlinesNanos}).
+     */
+    private long deadlinesNanos() {
+        long t = connectionDeadlinesNanos();
+        if (!watchesPaths()) {
+            return t;
         }
         boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
         for (int i = 0; i < paths.count(); i++) {
@@ -846,7 +903,7 @@ public final class Connection implements ScoreboardListener {
 
     /** Runs every timer due at {@code nowNanos}. A call with nothing due does nothing. */
     void handleTimeout(long nowNanos) {
-        if (!deadlinesStale && state == ConnectionState.ESTABLISHED && cachedDeadlineNanos > nowNanos) {
+        if (!deadlinesStale && !pathTouched && state == ConnectionState.ESTABLISHED && cachedDeadlineNanos > nowNanos) {
             // Nothing is due: every timer below is one of the cached deadlines, none has come, and
             // nothing has changed since they were computed. An endpoint runs the timers of all its
             // connections whenever one of them is due.
@@ -950,8 +1007,18 @@ public final class Connection implements ScoreboardListener {
         boolean quiet = state == ConnectionState.ESTABLISHED && !acceptDue && !inbound.reannounceDue && !closeReplyDue && !keepAliveDue
                 && !control.hasNak() && !control.hasProbeAck() && sender.nextRetryNanos() > nowNanos;
         boolean sent = transmit(nowNanos, out, p, codec);
-        if (sender.takeWriterTouched() || sent || !quiet) {
+        boolean writerTouched = sender.takeWriterTouched();
+        if (!quiet) {
             deadlinesStale = true;
+        } else if (sent) {
+            // A quiet poll sends DATA, an ACK (alone or ahead of DATA) or a health probe, all on
+            // one path, and changes the timer inputs of that path only (its scoreboard, receive
+            // tracker or probe) besides the connection's own.
+            touchPath(out.pathId);
+        } else if (writerTouched) {
+            // The packetizer moved its queues (retransmission queues, streams): no path's timer
+            // inputs, but the connection's own (the streams' resume times, the pacing term).
+            pathTouched = true;
         }
         return sent;
     }

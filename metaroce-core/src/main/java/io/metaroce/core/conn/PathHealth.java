@@ -226,6 +226,11 @@ final class PathHealth {
         return Math.min(p.probeDeadlineNanos, p.probeSentAtNanos + overdueNanos(p));
     }
 
+    /** When the probe out on {@code p} is overdue, as {@link #probeDeadlineNanos} uses it. */
+    long probeOverdueAtNanos(Path p) {
+        return p.probeSentAtNanos + overdueNanos(p);
+    }
+
     /**
      * Runs {@code p}'s probe deadline if it is due: a PROBING path goes back to FAILED with a
      * doubled probe interval; a SUSPECT path counts a timeout ({@link #onTimeout}).

@@ -512,6 +512,11 @@ public final class Network {
         Arrays.fill(knownTimeout, UNKNOWN_TIMEOUT);
     }
 
+    /** The routing table, for tests. */
+    Routing routingForTest() {
+        return routing;
+    }
+
     /** Host {@code h}'s next timeout, asking its transport only if it may have changed since last asked. */
     private long timeoutOf(int h) {
         long at = knownTimeout[h];
@@ -597,6 +602,14 @@ public final class Network {
             return;
         }
         long nowPicos = now * 1000;
+        if (pr[r + P_BUSY] <= nowPicos) {
+            // The last packet has left, so every one has (departures are in ring order): the
+            // ring empties without reading it (its next entry goes first), and the queue with it
+            // (it counts the ring's bytes).
+            pr[r + P_RING] = 0;
+            pr[r + P_QUEUED] = 0;
+            return;
+        }
         long[] entries = ring[p];
         int mask = (entries.length >>> 1) - 1;
         int head = (int) (headSize >>> 32);

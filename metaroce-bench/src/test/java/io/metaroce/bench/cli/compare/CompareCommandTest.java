@@ -62,6 +62,9 @@ class CompareCommandTest {
         // The ping-pongs' own warm-up, and the JIT's work while each was measured (-1: not known).
         assertThat(number(text, "latency_warmup_s")).isEqualTo(0.15);
         assertThat(number(text, "warmup_s")).isEqualTo(0.1);
+        // MetaRoCE ran the engine's default controller, and says so.
+        assertThat(text).contains("\"metaroce_congestion_control\": \"aimd\"");
+        assertThat(run.out).contains("MetaRoCE cc aimd");
         String jit = object(text, "latency_jit_ms");
         for (String peer : List.of("raw_udp", "metaroce", "raw_udp_busy_poll", "metaroce_busy_poll", "tcp", "aeron")) {
             assertThat(number(jit, peer)).as(peer + " JIT ms in " + jit).isGreaterThanOrEqualTo(-1.0);

@@ -34,7 +34,8 @@ import io.metaroce.core.wire.WireConstants;
  * @param maxConsecutiveTimeouts timeouts in a row without progress after which the peer is
  *     declared unreachable
  * @param rnrRetryDelayNanos delay a receiver asks for when no receive is posted
- * @param congestionWindowBytes connection window of the fixed-window congestion controller
+ * @param congestionWindowBytes connection window of the fixed-window congestion controller (an
+ *     explicit choice: congestion control off; the default controller is AIMD)
  * @param handshakeRetryNanos first CONNECT retransmission interval (doubles each time)
  * @param handshakeTimeoutNanos a connection attempt fails after this long
  * @param cookieLifetimeNanos a CHALLENGE cookie is valid for this long
@@ -43,7 +44,7 @@ import io.metaroce.core.wire.WireConstants;
  * @param closeRetryNanos interval between CLOSE retransmissions
  * @param closeRetries CLOSE retransmissions before a closing connection gives up
  * @param aimdInitialWindowBytes each path's first congestion window under the AIMD controller
- *     ({@code io.metaroce.core.cc.AimdController}; not used by the default fixed window)
+ *     ({@code io.metaroce.core.cc.AimdController}, the default controller)
  * @param aimdMinWindowBytes floor of a path's AIMD congestion window
  * @param aimdMaxWindowBytes ceiling of a path's AIMD congestion window
  * @param aimdEcnGainShift the AIMD controller's ECN gain is {@code 1 / 2^aimdEcnGainShift}: the
@@ -67,8 +68,8 @@ import io.metaroce.core.wire.WireConstants;
  *     over which each sender's arrival rate is measured
  * @param aimdPacingGainPercent the AIMD controller paces each path at
  *     {@code aimdPacingGainPercent / 100 * window / smoothed RTT}, capped by the rate hint
- * @param pacingBurstBytes bytes a path may send back to back once it has been idle, before
- *     pacing spaces its packets
+ * @param pacingBurstBytes bytes a path may send back to back once it has been idle, or its
+ *     event loop woke late, before pacing spaces its packets
  * @param aimdDelayThresholdNanos on a path whose packets the peer never reports ECN-capable (ECN
  *     cannot be read on that route), an RTT sample more than this above the path's least RTT counts
  *     as a congestion mark for AIMD; 0: no delay signal
@@ -124,6 +125,9 @@ import io.metaroce.core.wire.WireConstants;
  *     the oldest was lost, and a peer that only stalled (a descheduled receiver) would otherwise
  *     be sent the whole flight again; false: every transmission sent at or before now − rto is
  *     declared lost
+ * @param aimdSlowStart each path of an AIMD controller starts in slow start: its window grows by
+ *     the bytes acknowledged (doubling every round trip) until its first cut, loss or mark, and
+ *     only then by one datagram per window ([SPEC-CC-31]); false: additive increase from the start
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -176,7 +180,8 @@ public record EngineConfig(
         int ackRepeatAboveLossPercent,
         boolean bundleAcks,
         boolean equalLengthPackets,
-        boolean timeoutProbes) {
+        boolean timeoutProbes,
+        boolean aimdSlowStart) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -295,8 +300,8 @@ public record EngineConfig(
                 0L, // receiveCapacityBytesPerSecond: allocator off
                 100_000L, // fairSharePeriodNanos: 100 us
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
-                8L << 10, // pacingBurstBytes: 8 KiB (two default datagrams)
-                false, // aimdLossCutScaledByAlpha: a loss halves the window
+                64L << 10, // pacingBurstBytes: 64 KiB (one GSO send); a late wake-up catches up that much
+                true, // aimdLossCutScaledByAlpha: a loss cuts as a mark would; unmarked (random) loss is not congestion
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 100, // aimdSharedMarkCutPercent: every mark cuts in full, as DCTCP
                 0L, // aimdFirstFlightBytes: no cap before the first hint
@@ -308,7 +313,8 @@ public record EngineConfig(
                 15, // ackRepeatAboveLossPercent: ACKs twice above 15% loss, three times above 30%
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
                 true, // equalLengthPackets: one packet length per message, the last overlapping
-                true); // timeoutProbes: a retransmission timeout resends the oldest transmission only
+                true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
+                true); // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -398,6 +404,7 @@ public record EngineConfig(
         private boolean bundleAcks;
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
+        private boolean aimdSlowStart;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -451,6 +458,7 @@ public record EngineConfig(
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
+            aimdSlowStart = c.aimdSlowStart;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -519,6 +527,8 @@ public record EngineConfig(
         public Builder equalLengthPackets(boolean v) { equalLengthPackets = v; return this; }
         /** Sets {@link EngineConfig#timeoutProbes}. */
         public Builder timeoutProbes(boolean v) { timeoutProbes = v; return this; }
+        /** Sets {@link EngineConfig#aimdSlowStart}. */
+        public Builder aimdSlowStart(boolean v) { aimdSlowStart = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -533,7 +543,8 @@ public record EngineConfig(
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
-                    idleResendMaxCopies, ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes);
+                    idleResendMaxCopies, ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes,
+                    aimdSlowStart);
         }
     }
 }

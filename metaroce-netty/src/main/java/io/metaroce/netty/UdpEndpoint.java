@@ -1090,8 +1090,11 @@ public final class UdpEndpoint implements AutoCloseable {
 
         /**
          * The congestion controller of each connection, made by {@code factory} from the engine's
-         * configuration (default: the engine's, {@link io.metaroce.core.cc.FixedWindowController}).
-         * {@code AimdController::new} reacts to ECN marks (read on {@link Datapath#LINUX}) and loss.
+         * configuration (default: the engine's, {@link io.metaroce.core.cc.AimdController}: it
+         * reacts to loss, to ECN marks where they are read ({@link Datapath#LINUX}) and, where they
+         * are not (NIO), to queueing delay above {@link EngineConfig#aimdDelayThresholdNanos()}).
+         * {@code FixedWindowController::new} turns congestion control off (a fixed window of
+         * {@link EngineConfig#congestionWindowBytes()}): the ceiling on a link nothing else shares.
          */
         public Builder congestionController(Function<EngineConfig, CongestionController> factory) {
             this.congestionController = Objects.requireNonNull(factory, "factory");

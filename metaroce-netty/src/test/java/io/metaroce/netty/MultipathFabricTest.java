@@ -7,6 +7,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
 import io.netty.channel.EventLoopGroup;
@@ -140,10 +141,11 @@ class MultipathFabricTest {
             sb.bindAddress(TwoHostFabric.HOST_B);
             cb.bindAddress(TwoHostFabric.HOST_A);
         }
-        if (aimd) {
-            sb.congestionController(AimdController::new);
-            cb.congestionController(AimdController::new);
-        }
+        // Each test says which controller it needs: AIMD (the default) where it watches the
+        // reaction to marks, else a fixed window, so that what it counts (the share of each link,
+        // losses charged to paths, failures) does not depend on windows cut on the way.
+        sb.congestionController(aimd ? AimdController::new : FixedWindowController::new);
+        cb.congestionController(aimd ? AimdController::new : FixedWindowController::new);
         server = sb.build();
         client = cb.build();
         connection = (overPlanes ? client.connect(server.localAddresses(), PATHS)

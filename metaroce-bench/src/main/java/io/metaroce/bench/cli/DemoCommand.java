@@ -92,8 +92,9 @@ public final class DemoCommand implements Callable<Integer> {
                 + " %.1f%% of each side's datagrams dropped%n", paths, streams, depth, size, loss * 100);
         out.printf(Locale.ROOT, "  SEND, WRITE (read back), WRITE_WITH_IMM and READ in turn, every byte checked, %.0f s%n",
                 durationSeconds);
-        out.printf(Locale.ROOT, "  engine defaults but a first RTT estimate of %.0f ms and a least retransmission timeout"
-                + " of %.0f ms, for a small shared host%n", CONFIG.initialRttNanos() / 1e6, CONFIG.minRtoNanos() / 1e6);
+        out.printf(Locale.ROOT, "  engine defaults (AIMD congestion control on) but a first RTT estimate of %.0f ms and a"
+                + " least retransmission timeout of %.0f ms, for a small shared host%n", CONFIG.initialRttNanos() / 1e6,
+                CONFIG.minRtoNanos() / 1e6);
         out.println();
         out.flush();
         PerfReport r;

@@ -190,8 +190,35 @@ class PerfCommandTest {
         assertThat(seconds).isLessThan(15);
     }
 
+    /**
+     * The congestion controller is the engine's AIMD unless {@code --cc fixed} turns it off; the
+     * report and the JSON name the one that ran.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "aimd", "fixed"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theCongestionControllerIsAimdUnlessFixedIsAskedForAndTheReportNamesIt(String cc, @TempDir Path dir)
+            throws Exception {
+        Path json = dir.resolve("perf.json");
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("perf", "loopback", "--duration",
+                "1", "--paths", "2", "--json", json.toString()));
+        if (!cc.isEmpty()) {
+            args.add("--cc=" + cc);
+        }
+        CliRun run = CliRun.of(args.toArray(String[]::new));
+
+        String expected = cc.isEmpty() ? "aimd" : cc;
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        assertThat(Files.readString(json)).contains("\"congestion_control\": \"" + expected + "\"",
+                "\"verified\": true");
+        assertThat(run.out()).containsPattern("congestion\\s+" + expected).contains("cc " + expected);
+    }
+
     @Test
     void nonsenseOptionsAreUsageErrors() {
+        CliRun badCc = CliRun.of("perf", "loopback", "--cc", "reno");
+        assertThat(badCc.exitCode()).isEqualTo(2);
+        assertThat(badCc.err()).contains("--cc", "expected aimd or fixed");
         CliRun badOp = CliRun.of("perf", "loopback", "--op", "atomic");
         assertThat(badOp.exitCode()).isEqualTo(2);
         assertThat(badOp.err()).contains("--op");

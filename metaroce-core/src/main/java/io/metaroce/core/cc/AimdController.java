@@ -15,6 +15,11 @@ import java.util.random.RandomGenerator;
  * <ul>
  *   <li>the window starts at {@link EngineConfig#aimdInitialWindowBytes()} and stays within
  *       [{@link EngineConfig#aimdMinWindowBytes()}, {@link EngineConfig#aimdMaxWindowBytes()}];
+ *   <li>slow start ([SPEC-CC-31], with {@link EngineConfig#aimdSlowStart()}): until the path's
+ *       first congestion cut (an ECN or delay-mark cut, or a loss cut that counts as congestion),
+ *       every acknowledged byte grows the window by a byte, doubling it every round trip, so a
+ *       sender on a host whose round trips are milliseconds reaches its share in a few of them
+ *       rather than climbing a datagram per round trip;
  *   <li>additive increase: one {@link EngineConfig#maxDatagramBytes()} per window's worth of
  *       acknowledged bytes;
  *   <li>{@code alpha}, a moving average of the fraction of packets the peer reports CE-marked, is
@@ -103,6 +108,7 @@ public final class AimdController implements CongestionController {
     private final int pacingGainPercent;
     private final long pacingBurstBytes;
     private final boolean lossCutScaledByAlpha;
+    private final boolean slowStartEnabled;
     /** Percent of the marks every path shares that still cut [SPEC-CC-29] (100: all, DCTCP). */
     private final int sharedMarkCutPercent;
     private final long firstFlightBytes;
@@ -141,6 +147,10 @@ public final class AimdController implements CongestionController {
     private long[] lossCutCredit = new long[0];
     /** The window before the latest loss cut, until that cut is undone or proven right (0: none). */
     private long[] windowBeforeLossCut = new long[0];
+    /** Whether the path is in slow start: no congestion cut yet [SPEC-CC-31]. */
+    private boolean[] slowStart = new boolean[0];
+    /** Whether the latest loss cut ended the path's slow start (undone with the cut, [SPEC-CC-27]). */
+    private boolean[] slowStartBeforeLossCut = new boolean[0];
     /**
      * Bytes still to be acknowledged before the path's latest congestion mark (CE, or delay where
      * ECN is unreadable) is a round trip old: while positive, a loss comes with marks [SPEC-CC-24].
@@ -217,6 +227,7 @@ public final class AimdController implements CongestionController {
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
+        this.slowStartEnabled = config.aimdSlowStart();
         this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
@@ -313,6 +324,12 @@ public final class AimdController implements CongestionController {
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
         boolean grow = windowBlocked[pathId] || !hintLimited();
+        if (slowStart[pathId] && grow) {
+            // Slow start [SPEC-CC-31]: a byte of window per byte acknowledged.
+            w = Math.min(maxWindow, w + bytes);
+            windowBlocked[pathId] = false;
+            acked = 0;
+        }
         while (acked >= w) {
             acked -= w;
             if (grow) {
@@ -350,6 +367,13 @@ public final class AimdController implements CongestionController {
             long cut = lossCutScaledByAlpha ? (w * alpha[pathId]) >> (ALPHA_BITS + 1) : w >> 1;
             window[pathId] = Math.max(minWindow, w - cut);
             windowBeforeLossCut[pathId] = w;
+            // A loss is congestion, and ends slow start, unless the cut is scaled by alpha and the
+            // path saw no mark for a round trip (random loss) [SPEC-CC-31].
+            boolean congestion = !lossCutScaledByAlpha || markCredit[pathId] > 0;
+            slowStartBeforeLossCut[pathId] = slowStart[pathId] && congestion;
+            if (congestion) {
+                slowStart[pathId] = false;
+            }
             lossCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }
@@ -366,8 +390,12 @@ public final class AimdController implements CongestionController {
         long before = windowBeforeLossCut[pathId];
         if (before > window[pathId]) {
             window[pathId] = before;
+            if (slowStartBeforeLossCut[pathId]) {
+                slowStart[pathId] = true; // the cut that ended it was not congestion [SPEC-CC-31]
+            }
         }
         windowBeforeLossCut[pathId] = 0;
+        slowStartBeforeLossCut[pathId] = false;
     }
 
     @Override
@@ -423,6 +451,8 @@ public final class AimdController implements CongestionController {
             long w = window[pathId];
             window[pathId] = Math.max(minWindow, w - ((w * cutAlpha(pathId)) >> (ALPHA_BITS + 1)));
             windowBeforeLossCut[pathId] = 0; // a congestion mark: a slow packet undoes no cut now
+            slowStartBeforeLossCut[pathId] = false;
+            slowStart[pathId] = false; // the first congestion cut ends slow start [SPEC-CC-31]
             ecnCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }
@@ -583,6 +613,8 @@ public final class AimdController implements CongestionController {
         // Back from a failure: start small and let additive increase find the path's room again.
         window[pathId] = minWindow;
         windowBeforeLossCut[pathId] = 0;
+        slowStart[pathId] = false; // back from a failure: additive increase only [SPEC-CC-31]
+        slowStartBeforeLossCut[pathId] = false;
         failed[pathId] = false;
         ackedSinceIncrease[pathId] = 0;
         ecnCutCredit[pathId] = 0;
@@ -603,6 +635,12 @@ public final class AimdController implements CongestionController {
     public long windowBytes(int pathId) {
         checkPath(pathId);
         return pathId < window.length ? window[pathId] : startWindow;
+    }
+
+    /** Whether path {@code pathId} is in slow start: no congestion cut yet [SPEC-CC-31]. */
+    public boolean inSlowStart(int pathId) {
+        checkPath(pathId);
+        return pathId < slowStart.length ? slowStart[pathId] : slowStartEnabled;
     }
 
     /** Path {@code pathId}'s moving average of the CE-marked fraction, 0 to 1 (1 before any feedback). */
@@ -751,6 +789,8 @@ public final class AimdController implements CongestionController {
         minRtt = Arrays.copyOf(minRtt, size);
         lossCutCredit = Arrays.copyOf(lossCutCredit, size);
         windowBeforeLossCut = Arrays.copyOf(windowBeforeLossCut, size);
+        slowStart = Arrays.copyOf(slowStart, size);
+        slowStartBeforeLossCut = Arrays.copyOf(slowStartBeforeLossCut, size);
         markCredit = Arrays.copyOf(markCredit, size);
         srtt = Arrays.copyOf(srtt, size);
         nextSend = Arrays.copyOf(nextSend, size);
@@ -759,6 +799,7 @@ public final class AimdController implements CongestionController {
         noNewData = Arrays.copyOf(noNewData, size);
         for (int i = old; i < size; i++) {
             window[i] = startWindow;
+            slowStart[i] = slowStartEnabled;
             nextSend[i] = Long.MIN_VALUE;
             alpha[i] = ALPHA_ONE; // credits stay 0: the first cut of each kind may happen at once
         }

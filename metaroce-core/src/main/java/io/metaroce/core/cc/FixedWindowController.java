@@ -1,8 +1,13 @@
 package io.metaroce.core.cc;
 
+import io.metaroce.core.EngineConfig;
+
 /**
- * A fixed connection-wide window: the default controller and the baseline for testing reliability
- * in isolation. It ignores ECN and never shrinks the window on loss. It honours the receiver's
+ * A fixed connection-wide window: congestion control off. It ignores ECN and delay and never
+ * shrinks the window on loss, so it is the ceiling a benchmark on a link nothing else shares can
+ * reach, and the baseline for testing reliability in isolation; it is not the default (that is
+ * {@link AimdController}, [SPEC-CC-4]) since on a shared lossy fabric it keeps sending into
+ * congestion. It honours the receiver's
  * rate hint ([SPEC-CC-4]): while the hint is non-zero, the connection's packets (all paths
  * together) leave {@code bytes / hint} apart, after at most {@code pacingBurstBytes} back to back;
  * with no hint it does not pace.
@@ -15,6 +20,15 @@ public final class FixedWindowController implements CongestionController {
     private long bytesInFlight;
     private long rateHint;
     private long nextSend = Long.MIN_VALUE;
+
+    /**
+     * A controller with the window {@link EngineConfig#congestionWindowBytes()} and the burst
+     * {@link EngineConfig#pacingBurstBytes()} of {@code config}; usable as
+     * {@code FixedWindowController::new} wherever a controller factory is asked for.
+     */
+    public FixedWindowController(EngineConfig config) {
+        this(config.congestionWindowBytes(), config.pacingBurstBytes());
+    }
 
     /** A controller allowing {@code windowBytes} in flight across all paths, pacing to a hint with no burst. */
     public FixedWindowController(long windowBytes) {

@@ -6,8 +6,8 @@ import io.metaroce.core.api.CompletionQueue;
 import io.metaroce.core.api.ConnectionListener;
 import io.metaroce.core.api.PeerAddressCodec;
 import io.metaroce.core.api.Transmit;
+import io.metaroce.core.cc.AimdController;
 import io.metaroce.core.cc.CongestionController;
-import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.memory.ProtectionDomain;
 import io.metaroce.core.wire.DecodeError;
 import io.metaroce.core.wire.Packet;
@@ -463,8 +463,7 @@ public final class Endpoint {
         private final PeerAddressCodec addressCodec;
         private EngineConfig config = EngineConfig.defaults();
         private boolean listening;
-        private Function<EngineConfig, CongestionController> congestionControllerFactory =
-                c -> new FixedWindowController(c.congestionWindowBytes(), c.pacingBurstBytes());
+        private Function<EngineConfig, CongestionController> congestionControllerFactory = AimdController::new;
 
         private Builder(RandomGenerator random, byte[] cookieSecret, PeerAddressCodec addressCodec) {
             this.random = Objects.requireNonNull(random, "random");
@@ -484,7 +483,13 @@ public final class Endpoint {
             return this;
         }
 
-        /** Makes each connection's congestion controller (default: a fixed window). */
+        /**
+         * Makes each connection's congestion controller (default: {@link AimdController}, ECN AIMD
+         * per path with delay standing in for marks where ECN is unreadable, [SPEC-CC-4]).
+         * {@code FixedWindowController::new} turns congestion control off: a fixed window of
+         * {@link EngineConfig#congestionWindowBytes()}, the ceiling for benchmarks on a link nothing
+         * else shares.
+         */
         public Builder congestionController(Function<EngineConfig, CongestionController> factory) {
             this.congestionControllerFactory = Objects.requireNonNull(factory, "factory");
             return this;

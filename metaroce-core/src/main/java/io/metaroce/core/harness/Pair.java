@@ -6,6 +6,7 @@ import io.metaroce.core.api.ConnectionListener;
 import io.metaroce.core.api.PeerAddressCodec;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.conn.Connection;
 import io.metaroce.core.conn.ConnectionState;
 import io.metaroce.core.conn.Endpoint;
@@ -22,6 +23,12 @@ import java.util.function.Function;
  * <p>{@link #step()} advances virtual time to the next arrival or timer and runs it; the
  * {@code drive} methods step until a condition holds and fail, naming the seed, when it cannot.
  * The same engine code runs here as on real sockets: this is a driver, not a model.
+ *
+ * <p>Congestion control: unless a test passes a controller factory, both sides run a
+ * {@link FixedWindowController} ({@link EngineConfig#congestionWindowBytes()}), not the endpoints'
+ * default {@code AimdController}: a test of reliability, ordering or the API then sees the
+ * transport alone, with no window cut that would make its outcome depend on congestion control.
+ * Tests of congestion control pass {@code AimdController::new}.
  *
  * <p>Addresses are small {@code Integer}s (so boxing them allocates nothing): the server is 1,
  * the client's path {@code i} is {@code 16 + i}. Not thread-safe.
@@ -78,17 +85,13 @@ public final class Pair {
         random.nextBytes(secret);
         Endpoint.Builder clientBuilder = Endpoint.builder(new SplittableRandom(random.nextLong()), secret,
                 INTEGER_ADDRESSES).config(clientConfig);
-        if (clientCongestion != null) {
-            clientBuilder.congestionController(clientCongestion);
-        }
+        clientBuilder.congestionController(clientCongestion != null ? clientCongestion : FixedWindowController::new);
         this.client = clientBuilder.build();
         byte[] serverSecret = new byte[32];
         random.nextBytes(serverSecret);
         Endpoint.Builder serverBuilder = Endpoint.builder(new SplittableRandom(random.nextLong()), serverSecret,
                 INTEGER_ADDRESSES).config(serverConfig).listening(true);
-        if (serverCongestion != null) {
-            serverBuilder.congestionController(serverCongestion);
-        }
+        serverBuilder.congestionController(serverCongestion != null ? serverCongestion : FixedWindowController::new);
         this.server = serverBuilder.build();
         this.pathSkewNanos = new long[Math.max(paths, 1)];
         for (int i = 0; i < pathSkewNanos.length; i++) {
@@ -101,12 +104,12 @@ public final class Pair {
         this.transmit = new Transmit(ByteBuffer.allocate(bytes));
     }
 
-    /** A pair with {@code paths} paths and the given network, both sides on {@code config}. */
+    /** A pair with {@code paths} paths and the given network, both sides on {@code config} with a fixed window. */
     public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig config) {
         return new Pair(seed, paths, conditions, config, config, null, null);
     }
 
-    /** A pair whose client and server use different configurations. */
+    /** A pair whose client and server use different configurations, both with a fixed window. */
     public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig,
             EngineConfig serverConfig) {
         return new Pair(seed, paths, conditions, clientConfig, serverConfig, null, null);
@@ -114,7 +117,8 @@ public final class Pair {
 
     /**
      * A pair whose client and server make their connections' congestion controllers with the
-     * given factories ({@code null}: the endpoint's default, a fixed window).
+     * given factories ({@code null}: a {@link FixedWindowController}, the harness's choice, not the
+     * endpoints' default).
      */
     public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig config,
             Function<EngineConfig, CongestionController> clientCongestion,
@@ -124,7 +128,8 @@ public final class Pair {
 
     /**
      * A pair with its own configuration and congestion-controller factory on each side
-     * ({@code null} factory: the endpoint's default, a fixed window).
+     * ({@code null} factory: a {@link FixedWindowController}, the harness's choice, not the
+     * endpoints' default).
      */
     public static Pair create(long seed, int paths, NetworkConditions conditions, EngineConfig clientConfig,
             EngineConfig serverConfig, Function<EngineConfig, CongestionController> clientCongestion,

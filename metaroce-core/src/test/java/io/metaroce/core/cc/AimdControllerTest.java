@@ -10,11 +10,17 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The AIMD controller's rules ([SPEC-CC-5] to [SPEC-CC-9]) one event at a time, with the default
- * settings: 4096-byte datagrams, a 64 KiB initial window, an 8 KiB floor and g = 1/16.
+ * The AIMD controller's rules ([SPEC-CC-5] to [SPEC-CC-9], [SPEC-CC-31]) one event at a time, with
+ * the default sizes: 4096-byte datagrams, a 64 KiB initial window, an 8 KiB floor and g = 1/16.
  */
 class AimdControllerTest {
-    private static final EngineConfig CONFIG = EngineConfig.defaults();
+    /**
+     * The defaults with the halving loss cut, additive increase from the start and an 8 KiB pacing
+     * burst (the defaults until session 6): the rules these tests check one by one; the scaled
+     * loss cut and slow start have tests of their own.
+     */
+    private static final EngineConfig CONFIG = EngineConfig.defaults().toBuilder().aimdLossCutScaledByAlpha(false)
+            .aimdSlowStart(false).pacingBurstBytes(8 << 10).build();
     private static final int D = CONFIG.maxDatagramBytes();
     private static final long INITIAL = CONFIG.aimdInitialWindowBytes();
     private static final long MIN = CONFIG.aimdMinWindowBytes();
@@ -1024,5 +1030,52 @@ class AimdControllerTest {
         assertThat(off.windowBytes(0)).as("threshold 0: no delay signal").isGreaterThanOrEqualTo(w2);
         assertThatThrownBy(() -> CONFIG.toBuilder().aimdDelayThresholdNanos(-1).build())
                 .hasMessageContaining("aimdDelayThresholdNanos");
+    }
+
+    @Test
+    void slowStartDoublesTheWindowEveryRoundTripUntilTheFirstCongestionCut() {
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdSlowStart(true).build());
+        assertThat(cc.inSlowStart(0)).isTrue();
+        sendAndAck(cc, 0, INITIAL);
+        assertThat(cc.windowBytes(0)).as("one window acknowledged doubles it").isEqualTo(2 * INITIAL);
+        sendAndAck(cc, 0, 2 * INITIAL);
+        assertThat(cc.windowBytes(0)).isEqualTo(4 * INITIAL);
+
+        cc.onEcnFeedback(0, 1, 1, 0); // alpha starts at 1 and every packet is marked: the cut halves
+        assertThat(cc.inSlowStart(0)).as("a congestion cut ends slow start").isFalse();
+        long cut = cc.windowBytes(0);
+        assertThat(cut).isEqualTo(2 * INITIAL);
+        sendAndAck(cc, 0, cut);
+        assertThat(cc.windowBytes(0)).as("then one datagram per window").isEqualTo(cut + D);
+        assertThat(CONFIG.toBuilder().aimdSlowStart(true).aimdLossCutScaledByAlpha(true).pacingBurstBytes(64 << 10)
+                .build()).isEqualTo(EngineConfig.defaults());
+        assertThat(EngineConfig.defaults().aimdSlowStart()).isTrue();
+    }
+
+    @Test
+    void aRandomLossKeepsSlowStartWhereLossCutsAreScaledAndEndsItWhereTheyHalve() {
+        EngineConfig scaled = CONFIG.toBuilder().aimdSlowStart(true).aimdLossCutScaledByAlpha(true).build();
+        AimdController unmarked = new AimdController(scaled);
+        unmarked.onEcnFeedback(0, 10, 0, 0); // ECN is read on the path, nothing marked
+        sendAndAck(unmarked, 0, 2 * INITIAL);
+        unmarked.onPacketSent(0, D, 0);
+        long before = unmarked.windowBytes(0);
+        unmarked.onPacketLost(0, D, 0);
+        assertThat(unmarked.windowBytes(0)).as("[SPEC-CC-24]: no cut").isEqualTo(before);
+        assertThat(unmarked.inSlowStart(0)).isTrue();
+
+        AimdController halving = new AimdController(CONFIG.toBuilder().aimdSlowStart(true).build());
+        halving.onPacketSent(0, D, 0);
+        halving.onPacketLost(0, D, 0);
+        assertThat(halving.windowBytes(0)).isEqualTo(INITIAL / 2);
+        assertThat(halving.inSlowStart(0)).as("a halving loss cut is congestion").isFalse();
+        halving.onSpuriousLoss(0, D, 0);
+        assertThat(halving.windowBytes(0)).isEqualTo(INITIAL);
+        assertThat(halving.inSlowStart(0)).as("undoing the cut undoes its end of slow start").isTrue();
+
+        halving.onPathFailed(0, 0);
+        halving.onPathRestored(0, 0);
+        assertThat(halving.inSlowStart(0)).as("a restored path grows additively").isFalse();
+        assertThat(new AimdController(CONFIG).inSlowStart(3)).as("aimdSlowStart false").isFalse();
     }
 }

@@ -382,8 +382,11 @@ class LossRecoveryTest {
         boolean[] lossy = {false};
         int[] completed = {0};
         io.metaroce.core.cc.AimdController[] client = new io.metaroce.core.cc.AimdController[1];
-        Pair p = Pair.create(14, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), EngineConfig.defaults(),
-                        EngineConfig.defaults(), config -> client[0] = new io.metaroce.core.cc.AimdController(config),
+        // The halving AIMD without slow start this was measured with: a window small enough that
+        // lost ACKs leave transmissions to be declared lost.
+        EngineConfig halving = EngineConfig.builder().aimdLossCutScaledByAlpha(false).aimdSlowStart(false).build();
+        Pair p = Pair.create(14, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), halving,
+                        halving, config -> client[0] = new io.metaroce.core.cc.AimdController(config),
                         io.metaroce.core.cc.AimdController::new)
                 .lossModel((fromClient, pathId, datagram, length, now) -> lossy[0] && !fromClient
                         && random.nextDouble() < ackLoss)

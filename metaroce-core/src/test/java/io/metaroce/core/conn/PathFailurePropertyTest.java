@@ -6,6 +6,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
@@ -75,7 +76,8 @@ class PathFailurePropertyTest {
         List<Done> serverDone = new ArrayList<>();
         long[] origin = {0};
         Pair pair = Pair.create(seed, paths, net, EngineConfig.defaults(), EngineConfig.defaults(),
-                        aimd ? AimdController::new : null, aimd ? AimdController::new : null)
+                        aimd ? AimdController::new : FixedWindowController::new,
+                        aimd ? AimdController::new : FixedWindowController::new)
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> clientDone.add(new Done(s, w, st)))
                 .onServerCompletion((c, s, w, o, st, b, i, h) -> serverDone.add(new Done(s, w, st)))
                 .lossModel((fromClient, pathId, datagram, length, now) -> {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
@@ -52,8 +53,8 @@ final class RandomConnectionRun {
 
         long[] origin = {0};
         Pair pair = Pair.create(seed, paths, net, config, config,
-                        aimd ? c -> new AimdController(c, phases.split()) : null,
-                        aimd ? c -> new AimdController(c, phases.split()) : null)
+                        aimd ? c -> new AimdController(c, phases.split()) : FixedWindowController::new,
+                        aimd ? c -> new AimdController(c, phases.split()) : FixedWindowController::new)
                 .lossModel((fromClient, pathId, datagram, length, now) -> paths > 1 && pathId == holePath
                         && now - origin[0] >= holeStart && now - origin[0] < holeEnd)
                 .connect();

@@ -1,5 +1,6 @@
 package io.metaroce.bench.cli.compare;
 
+import io.metaroce.bench.cli.perf.CongestionControlOption;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -64,6 +66,9 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON.")
     Path jsonFile;
 
+    @Mixin
+    CongestionControlOption cc;
+
     /** Runs; see the command's description. */
     @Override
     public Integer call() throws InterruptedException, IOException {
@@ -87,11 +92,12 @@ public final class CompareCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "metaroce compare: sizes %s, %.1f s per run after %.1f s warm-up (ping-pongs %.1f s),"
-                + " 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup);
+                + " MetaRoCE cc %s, 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup, cc.value.label());
         out.flush();
         Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
         Window latencyWindow = new Window((long) (latencyWarmup * 1e9), (long) (durationSeconds * 1e9));
-        CompareResult result = new Comparison(chosen, window, latencyWindow, new SecureRandom().nextLong(), out).run();
+        CompareResult result = new Comparison(chosen, window, latencyWindow, new SecureRandom().nextLong(), cc.value,
+                out).run();
         CompareTable.print(result, out);
         if (jsonFile != null) {
             Files.writeString(jsonFile, CompareJson.of(result), StandardCharsets.UTF_8);

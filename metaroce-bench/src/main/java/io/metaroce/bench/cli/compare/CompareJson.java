@@ -70,6 +70,7 @@ final class CompareJson {
         b.append("  \"warmup_s\": ").append(number(r.warmupSeconds())).append(",\n");
         b.append("  \"latency_warmup_s\": ").append(number(r.latencyWarmupSeconds())).append(",\n");
         b.append("  \"raw_udp_transport\": ").append(JsonText.quote(r.transport())).append(",\n");
+        b.append("  \"metaroce_congestion_control\": ").append(JsonText.quote(r.congestionControl())).append(",\n");
         b.append("  \"notes\": [");
         sep = "";
         for (String note : r.notes()) {

@@ -12,6 +12,7 @@ import java.util.Map;
  * @param warmupSeconds warm-up seconds before each measured part of the throughput runs
  * @param latencyWarmupSeconds warm-up seconds before each measured ping-pong
  * @param transport the raw UDP peer's event loops ({@code epoll} or {@code nio})
+ * @param congestionControl MetaRoCE's congestion controller ({@code aimd} or {@code fixed})
  * @param sizes one result per message size, in the order given
  * @param latency 64-byte ping-pong percentiles by peer ({@code raw_udp}, {@code metaroce},
  *     {@code raw_udp_busy_poll}, {@code metaroce_busy_poll}, {@code tcp}, {@code aeron}); a null
@@ -21,7 +22,7 @@ import java.util.Map;
  * @param notes what could not run and why, and how peers were set up
  */
 record CompareResult(String date, double durationSeconds, double warmupSeconds, double latencyWarmupSeconds,
-        String transport, List<SizeResult> sizes, Map<String, LatencyPercentiles> latency,
+        String transport, String congestionControl, List<SizeResult> sizes, Map<String, LatencyPercentiles> latency,
         Map<String, Long> latencyJitMillis, List<String> notes) {
 
     /** Copies the collections. */

@@ -1,5 +1,6 @@
 package io.metaroce.bench.cli.compare;
 
+import io.metaroce.bench.cli.perf.CongestionControl;
 import io.metaroce.bench.cli.perf.LatencyPercentiles;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -35,11 +36,15 @@ final class Comparison {
     /** Per ping-pong: milliseconds the JIT compiled during its measured part (-1 if not known). */
     private final Map<String, Long> latencyJitMillis = new LinkedHashMap<>();
 
-    Comparison(List<Integer> sizes, Window window, Window latencyWindow, long seed, PrintWriter progress) {
+    private final CongestionControl cc;
+
+    Comparison(List<Integer> sizes, Window window, Window latencyWindow, long seed, CongestionControl cc,
+            PrintWriter progress) {
         this.sizes = List.copyOf(sizes);
         this.window = window;
         this.latencyWindow = latencyWindow;
-        this.metaroce = new MetarocePeer(seed);
+        this.cc = cc;
+        this.metaroce = new MetarocePeer(seed, cc);
         this.progress = progress;
     }
 
@@ -60,7 +65,8 @@ final class Comparison {
         notes.add("aeron: embedded driver, dedicated threading mode with yielding idle strategies; aeron_gbps at mtu=" + AeronPeer.LIKE_MTU
                 + ", aeron_best_gbps at mtu=" + AeronPeer.BEST_MTU + "; 2 MiB receiver window and socket buffers");
         notes.add("metaroce: perf loopback runner, direct posting, every byte checked; 4 streams, depth 128,"
-                + " 16 MiB window");
+                + (cc == CongestionControl.FIXED ? " congestion control off (fixed 16 MiB window)"
+                        : " AIMD congestion control (the engine's default)"));
         notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"
                 + " raw_udp_busy_poll and metaroce_busy_poll on event loops that poll on every turn");
         List<SizeResult> results = new ArrayList<>();
@@ -76,7 +82,8 @@ final class Comparison {
         latency.put("tcp", latency("tcp", w -> tcp.pingPong(LATENCY_SIZE, w)));
         latency.put("aeron", latency("aeron", w -> aeron.pingPong(LATENCY_SIZE, w)));
         return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
-                latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), results, latency, latencyJitMillis, notes);
+                latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), cc.label(), results, latency, latencyJitMillis,
+                notes);
     }
 
     /** A ping-pong in a given window. */

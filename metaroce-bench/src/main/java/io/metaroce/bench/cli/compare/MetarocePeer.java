@@ -1,5 +1,6 @@
 package io.metaroce.bench.cli.compare;
 
+import io.metaroce.bench.cli.perf.CongestionControl;
 import io.metaroce.bench.cli.perf.LatencyPercentiles;
 import io.metaroce.bench.cli.perf.Op;
 import io.metaroce.bench.cli.perf.PerfLoopbackCommand;
@@ -14,7 +15,8 @@ import java.util.List;
  * MetaRoCE through {@code perf loopback}'s runner: a server and a client in this process over
  * 127.0.0.1, every byte checked. The variants are SEND and WRITE (WRITE_WITH_IMM, so the receiver
  * can check each message) over 1 and 4 paths, with perf's defaults otherwise (4 streams, depth
- * 128, a 16 MiB window). Thread-safe (stateless; each run builds its own endpoints).
+ * 128, the chosen congestion controller: by default the engine's AIMD, or a fixed 16 MiB window).
+ * Thread-safe (stateless; each run builds its own endpoints).
  */
 final class MetarocePeer {
     /** The variants compared, in the order they run. */
@@ -25,9 +27,11 @@ final class MetarocePeer {
     private static final long WINDOW_BYTES = 16 << 20;
 
     private final long seed;
+    private final CongestionControl cc;
 
-    MetarocePeer(long seed) {
+    MetarocePeer(long seed, CongestionControl cc) {
         this.seed = seed;
+        this.cc = cc;
     }
 
     /** One MetaRoCE setting. */
@@ -55,17 +59,17 @@ final class MetarocePeer {
         return checked(run(params, busyPoll, window.onWarm())).latency();
     }
 
-    private static PerfReport run(RunParams params) throws InterruptedException {
+    private PerfReport run(RunParams params) throws InterruptedException {
         return run(params, false, () -> { });
     }
 
-    private static PerfReport run(RunParams params, boolean busyPoll, Runnable onWarm) throws InterruptedException {
+    private PerfReport run(RunParams params, boolean busyPoll, Runnable onWarm) throws InterruptedException {
         String problem = params.problem();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
         EngineConfig config = EngineConfig.defaults().toBuilder().congestionWindowBytes(WINDOW_BYTES).build();
-        return PerfLoopbackCommand.run(params, 0, config, busyPoll, onWarm, new PrintWriter(Writer.nullWriter()));
+        return PerfLoopbackCommand.run(params, 0, config, busyPoll, cc, onWarm, new PrintWriter(Writer.nullWriter()));
     }
 
     private static PerfReport checked(PerfReport report) {

@@ -47,6 +47,7 @@ final class PerfClient {
     private int corruptEvery;
     private Datapath datapath = Datapath.AUTO;
     private boolean busyPoll;
+    private CongestionControl cc = CongestionControl.AIMD;
     private final PerfSink sink = new PerfSink();
 
     /**
@@ -94,6 +95,12 @@ final class PerfClient {
         return this;
     }
 
+    /** The client connection's congestion controller (default {@link CongestionControl#AIMD}). Returns this. */
+    PerfClient congestionControl(CongestionControl value) {
+        this.cc = value;
+        return this;
+    }
+
     PerfClient corruptEvery(int n) {
         this.corruptEvery = n;
         return this;
@@ -109,7 +116,8 @@ final class PerfClient {
         UdpEndpoint endpoint;
         try {
             endpoint = UdpEndpoint.builder().datapath(datapath).bindAddress(bind).config(config).dropProbability(drop)
-                    .dropSeed(params.seed() ^ 0xC11E_17L).completionSink(sink).busyPoll(busyPoll).build();
+                    .dropSeed(params.seed() ^ 0xC11E_17L).completionSink(sink).busyPoll(busyPoll)
+                    .congestionController(cc.factory()).build();
         } catch (RuntimeException e) {
             throw new PerfException("cannot open UDP sockets on " + bind.getHostAddress() + ": " + e.getMessage(), e);
         }
@@ -250,7 +258,7 @@ final class PerfClient {
                 counters.messages(), byKind, checkedMessages * params.size(), stats.retransmissions(), stats.timeouts(),
                 stats.losses(), result.retransmits(), dropped, counters.mismatches() + result.mismatches(),
                 counters.failures() + result.failures(), first, rows, latency == null ? null : latency.percentiles(),
-                endpoint.datapathName());
+                endpoint.datapathName(), cc.label());
     }
 
     /** The per-path table from the client connection's counters (path states as the engine reports them). */

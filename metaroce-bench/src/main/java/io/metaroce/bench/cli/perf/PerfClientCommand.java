@@ -54,12 +54,13 @@ public final class PerfClientCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--connect needs the server's port, not 0");
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "metaroce perf client: %s, drop %.1f%%, to %s%n", params.describe(),
-                options.drop * 100, PerfClient.address(server));
+        out.printf(Locale.ROOT, "metaroce perf client: %s, drop %.1f%%, %s, to %s%n", params.describe(),
+                options.drop * 100, options.ccDescription(), PerfClient.address(server));
         out.flush();
         try {
             PerfReport report = new PerfClient(params, server, local, options.drop, options.config(), out)
-                    .datapath(options.datapath.value).busyPoll(options.datapath.busyPoll).corruptEvery(options.corruptEvery).run();
+                    .datapath(options.datapath.value).busyPoll(options.datapath.busyPoll)
+                    .congestionControl(options.cc.value).corruptEvery(options.corruptEvery).run();
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             PrintWriter err = spec.commandLine().getErr();

@@ -6,7 +6,8 @@ import io.metaroce.bench.cli.JsonText;
  * The {@code --json} document of a run. Fields: {@code op}, {@code size}, {@code streams},
  * {@code paths}, {@code duration_s}, {@code goodput_gbps}, {@code messages_per_s},
  * {@code retransmits}, {@code verified}, {@code errors}, {@code datapath} (the client's socket
- * layer: {@code linux} or {@code nio}), {@code per_path} (objects with
+ * layer: {@code linux} or {@code nio}), {@code congestion_control} (the client's controller:
+ * {@code aimd} or {@code fixed}), {@code per_path} (objects with
  * {@code path}, {@code src_port}, {@code packets}, {@code bytes}, {@code srtt_us},
  * {@code ecn_fraction}, {@code state}) and, for a latency run, {@code latency_us} with
  * {@code p50}, {@code p99}, {@code p999}. A latency run's {@code op} is {@code "lat"}.
@@ -34,6 +35,7 @@ final class PerfJson {
         field(b, "verified", Boolean.toString(r.verified()));
         field(b, "errors", Long.toString(r.errors()));
         field(b, "datapath", JsonText.quote(r.datapath()));
+        field(b, "congestion_control", JsonText.quote(r.congestionControl()));
         if (r.latency() != null) {
             field(b, "latency_us", "{\"p50\": " + number(r.latency().p50Us()) + ", \"p99\": "
                     + number(r.latency().p99Us()) + ", \"p999\": " + number(r.latency().p999Us()) + "}");

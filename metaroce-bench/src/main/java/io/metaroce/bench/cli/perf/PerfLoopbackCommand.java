@@ -43,12 +43,12 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         RunParams params = options.params(spec);
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "metaroce perf loopback: %s, drop %.1f%% each way, window %d B, 127.0.0.1%n",
-                params.describe(), options.drop * 100, options.windowBytes);
+        out.printf(Locale.ROOT, "metaroce perf loopback: %s, drop %.1f%% each way, %s, 127.0.0.1%n",
+                params.describe(), options.drop * 100, options.ccDescription());
         out.flush();
         try {
             PerfReport report = run(params, options.drop, options.config(), options.datapath.value,
-                    options.datapath.busyPoll, options.corruptEvery, out);
+                    options.datapath.busyPoll, options.cc.value, options.corruptEvery, out);
             return RunPrinter.finish(out, report, options.jsonFile);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf loopback: " + e.getMessage());
@@ -74,35 +74,38 @@ public final class PerfLoopbackCommand implements Callable<Integer> {
      */
     public static PerfReport run(RunParams params, double drop, EngineConfig config, boolean busyPoll, PrintWriter out)
             throws InterruptedException {
-        return run(params, drop, config, Datapath.AUTO, busyPoll, 0, () -> { }, out);
+        return run(params, drop, config, busyPoll, CongestionControl.AIMD, () -> { }, out);
     }
 
     /**
-     * As {@link #run(RunParams, double, EngineConfig, boolean, PrintWriter)}, running {@code onWarm}
-     * on the client's thread when its warm-up ends (after both sides' set-up).
+     * As {@link #run(RunParams, double, EngineConfig, boolean, PrintWriter)}, both sides with the
+     * congestion controller {@code cc}, running {@code onWarm} on the client's thread when its
+     * warm-up ends (after both sides' set-up).
      */
     public static PerfReport run(RunParams params, double drop, EngineConfig config, boolean busyPoll,
-            Runnable onWarm, PrintWriter out) throws InterruptedException {
-        return run(params, drop, config, Datapath.AUTO, busyPoll, 0, onWarm, out);
+            CongestionControl cc, Runnable onWarm, PrintWriter out) throws InterruptedException {
+        return run(params, drop, config, Datapath.AUTO, busyPoll, cc, 0, onWarm, out);
     }
 
     /** As {@link #run(RunParams, double, EngineConfig, PrintWriter)}, corrupting every {@code corruptEvery}-th payload. */
     static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath, boolean busyPoll,
-            int corruptEvery, PrintWriter out) throws InterruptedException {
-        return run(params, drop, config, datapath, busyPoll, corruptEvery, () -> { }, out);
+            CongestionControl cc, int corruptEvery, PrintWriter out) throws InterruptedException {
+        return run(params, drop, config, datapath, busyPoll, cc, corruptEvery, () -> { }, out);
     }
 
     private static PerfReport run(RunParams params, double drop, EngineConfig config, Datapath datapath,
-            boolean busyPoll, int corruptEvery, Runnable onWarm, PrintWriter out) throws InterruptedException {
+            boolean busyPoll, CongestionControl cc, int corruptEvery, Runnable onWarm, PrintWriter out)
+            throws InterruptedException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config, datapath, busyPoll)) {
+        try (PerfServer server = new PerfServer(new InetSocketAddress(loopback, 0), drop, config, datapath, busyPoll, cc)) {
             PrintWriter quiet = new PrintWriter(Writer.nullWriter());
             FutureTask<Integer> serving = new FutureTask<>(() -> server.serveOne(quiet));
             Thread thread = Thread.ofPlatform().name("perf-server").daemon(true).start(serving);
             PerfReport report;
             try {
                 report = new PerfClient(params, server.localAddress(), loopback, drop, config, out)
-                        .datapath(datapath).busyPoll(busyPoll).corruptEvery(corruptEvery).onWarm(onWarm).run();
+                        .datapath(datapath).busyPoll(busyPoll).congestionControl(cc).corruptEvery(corruptEvery)
+                        .onWarm(onWarm).run();
             } catch (RuntimeException e) {
                 thread.interrupt(); // the server may still be waiting for the connection
                 throw e;

@@ -26,11 +26,12 @@ import java.util.List;
  * @param firstFailure the first mismatch or failure, or null
  * @param perPath the per-path table
  * @param latency round-trip percentiles of a latency run, else null
+ * @param congestionControl the client connection's congestion controller ({@code aimd}, {@code fixed})
  */
 public record PerfReport(RunParams params, double durationSeconds, double goodputGbps, double messagesPerSecond,
         long messages, long[] messagesByKind, long checkedBytes, long clientRetransmits, long clientTimeouts, long clientLosses, long serverRetransmits,
         long droppedOnPurpose, long mismatches, long failures, String firstFailure, List<PathRow> perPath,
-        LatencyPercentiles latency, String datapath) {
+        LatencyPercentiles latency, String datapath, String congestionControl) {
 
     /** Copies the mutable parts. */
     public PerfReport {

@@ -69,10 +69,21 @@ final class PerfServer implements AutoCloseable {
      * {@code busyPoll} the server's event loop busy-polls (see {@link UdpEndpoint.Builder#busyPoll}).
      */
     public PerfServer(InetSocketAddress bind, double drop, EngineConfig config, Datapath datapath, boolean busyPoll) {
+        this(bind, drop, config, datapath, busyPoll, CongestionControl.AIMD);
+    }
+
+    /**
+     * As {@link #PerfServer(InetSocketAddress, double, EngineConfig, Datapath, boolean)}, each
+     * accepted connection with the congestion controller {@code cc} (it governs what the server
+     * sends: READ responses, control answers).
+     */
+    public PerfServer(InetSocketAddress bind, double drop, EngineConfig config, Datapath datapath, boolean busyPoll,
+            CongestionControl cc) {
         try {
             endpoint = UdpEndpoint.builder().datapath(datapath).bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
                     .config(config).dropProbability(drop).dropSeed(DROP_SEED)
-                    .acceptListener(accepted::add).completionSink(sink).busyPoll(busyPoll).build();
+                    .acceptListener(accepted::add).completionSink(sink).busyPoll(busyPoll)
+                    .congestionController(cc.factory()).build();
         } catch (RuntimeException e) {
             throw new PerfException("cannot listen on " + PerfClient.address(bind) + ": " + e.getMessage(), e);
         }

@@ -35,12 +35,15 @@ public final class PerfServerCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}); give the client --drop too for both directions.", defaultValue = "0")
     double drop;
 
-    @Option(names = "--window", description = "Congestion window of each connection, bytes (default ${DEFAULT-VALUE}).",
+    @Option(names = "--window", description = "Window of each connection with --cc fixed, bytes (default ${DEFAULT-VALUE}).",
             defaultValue = "16777216")
     long windowBytes;
 
     @Mixin
     DatapathOption datapath;
+
+    @Mixin
+    CongestionControlOption cc;
 
     @Option(names = "--forever", description = "Serve one run after another until stopped (default: one run, then exit).")
     boolean forever;
@@ -62,7 +65,7 @@ public final class PerfServerCommand implements Callable<Integer> {
         PerfServer server;
         try {
             server = new PerfServer(address, drop, io.metaroce.core.EngineConfig.defaults().toBuilder()
-                    .congestionWindowBytes(windowBytes).build(), datapath.value, datapath.busyPoll);
+                    .congestionWindowBytes(windowBytes).build(), datapath.value, datapath.busyPoll, cc.value);
         } catch (PerfException e) {
             spec.commandLine().getErr().println("metaroce perf server: " + e.getMessage());
             spec.commandLine().getErr().flush();

@@ -29,6 +29,9 @@ public final class ReportPrinter {
         out.printf(Locale.ROOT, "%-14s %12s  (%s)%n", "datapath", r.datapath(), "linux".equals(r.datapath())
                 ? "FFM sockets on epoll: recvmmsg/sendmmsg, GSO/GRO, ECN read from the wire"
                 : "Netty NIO: one datagram per system call, ECN not readable");
+        out.printf(Locale.ROOT, "%-14s %12s  (%s)%n", "congestion", r.congestionControl(), "fixed".equals(r.congestionControl())
+                ? "off: a fixed window"
+                : "AIMD per path on ECN marks (on queueing delay where ECN is not read) and loss");
         printPaths(out, r);
         out.println();
         out.printf(Locale.ROOT, "result: %,d messages, %,.1f MiB checked byte for byte: %s%n", r.messages(),

@@ -55,12 +55,15 @@ public final class RunOptions {
             + "exercise recovery (default ${DEFAULT-VALUE}; loopback: both sides).", defaultValue = "0")
     double drop;
 
-    @Option(names = "--window", description = "Congestion window of the connection, bytes (default ${DEFAULT-VALUE}).",
+    @Option(names = "--window", description = "Window of the connection with --cc fixed, bytes (default ${DEFAULT-VALUE}).",
             defaultValue = "16777216")
     long windowBytes;
 
     @Mixin
     DatapathOption datapath;
+
+    @Mixin
+    CongestionControlOption cc;
 
     @Option(names = "--min-rto-us", paramLabel = "US", description = "Least retransmission timeout, microseconds "
             + "(default: the engine's, EngineConfig.minRtoNanos). On a busy shared host a few ms avoids timeouts "
@@ -106,6 +109,11 @@ public final class RunOptions {
             throw new ParameterException(spec.commandLine(), "--corrupt-every must be 0 (off) or positive");
         }
         return p;
+    }
+
+    /** The controller in words, for the run's first line: {@code cc aimd} or {@code cc fixed, window N B}. */
+    String ccDescription() {
+        return cc.value == CongestionControl.FIXED ? "cc fixed, window " + windowBytes + " B" : "cc " + cc.value.label();
     }
 
     /** The engine configuration: the defaults with --window. */

@@ -64,6 +64,9 @@ class CompareCommandTest {
         // The ping-pongs' own warm-up, and the JIT's work while each was measured (-1: not known).
         assertThat(number(text, "latency_warmup_s")).isEqualTo(0.15);
         assertThat(number(text, "warmup_s")).isEqualTo(0.1);
+        // MetaRoCE ran the engine's default controller, and says so.
+        assertThat(text).contains("\"metaroce_congestion_control\": \"aimd\"");
+        assertThat(run.out).contains("MetaRoCE cc aimd");
         // Each meter reads when its peer, set up, ends its warm-up, and again when the run returns:
         // a peer that ran has a reading (HotSpot reports compilation time), and the readings, over
         // disjoint measured parts of this JVM's life, add up to no more than all it has compiled.

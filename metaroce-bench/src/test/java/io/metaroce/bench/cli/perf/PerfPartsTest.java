@@ -185,11 +185,11 @@ class PerfPartsTest {
         RunParams p = new RunParams(Op.send, 64, 1, 2, 1, 1_000_000_000L, 0, true, 1);
         PerfReport r = new PerfReport(p, 1.0, Double.NaN, 1234.5, 10, new long[MessageKind.values().length], 640, 1,
                 0, 0, 2, 0, 0, 0, null, List.of(new PathRow(0, 4000, 5, 600, 12.25, 0, "est\"ab\\lished\n")),
-                new LatencyPercentiles(10.5, 20, 30, 9), "linux");
+                new LatencyPercentiles(10.5, 20, 30, 9), "linux", "fixed");
         String json = PerfJson.of(r);
         assertThat(json).contains("\"op\": \"lat\"", "\"size\": 64", "\"streams\": 1", "\"paths\": 2",
                 "\"duration_s\": 1,", "\"goodput_gbps\": null", "\"messages_per_s\": 1234.5", "\"retransmits\": 3",
-                "\"verified\": true", "\"errors\": 0", "\"datapath\": \"linux\"", "\"latency_us\": {\"p50\": 10.5, \"p99\": 20, \"p999\": 30}",
+                "\"verified\": true", "\"errors\": 0", "\"datapath\": \"linux\"", "\"congestion_control\": \"fixed\"", "\"latency_us\": {\"p50\": 10.5, \"p99\": 20, \"p999\": 30}",
                 "{\"path\": 0, \"src_port\": 4000, \"packets\": 5, \"bytes\": 600, \"srtt_us\": 12.25, "
                         + "\"ecn_fraction\": 0, \"state\": \"est\\\"ab\\\\lished\\n\"}");
         assertThat(io.metaroce.bench.cli.JsonText.quote("a\u0001b")).isEqualTo("\"a\\u0001b\"");

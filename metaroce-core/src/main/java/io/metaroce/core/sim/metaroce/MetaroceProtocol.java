@@ -120,6 +120,9 @@ public final class MetaroceProtocol implements SimProtocol {
      *       one length (session 5) the 16:1 incast took 110 base RTTs to converge instead of 3.5,
      *       with 26 retransmissions instead of 4 and no drop, and the 4 KiB first flight let two
      *       smaller datagrams through (37 drops at 64:1); the fabric has no offload to gain;</li>
+     *   <li>{@code aimdSlowStart} off: the first hint sizes every window to its share
+     *       ([SPEC-CC-17]) and the first flight is capped, so the windows start where they should
+     *       be; additive increase only, as the scenarios were tuned;</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
@@ -144,6 +147,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdFirstFlightSpreadNanos(20_000L)
                 .idleResend(true)
                 .equalLengthPackets(false)
+                .aimdSlowStart(false)
                 .build();
     }
 

@@ -244,8 +244,12 @@ public final class AimdController implements CongestionController {
             windowBlocked[pathId] = true;
         }
         if (!hintSeen && firstFlightBytes > 0) {
-            // Blind until the receiver has spoken: the whole connection sends one small flight [SPEC-CC-16].
-            allowance = Math.min(allowance, firstFlightBytes - totalInFlight);
+            // Blind until the receiver has spoken: the whole connection sends one small flight of
+            // whole datagrams [SPEC-CC-16]. Once something is in flight, a packet leaves only if a
+            // full datagram still fits: an allowance merely above 0 would let a second 3.3 KB
+            // packet of an equal-length cut ([SPEC-MSG-3]) follow the first past a 4 KiB cap.
+            long room = firstFlightBytes - totalInFlight;
+            allowance = Math.min(allowance, totalInFlight == 0 ? room : room - datagramBytes + 1);
         }
         return allowance;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.stream.Segmentation;
 import java.lang.management.ManagementFactory;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -148,6 +149,38 @@ class AimdControllerTest {
         AimdController uncapped = new AimdController(CONFIG);
         uncapped.onPacketSent(0, D, 0);
         assertThat(uncapped.sendAllowanceBytes(1, 0)).as("0: no cap").isEqualTo(INITIAL);
+    }
+
+    /**
+     * [SPEC-CC-16]: the first flight is whole datagrams. Packets shorter than a datagram (the
+     * equal-length cut of a 16 KiB message: 3,277 bytes each) do not slip a second one past a
+     * one-datagram cap because some allowance is left; a cap of two datagrams takes two full ones,
+     * or two short ones, but not a third short one that would have fitted in bytes.
+     */
+    @Test
+    void theFirstFlightIsWholeDatagramsWhateverThePacketLength() {
+        int shortPacket = Segmentation.packetPayload(16_384, D - 64) + 64;
+        assertThat(shortPacket).as("an equal-length packet of a 16 KiB message").isLessThan(D);
+        AimdController one = new AimdController(CONFIG.toBuilder().aimdFirstFlightBytes(D).build());
+        assertThat(one.sendAllowanceBytes(0, 0)).isEqualTo(D);
+        one.onPacketSent(0, shortPacket, 0);
+        assertThat(one.sendAllowanceBytes(1, 0)).as("a short packet in flight, a one-datagram cap")
+                .isLessThanOrEqualTo(0);
+
+        AimdController two = new AimdController(CONFIG.toBuilder().aimdFirstFlightBytes(2L * D).build());
+        two.onPacketSent(0, D, 0);
+        assertThat(two.sendAllowanceBytes(1, 0)).as("one full datagram in flight of two").isPositive();
+        two.onPacketSent(1, D, 0);
+        assertThat(two.sendAllowanceBytes(2, 0)).as("two full datagrams in flight of two").isLessThanOrEqualTo(0);
+
+        AimdController twoShort = new AimdController(CONFIG.toBuilder().aimdFirstFlightBytes(2L * D).build());
+        twoShort.onPacketSent(0, shortPacket, 0);
+        assertThat(twoShort.sendAllowanceBytes(1, 0)).as("one short packet in flight of two datagrams").isPositive();
+        twoShort.onPacketSent(1, shortPacket, 0);
+        assertThat(twoShort.sendAllowanceBytes(2, 0))
+                .as("two short packets in flight: a third would fit in bytes (%d of %d) but not as a datagram",
+                        3 * shortPacket, 2 * D)
+                .isLessThanOrEqualTo(0);
     }
 
     @Test

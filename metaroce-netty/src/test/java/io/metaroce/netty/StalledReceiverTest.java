@@ -3,6 +3,7 @@ package io.metaroce.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
 import java.lang.foreign.Arena;
@@ -56,15 +57,20 @@ class StalledReceiverTest {
                 .isLessThanOrEqualTo(Math.max(16, s.packetsSent() / 100));
     }
 
-    /** Writes {@link #MESSAGES} messages while the server's loop sleeps {@code stallMillis}; checks the bytes. */
+    /**
+     * Writes {@link #MESSAGES} messages while the server's loop sleeps {@code stallMillis}; checks
+     * the bytes. The fixed window puts all of them in flight at once (AIMD, the default, would send
+     * its first window only): the test is about what an expiry declares lost, not about the window.
+     */
     private static UdpConnectionStats run(boolean timeoutProbes, long stallMillis) throws Exception {
         EngineConfig config = EngineConfig.builder().timeoutProbes(timeoutProbes).build();
         long total = (long) SIZE * MESSAGES;
         BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
         try (Arena arena = Arena.ofShared();
-                UdpEndpoint server = UdpEndpoint.builder().config(config).listening(true)
-                        .acceptListener(accepted::add).build();
-                UdpEndpoint client = UdpEndpoint.builder().config(config).build()) {
+                UdpEndpoint server = UdpEndpoint.builder().config(config).congestionController(FixedWindowController::new)
+                        .listening(true).acceptListener(accepted::add).build();
+                UdpEndpoint client = UdpEndpoint.builder().config(config)
+                        .congestionController(FixedWindowController::new).build()) {
             UdpConnection cc = client.connect(server.localAddress(), 1).get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
             MemorySegment bytes = arena.allocate(total);

@@ -301,7 +301,7 @@ public record EngineConfig(
                 100_000L, // fairSharePeriodNanos: 100 us
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
                 64L << 10, // pacingBurstBytes: 64 KiB (one GSO send); a late wake-up catches up that much
-                true, // aimdLossCutScaledByAlpha: a loss cuts as a mark would; unmarked (random) loss is not congestion
+                false, // aimdLossCutScaledByAlpha: a loss halves the window (a fabric may drop without marking)
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 100, // aimdSharedMarkCutPercent: every mark cuts in full, as DCTCP
                 0L, // aimdFirstFlightBytes: no cap before the first hint

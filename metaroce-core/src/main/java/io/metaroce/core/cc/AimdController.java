@@ -151,6 +151,8 @@ public final class AimdController implements CongestionController {
     private boolean[] slowStart = new boolean[0];
     /** Whether the latest loss cut ended the path's slow start (undone with the cut, [SPEC-CC-27]). */
     private boolean[] slowStartBeforeLossCut = new boolean[0];
+    /** Per path: the largest flight it has carried, which bounds slow start's growth [SPEC-CC-31]. */
+    private long[] largestFlight = new long[0];
     /**
      * Bytes still to be acknowledged before the path's latest congestion mark (CE, or delay where
      * ECN is unreadable) is a round trip old: while positive, a loss comes with marks [SPEC-CC-24].
@@ -284,6 +286,7 @@ public final class AimdController implements CongestionController {
         ensure(pathId);
         inFlight[pathId] += bytes;
         totalInFlight += bytes;
+        largestFlight[pathId] = Math.max(largestFlight[pathId], inFlight[pathId]);
         if (firstSentAt == Long.MIN_VALUE) {
             firstSentAt = nowNanos;
         }
@@ -328,7 +331,12 @@ public final class AimdController implements CongestionController {
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
         boolean grow = windowBlocked[pathId] || !hintLimited();
-        if (slowStart[pathId] && grow) {
+        // Slow start grows a window only up to twice the largest flight the path has carried (or
+        // while a packet is held back for want of room), as Linux's cwnd validation does: a sender
+        // with one request in flight at a time must not build a 16 MiB window it would later spend
+        // at once [SPEC-CC-31].
+        boolean used = windowBlocked[pathId] || w < 2 * largestFlight[pathId];
+        if (slowStart[pathId] && grow && used) {
             // Slow start [SPEC-CC-31]: a byte of window per byte acknowledged.
             w = Math.min(maxWindow, w + bytes);
             windowBlocked[pathId] = false;
@@ -449,6 +457,10 @@ public final class AimdController implements CongestionController {
         alpha[pathId] = Math.clamp(a + step, 0, ALPHA_ONE);
         if (ce > 0) {
             markCredit[pathId] = roundTripBytes(pathId);
+            // A mark ends slow start even when no cut follows (within a round trip of a loss cut):
+            // the path is queueing already [SPEC-CC-31].
+            slowStart[pathId] = false;
+            slowStartBeforeLossCut[pathId] = false;
         }
         // One congestion cut per round trip [SPEC-CC-30]: not within a round trip of a loss cut either.
         if (ce > 0 && ecnCutCredit[pathId] <= 0 && lossCutCredit[pathId] <= 0) {
@@ -795,6 +807,7 @@ public final class AimdController implements CongestionController {
         windowBeforeLossCut = Arrays.copyOf(windowBeforeLossCut, size);
         slowStart = Arrays.copyOf(slowStart, size);
         slowStartBeforeLossCut = Arrays.copyOf(slowStartBeforeLossCut, size);
+        largestFlight = Arrays.copyOf(largestFlight, size);
         markCredit = Arrays.copyOf(markCredit, size);
         srtt = Arrays.copyOf(srtt, size);
         nextSend = Arrays.copyOf(nextSend, size);

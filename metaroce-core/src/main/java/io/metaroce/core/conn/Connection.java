@@ -1036,6 +1036,9 @@ public final class Connection implements ScoreboardListener {
             return false;
         }
         sender.releaseDeferred(nowNanos);
+        if (inbound.reannounceDue && state != ConnectionState.ESTABLISHED) {
+            inbound.reannounceDue = false; // closing: no ACCEPT after our CLOSE [SPEC-CONN-17]
+        }
         if (acceptDue || inbound.reannounceDue) {
             // The ACCEPT, or the same again with the share the client has now [SPEC-CONN-17].
             acceptDue = false;

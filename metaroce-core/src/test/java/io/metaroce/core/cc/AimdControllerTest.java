@@ -26,6 +26,16 @@ class AimdControllerTest {
     private static final long INITIAL = CONFIG.aimdInitialWindowBytes();
     private static final long MIN = CONFIG.aimdMinWindowBytes();
 
+    /** Sends {@code bytes} as one flight, then acknowledges it all: a path that uses its window. */
+    private static void sendFlightThenAck(AimdController cc, int path, long bytes) {
+        for (long b = 0; b < bytes; b += D) {
+            cc.onPacketSent(path, D, 0);
+        }
+        for (long b = 0; b < bytes; b += D) {
+            cc.onPacketAcked(path, D, -1, 0);
+        }
+    }
+
     private static void sendAndAck(AimdController cc, int path, long bytes) {
         for (long b = 0; b < bytes; b += D) {
             cc.onPacketSent(path, D, 0);
@@ -1069,9 +1079,9 @@ class AimdControllerTest {
     void slowStartDoublesTheWindowEveryRoundTripUntilTheFirstCongestionCut() {
         AimdController cc = new AimdController(CONFIG.toBuilder().aimdSlowStart(true).build());
         assertThat(cc.inSlowStart(0)).isTrue();
-        sendAndAck(cc, 0, INITIAL);
+        sendFlightThenAck(cc, 0, INITIAL);
         assertThat(cc.windowBytes(0)).as("one window acknowledged doubles it").isEqualTo(2 * INITIAL);
-        sendAndAck(cc, 0, 2 * INITIAL);
+        sendFlightThenAck(cc, 0, 2 * INITIAL);
         assertThat(cc.windowBytes(0)).isEqualTo(4 * INITIAL);
 
         cc.onEcnFeedback(0, 1, 1, 0); // alpha starts at 1 and every packet is marked: the cut halves
@@ -1080,7 +1090,7 @@ class AimdControllerTest {
         assertThat(cut).isEqualTo(2 * INITIAL);
         sendAndAck(cc, 0, cut);
         assertThat(cc.windowBytes(0)).as("then one datagram per window").isEqualTo(cut + D);
-        assertThat(CONFIG.toBuilder().aimdSlowStart(true).aimdLossCutScaledByAlpha(true).pacingBurstBytes(64 << 10)
+        assertThat(CONFIG.toBuilder().aimdSlowStart(true).pacingBurstBytes(64 << 10)
                 .build()).isEqualTo(EngineConfig.defaults());
         assertThat(EngineConfig.defaults().aimdSlowStart()).isTrue();
     }
@@ -1090,7 +1100,7 @@ class AimdControllerTest {
         EngineConfig scaled = CONFIG.toBuilder().aimdSlowStart(true).aimdLossCutScaledByAlpha(true).build();
         AimdController unmarked = new AimdController(scaled);
         unmarked.onEcnFeedback(0, 10, 0, 0); // ECN is read on the path, nothing marked
-        sendAndAck(unmarked, 0, 2 * INITIAL);
+        sendFlightThenAck(unmarked, 0, 2 * INITIAL);
         unmarked.onPacketSent(0, D, 0);
         long before = unmarked.windowBytes(0);
         unmarked.onPacketLost(0, D, 0);
@@ -1110,5 +1120,46 @@ class AimdControllerTest {
         halving.onPathRestored(0, 0);
         assertThat(halving.inSlowStart(0)).as("a restored path grows additively").isFalse();
         assertThat(new AimdController(CONFIG).inSlowStart(3)).as("aimdSlowStart false").isFalse();
+    }
+
+    /**
+     * [SPEC-CC-31]: slow start grows only a window the path uses. A sender with one packet in flight
+     * at a time (request and response) grows its window additively at most, however much it has
+     * sent; a flight of a whole window doubles it, but no further than twice that flight.
+     */
+    @Test
+    void slowStartDoesNotGrowAWindowThePathDoesNotUse() {
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdSlowStart(true).build());
+        sendAndAck(cc, 0, 64 * INITIAL); // one packet in flight at a time, 4 MiB in all
+        // Additive increase only (a datagram per window acknowledged); slow start would have taken
+        // the window to aimdMaxWindowBytes (16 MiB).
+        assertThat(cc.windowBytes(0)).as("one packet at a time").isLessThanOrEqualTo(INITIAL + 64L * D);
+        assertThat(cc.inSlowStart(0)).isTrue();
+
+        AimdController flights = new AimdController(CONFIG.toBuilder().aimdSlowStart(true).build());
+        sendFlightThenAck(flights, 0, INITIAL);
+        sendFlightThenAck(flights, 0, INITIAL);
+        assertThat(flights.windowBytes(0)).as("twice the largest flight, not more").isEqualTo(2 * INITIAL);
+    }
+
+    /**
+     * [SPEC-CC-31]: a mark ends slow start even where it cuts nothing, within a round trip of a loss
+     * cut ([SPEC-CC-30]); the window does not double again on a path that is marking.
+     */
+    @Test
+    void aMarkWithinARoundTripOfALossCutStillEndsSlowStart() {
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdSlowStart(true).build());
+        for (int i = 0; i < 16; i++) {
+            cc.onPacketSent(0, D, 0);
+        }
+        cc.onSpuriousLoss(0, D, 0); // nothing to undo: stays in slow start
+        cc.onPacketLost(0, D, 0);
+        assertThat(cc.inSlowStart(0)).as("a halving loss cut ends slow start").isFalse();
+        cc.onSpuriousLoss(0, D, 0);
+        assertThat(cc.inSlowStart(0)).as("undone: back in slow start").isTrue();
+        long w = cc.windowBytes(0);
+        cc.onEcnFeedback(0, 4, 4, 0); // marks within the loss cut's round trip: no cut
+        assertThat(cc.windowBytes(0)).as("no second cut within the round trip").isEqualTo(w);
+        assertThat(cc.inSlowStart(0)).as("but the mark ends slow start").isFalse();
     }
 }

@@ -32,6 +32,25 @@ class DefaultCongestionControlTest {
         aimd.onPacketSent(0, 4096, 0);
         aimd.onPacketLost(0, 4096, 1);
         assertThat(aimd.windowBytes(0)).isEqualTo(CONFIG.aimdInitialWindowBytes() / 2);
+        assertThat(aimd.inSlowStart(0)).as("a loss ends slow start").isFalse();
+    }
+
+    /**
+     * Where ECN is read (the Linux datapath: every DATA packet is ECT, so the peer always reports
+     * ECT) but nothing marks (a fabric whose switches do not, a socket buffer or NIC ring
+     * overflowing), a loss still halves the window by default: the loss is the only signal there.
+     */
+    @Test
+    void byDefaultALossCutsEvenWhereEcnIsReadAndNothingWasMarked() {
+        AimdController aimd = (AimdController) builder().build().congestionControllerFactory().apply(CONFIG);
+        aimd.onEcnFeedback(0, 64, 0, 0);
+        for (int i = 0; i < 4; i++) {
+            aimd.onPacketSent(0, 4096, 0);
+        }
+        long before = aimd.windowBytes(0);
+        aimd.onPacketLost(0, 4096, 1);
+        assertThat(aimd.windowBytes(0)).as("ECT reported, no CE: the loss halves").isEqualTo(before / 2);
+        assertThat(aimd.inSlowStart(0)).isFalse();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.metaroce.core.cc;
 
+import io.metaroce.core.PropertySeeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
@@ -22,9 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class PacingAnswersReusablePropertyTest {
     static LongStream seeds() {
-        long first = Long.getLong("metaroce.property.firstSeed", 1);
-        int cases = Integer.getInteger("metaroce.property.cases", 20);
-        return LongStream.range(first, first + cases);
+        return PropertySeeds.of(20);
     }
 
     @ParameterizedTest(name = "seed {0}")

@@ -1,5 +1,6 @@
 package io.metaroce.core.conn;
 
+import io.metaroce.core.PropertySeeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
@@ -35,9 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EnginePropertyTest {
 
     static LongStream seeds() {
-        long first = Long.getLong("metaroce.property.firstSeed", 1);
-        int cases = Integer.getInteger("metaroce.property.cases", 24);
-        return LongStream.range(first, first + cases);
+        return PropertySeeds.of(24);
     }
 
     private record Op(int kind, int stream, long wrId, long clientOffset, long serverOffset, int length, int imm) { }

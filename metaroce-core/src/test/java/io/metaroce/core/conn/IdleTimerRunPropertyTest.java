@@ -1,5 +1,6 @@
 package io.metaroce.core.conn;
 
+import io.metaroce.core.PropertySeeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.api.PathStats;
@@ -26,9 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class IdleTimerRunPropertyTest {
 
     static LongStream seeds() {
-        long first = Long.getLong("metaroce.property.firstSeed", 1);
-        int cases = Integer.getInteger("metaroce.property.cases", 8);
-        return LongStream.range(first, first + cases);
+        return PropertySeeds.of(8);
     }
 
     @ParameterizedTest(name = "seed {0}")

@@ -1,5 +1,6 @@
 package io.metaroce.core.conn;
 
+import io.metaroce.core.PropertySeeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.harness.Pair;
@@ -21,9 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TimeoutCachePropertyTest {
 
     static LongStream seeds() {
-        long first = Long.getLong("metaroce.property.firstSeed", 1);
-        int cases = Integer.getInteger("metaroce.property.cases", 12);
-        return LongStream.range(first, first + cases);
+        return PropertySeeds.of(12);
     }
 
     @ParameterizedTest(name = "seed {0}")

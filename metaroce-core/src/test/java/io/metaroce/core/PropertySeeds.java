@@ -1,0 +1,22 @@
+package io.metaroce.core;
+
+import java.util.stream.LongStream;
+
+/**
+ * The seeds of a seeded property test: {@code -Dmetaroce.property.firstSeed=S} (default 1) and
+ * {@code -Dmetaroce.property.cases=N} (default: the test's own) pick them, so a failure's seed can
+ * be run alone and a longer search run on demand.
+ *
+ * <p>Stateless; thread-safe.
+ */
+public final class PropertySeeds {
+    private PropertySeeds() {
+    }
+
+    /** {@code N} consecutive seeds from the first, {@code defaultCases} unless the property says otherwise. */
+    public static LongStream of(int defaultCases) {
+        long first = Long.getLong("metaroce.property.firstSeed", 1);
+        int cases = Integer.getInteger("metaroce.property.cases", defaultCases);
+        return LongStream.range(first, first + cases);
+    }
+}

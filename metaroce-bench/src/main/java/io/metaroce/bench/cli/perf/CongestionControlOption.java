@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
  */
 public final class CongestionControlOption {
     @Option(names = "--cc", description = "Congestion controller: ${COMPLETION-CANDIDATES} (default aimd, the "
-            + "engine's: AIMD per path on ECN marks, or queueing delay where ECN is not read, and loss; fixed: "
+            + "engine's: AIMD per path on ECN marks, or queueing delay where ECN is not read, and on loss (halving); fixed: "
             + "congestion control off, a fixed --window, the ceiling of a link nothing else shares).",
             defaultValue = "aimd", converter = Converter.class, completionCandidates = Names.class)
     public CongestionControl value;

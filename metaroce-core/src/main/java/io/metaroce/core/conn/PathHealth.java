@@ -164,13 +164,15 @@ final class PathHealth {
         p.probeDeadlineNanos = Long.MAX_VALUE;
         p.probeIntervalNanos = probeIntervalNanos;
         p.nextProbeNanos = nowNanos + p.probeIntervalNanos;
+        // The controller hears of the failure first: the flight declared lost next is the failure's,
+        // not random loss, even when no path was ACTIVE to say so [SPEC-CC-25].
+        congestion.onPathFailed(p.id, nowNanos);
         // Everything still in flight on the path is lost; the send side requeues each CSN on a
         // path in service because this one is FAILED now.
         p.scoreboard.onTimeout(Long.MAX_VALUE, false, lost);
         while (!p.retransmitQueue.isEmpty()) {
             paths.retransmitPathFor(p).retransmitQueue.addLong(p.retransmitQueue.pollLong());
         }
-        congestion.onPathFailed(p.id, nowNanos);
     }
 
     /** Whether a health PATH_PROBE should go out on {@code p} now. */

@@ -402,6 +402,53 @@ class PathHealthTest {
                 .allMatch(l -> l[2] == 0);
     }
 
+    /**
+     * [SPEC-CC-25] when no path is ACTIVE: every path black-holed at once turns SUSPECT (none takes
+     * new data from the others, none is "beside an ACTIVE one"), and the first to fail declares its
+     * flight lost. The controller hears of the failure before those losses, so they do not count as
+     * random loss either.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {47, 48})
+    void aFailureWithNoPathActiveReachesTheControllerBeforeItsLosses(long seed) {
+        String where = "seed " + seed + ", every path black-holed";
+        // The fixed failure threshold: the adaptive one ([SPEC-PATH-11]) rises with the other
+        // paths' losses, and with every path losing all, it reaches the connection's own limit.
+        EngineConfig config = EngineConfig.defaults().toBuilder().aimdLossCutScaledByAlpha(true)
+                .pathFailureConfidenceBits(0).build();
+        List<long[]> losses = new ArrayList<>(); // {time, path, 1 if the path takes new data as the controller knows}
+        boolean[] takes = {true, true, true, true};
+        Events events = new Events();
+        long[] hole = {Long.MAX_VALUE, Long.MAX_VALUE};
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
+                        c -> new RecordingController(new AimdController(c), takes, losses, events), AimdController::new)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> now >= hole[0] && now < hole[1]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.runUntil(pair.now() + 5 * MS);
+        hole[0] = pair.now();
+        hole[1] = hole[0] + 15 * MS;
+        traffic.runUntil(hole[1] + 30 * MS);
+        int failedPath = -1;
+        long failedAt = Long.MAX_VALUE;
+        for (int id = 0; id < 4; id++) {
+            long t = events.firstTime(id, PathState.FAILED, hole[0]);
+            if (t >= 0 && t < failedAt) {
+                failedAt = t;
+                failedPath = id;
+            }
+        }
+        assertThat(failedPath).as("a path failed while every path was black-holed (%s)", where).isNotNegative();
+        int path = failedPath;
+        long at = failedAt;
+        List<long[]> atFailure = losses.stream().filter(l -> l[1] == path && l[0] == at).toList();
+        assertThat(atFailure).as("the failure declared path %d's flight lost (%s)", path, where).isNotEmpty();
+        assertThat(atFailure).as("each after the controller heard of the failure (%s)", where)
+                .allMatch(l -> l[2] == 0);
+    }
+
     /** Forwards to an AIMD controller and records each loss with what it was told of its path. */
     private record RecordingController(AimdController inner, boolean[] takes, List<long[]> losses, Events events)
             implements io.metaroce.core.cc.CongestionController {

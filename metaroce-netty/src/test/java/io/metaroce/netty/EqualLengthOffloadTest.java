@@ -4,15 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.memory.Access;
-import io.metaroce.core.memory.MemoryRegion;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -59,22 +52,10 @@ class EqualLengthOffloadTest {
                 UdpEndpoint client = UdpEndpoint.builder().datapath(Datapath.LINUX).config(config).build()) {
             UdpConnection cc = client.connect(server.localAddress(), 1).get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
-            MemorySegment bytes = arena.allocate(total);
-            for (long i = 0; i < total; i++) {
-                bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 13)));
-            }
-            MemoryRegion src = client.register(bytes, Access.NONE);
-            MemoryRegion dst = server.register(arena.allocate(total), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            PatternedWrites transfer = new PatternedWrites(arena, client, server, total);
             UdpEndpointStats before = client.stats();
-            List<CompletableFuture<Completion>> writes = new ArrayList<>();
-            for (int i = 0; i < messages; i++) {
-                writes.add(cc.postWrite(0, i, src, (long) i * size, size, dst.remoteKey(), (long) i * size));
-            }
-            for (CompletableFuture<Completion> w : writes) {
-                assertThat(w.get(WAIT_SECONDS, TimeUnit.SECONDS).isSuccess()).isTrue();
-            }
+            transfer.writeAll(cc, size, WAIT_SECONDS);
             UdpEndpointStats after = client.stats();
-            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1L);
             long sends = after.offloadSends() - before.offloadSends();
             long carried = after.offloadDatagrams() - before.offloadDatagrams();
             System.out.printf("EqualLengthOffloadTest (equalLengthPackets %s): %d GSO sends carried %d of %d"

@@ -4,15 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.cc.FixedWindowController;
-import io.metaroce.core.memory.Access;
-import io.metaroce.core.memory.MemoryRegion;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -76,12 +69,7 @@ class StalledReceiverTest {
                         .congestionController(FixedWindowController::new).build()) {
             UdpConnection cc = client.connect(server.localAddress(), 1).get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
-            MemorySegment bytes = arena.allocate(total);
-            for (long i = 0; i < total; i++) {
-                bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 13)));
-            }
-            MemoryRegion src = client.register(bytes, Access.NONE);
-            MemoryRegion dst = server.register(arena.allocate(total), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            PatternedWrites transfer = new PatternedWrites(arena, client, server, total);
             if (stallMillis > 0) {
                 CountDownLatch stalled = new CountDownLatch(1);
                 server.eventLoop().execute(() -> {
@@ -94,14 +82,7 @@ class StalledReceiverTest {
                 });
                 assertThat(stalled.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
             }
-            List<CompletableFuture<Completion>> writes = new ArrayList<>();
-            for (int i = 0; i < MESSAGES; i++) {
-                writes.add(cc.postWrite(0, i, src, (long) i * SIZE, SIZE, dst.remoteKey(), (long) i * SIZE));
-            }
-            for (CompletableFuture<Completion> w : writes) {
-                assertThat(w.get(WAIT_SECONDS, TimeUnit.SECONDS).isSuccess()).isTrue();
-            }
-            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1L);
+            transfer.writeAll(cc, SIZE, WAIT_SECONDS);
             UdpConnectionStats stats = cc.stats();
             System.out.printf("StalledReceiverTest (timeoutProbes %s, stall %d ms): %s%n", timeoutProbes,
                     stallMillis, stats);

@@ -1,0 +1,45 @@
+package io.metaroce.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A patterned source region on the client, a target region on the server, and WRITEs of the
+ * source in equal pieces over one stream, all posted at once, each required to succeed, the
+ * target then checked byte for byte. Not thread-safe: one test thread.
+ */
+final class PatternedWrites {
+    final MemoryRegion source;
+    final MemoryRegion target;
+
+    PatternedWrites(Arena arena, UdpEndpoint client, UdpEndpoint server, long bytes) {
+        MemorySegment pattern = arena.allocate(bytes);
+        for (long i = 0; i < bytes; i++) {
+            pattern.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + (i >>> 13)));
+        }
+        source = client.register(pattern, Access.NONE);
+        target = server.register(arena.allocate(bytes), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+    }
+
+    /** WRITEs the whole source in {@code size}-byte pieces on stream 0 and waits for each. */
+    void writeAll(UdpConnection connection, int size, long waitSeconds) throws Exception {
+        long total = source.segment().byteSize();
+        List<CompletableFuture<Completion>> writes = new ArrayList<>();
+        for (long off = 0; off < total; off += size) {
+            writes.add(connection.postWrite(0, off / size, source, off, size, target.remoteKey(), off));
+        }
+        for (CompletableFuture<Completion> w : writes) {
+            assertThat(w.get(waitSeconds, TimeUnit.SECONDS).isSuccess()).isTrue();
+        }
+        assertThat(target.segment().mismatch(source.segment())).as("first differing byte").isEqualTo(-1L);
+    }
+}

@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -71,8 +72,10 @@ public final class ConformanceCommand implements Callable<Integer> {
             + "reports no ECN counts.")
     boolean requireEcn;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of connection ids and shuffles (default ${DEFAULT-VALUE}).")
-    long seed;
+    @Option(names = "--seed", description = "Seed of the suite's connection ids and shuffles (default: drawn at random"
+            + " and printed; a server ignores a CONNECT that reuses the id of one of its connections that ended"
+            + " after the cookie was issued, [SPEC-CONN-16], so two runs should not share a seed).")
+    Long seed;
 
     /** Runs; see the command's description. */
     @Override
@@ -93,14 +96,16 @@ public final class ConformanceCommand implements Callable<Integer> {
         SuiteOptions options;
         try {
             address = HostPort.parse(target, ResponderContract.DEFAULT_PORT);
-            options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, seed);
+            long s = seed != null ? seed : new SecureRandom().nextLong();
+            options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, s);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         if (ConformanceSuite.cases().stream().noneMatch(c -> options.selects(c.id()))) {
             throw new ParameterException(spec.commandLine(), "--case " + cases + " selects no case; see --list");
         }
-        out.println("conformance suite against " + address.getHostString() + ":" + address.getPort());
+        out.println("conformance suite against " + address.getHostString() + ":" + address.getPort() + " (seed "
+                + options.seed() + ")");
         out.flush();
         List<CaseResult> results = ConformanceSuite.run(options, r -> {
             out.println(r.line());

@@ -2,6 +2,7 @@ package io.metaroce.bench.conformance;
 
 import io.metaroce.core.wire.DataOpcode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -67,7 +68,33 @@ final class SenderCases {
     }
 
     /** The state of a hole case once the suite has revealed the hole. */
-    private record Hole(WireSession session, byte[] message, int path, long psn, long csn, long highestBefore, int mark) {
+    private record Hole(WireSession session, byte[] message, int path, long psn, long csn, long highestBefore, int mark,
+            boolean blurred) {
+    }
+
+    /** Copies of a hole sent within this time of the first, by the IUT's clock, answer the same burst of ACKs. */
+    private static final long BURST_NANOS = 5_000_000;
+
+    /** Attempts at a hole case before it gives up on a host too slow for the IUT's timer. */
+    private static final int HOLE_ATTEMPTS = 3;
+
+    /**
+     * Runs {@code check} on a revealed hole, again on a fresh connection when the IUT's own timer
+     * blurred the scenario (it resent something, or probed, before the suite's ACK: legal, and then
+     * a copy may rightly go to another path, [SPEC-PATH-10]); SKIPs after {@link #HOLE_ATTEMPTS}.
+     */
+    private static void withHole(CaseContext c, int repeats, java.util.function.Consumer<Hole> check) {
+        for (int attempt = 0; attempt < HOLE_ATTEMPTS; attempt++) {
+            Hole h = revealHole(c, repeats);
+            if (!h.blurred()) {
+                check.accept(h);
+                return;
+            }
+            h.session().close();
+        }
+        throw new CaseSkipped("in " + HOLE_ATTEMPTS + " attempts the IUT's retransmission timer fired before the suite"
+                + " could acknowledge its echo (a copy or a PATH_PROBE came first): the host is too slow for the IUT's"
+                + " minimum RTO; run the responder with a longer one [SPEC-CONF-5]");
     }
 
     /**
@@ -104,15 +131,20 @@ final class SenderCases {
                 missing.get(r.packet().pathId).add(r.packet().pathSequence);
             }
         }
-        Checks.check(!missing.get(path).contains(psns.last()), "the responder resent CSN %d on its own before the"
-                + " suite's first ACK (no hole left to reveal)", holeCsn);
-        s.ackExcept(1 - path, missing.get(1 - path));
+        boolean blurred = false;
+        for (Received r : s.received()) {
+            blurred |= r.type() == PacketType.PATH_PROBE || r.type() == PacketType.DATA
+                    && (r.packet().flags & WireConstants.FLAG_RETRANSMISSION) != 0;
+        }
         int mark = s.mark();
         long highest = psns.last();
+        // The hole's path first: an ACK of the other path alone would make the hole overdue ([SPEC-LOSS-7]),
+        // a timeout that may rightly send its copy elsewhere ([SPEC-PATH-10]).
         for (int i = 0; i < repeats; i++) {
             s.ackExcept(path, missing.get(path));
         }
-        return new Hole(s, m, path, holePsn, holeCsn, highest, mark);
+        s.ackExcept(1 - path, missing.get(1 - path));
+        return new Hole(s, m, path, holePsn, holeCsn, highest, mark, blurred);
     }
 
     private static long csnOf(WireSession s, int path, long psn) {
@@ -135,7 +167,7 @@ final class SenderCases {
         List<Received> all = s.received();
         for (int i = mark; i < all.size(); i++) {
             Received r = all.get(i);
-            if (r.type() == io.metaroce.core.wire.PacketType.DATA && r.packet().connectionSequence == csn) {
+            if (r.type() == PacketType.DATA && r.packet().connectionSequence == csn) {
                 return r;
             }
         }
@@ -143,7 +175,10 @@ final class SenderCases {
     }
 
     private static void holeResent(CaseContext c) {
-        Hole h = revealHole(c, 1);
+        withHole(c, 1, h -> holeResent(c, h));
+    }
+
+    private static void holeResent(CaseContext c, Hole h) {
         WireSession s = h.session();
         Received copy = awaitCopy(s, h.mark(), h.csn());
         Checks.check(copy != null, "CSN %d, whose transmission PSN %d on path %d the ACK left as a hole below PSN %d, was"
@@ -163,23 +198,35 @@ final class SenderCases {
 
     private static void repeatedAck(CaseContext c) {
         int repeats = 4;
-        Hole h = revealHole(c, repeats);
+        withHole(c, repeats, h -> repeatedAck(c, h, repeats));
+    }
+
+    private static void repeatedAck(CaseContext c, Hole h, int repeats) {
         WireSession s = h.session();
         Received copy = awaitCopy(s, h.mark(), h.csn());
         Checks.check(copy != null, "CSN %d, left as a hole by %d identical ACKs, was not sent again within %d ms"
                 + " [SPEC-LOSS-3]", h.csn(), repeats, c.options().waitMillis());
         finish(c, h);
+        // Copies sent for the repeated ACKs leave in one burst; a later one is the IUT's timer (the suite's
+        // answer was late), legal. The IUT's own timestamps (its send times, in nanoseconds) tell them apart.
         int copies = 0;
+        int later = 0;
+        long firstSent = copy.packet().timestampNanos;
         List<Received> all = s.received();
         for (int i = h.mark(); i < all.size(); i++) {
             Received r = all.get(i);
-            if (r.type() == io.metaroce.core.wire.PacketType.DATA && r.packet().connectionSequence == h.csn()) {
-                copies++;
+            if (r.type() == PacketType.DATA && r.packet().connectionSequence == h.csn()) {
+                if (r.packet().timestampNanos - firstSent < BURST_NANOS) {
+                    copies++;
+                } else {
+                    later++;
+                }
             }
         }
-        Checks.check(copies == 1, "%d identical ACKs revealing one hole made %d copies of it, expected 1: a lost"
-                + " transmission is declared lost once, and a CSN queued at most once [SPEC-LOSS-3], [SPEC-SACK-6]",
-                repeats, copies);
+        Checks.check(copies == 1, "%d identical ACKs revealing one hole made %d copies of it within %d ms of the first"
+                + " (by the IUT's timestamps), expected 1: a lost transmission is declared lost once, and a CSN is"
+                + " queued at most once [SPEC-LOSS-3], [SPEC-SACK-6] (%d later copies, from a timer, not counted)",
+                repeats, copies, BURST_NANOS / 1_000_000, later);
     }
 
     /** Acknowledges everything from now on and checks that the echo completes with the bytes sent. */

@@ -37,8 +37,13 @@ final class FaultyRelay implements AutoCloseable {
         /** A DATA whose CSN was seen before is turned into a new message: a duplicate delivered again ([SPEC-ADM-5]). */
         DELIVER_DUPLICATES,
         /** Retransmissions on paths other than 0 are moved to path 0 ([SPEC-LOSS-3]). */
-        RESEND_ON_PATH_ZERO
+        RESEND_ON_PATH_ZERO,
+        /** Every retransmission is followed by a second copy with a PSN of its own: a hole resent twice ([SPEC-LOSS-3]). */
+        RESEND_TWICE
     }
+
+    /** Added to the PSN of the second copy of {@link Fault#RESEND_TWICE}: far above any PSN the responder uses. */
+    private static final long SECOND_COPY_PSN_OFFSET = 1_000_000;
 
     private final InetSocketAddress upstream;
     private final Fault fault;
@@ -162,6 +167,17 @@ final class FaultyRelay implements AutoCloseable {
             }
             buffer.limit(length).position(0);
             front.send(buffer, to);
+            if (fault == Fault.RESEND_TWICE) {
+                Packet p = new Packet();
+                int head = PacketCodec.bundledHeadLength(buffer, 0, length);
+                if (codec.decode(buffer, head, length - head, p) == DecodeError.OK && p.type == PacketType.DATA
+                        && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0) {
+                    buffer.putLong(head + 24, p.pathSequence + SECOND_COPY_PSN_OFFSET);
+                    codec.reseal(buffer, head, length - head);
+                    buffer.limit(length).position(head);
+                    front.send(buffer, to);
+                }
+            }
         }
     }
 

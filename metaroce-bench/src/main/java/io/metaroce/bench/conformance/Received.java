@@ -5,7 +5,8 @@ import io.metaroce.core.wire.PacketType;
 
 /**
  * One packet the implementation under test sent, decoded: a datagram, or one of the two packets
- * of a bundle ([SPEC-WIRE-30]).
+ * of a bundle ([SPEC-WIRE-30]). Not modified after it is made (the packet and payload are not
+ * copied): safe to read from any thread once published.
  *
  * @param packet the decoded fields (a fresh instance, owned by this record)
  * @param payload DATA payload bytes (empty for other types)

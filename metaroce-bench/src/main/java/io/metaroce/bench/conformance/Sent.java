@@ -2,7 +2,7 @@ package io.metaroce.bench.conformance;
 
 /**
  * One datagram the suite sent on a path, as the suite's records keep it to judge the ACKs it gets
- * back.
+ * back. Immutable; thread-safe.
  *
  * @param path the path (and socket) it left on
  * @param pathSequence its PSN
@@ -10,8 +10,6 @@ package io.metaroce.bench.conformance;
  * @param timestampNanos the timestamp it carried
  * @param valid whether a conforming receiver records it ([SPEC-SACK-2]): false for a datagram
  *     the suite made invalid on purpose, or one the receiver must refuse
- *
- * <p>Immutable; thread-safe.
  */
 public record Sent(int path, long pathSequence, long connectionSequence, long timestampNanos, boolean valid) {
 }

@@ -197,7 +197,8 @@ public final class WirePeer implements AutoCloseable {
     }
 
     /**
-     * One datagram received from the implementation under test.
+     * One datagram received from the implementation under test. Not modified after it is made (the
+     * array is not copied): safe to read from any thread once published.
      *
      * @param path index of the suite socket it arrived on
      * @param bytes the whole datagram

@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
         },
         subcommands = {
             CompareCommand.class,
+            ConformanceCommand.class,
+            ConformanceResponderCommand.class,
             DemoCommand.class,
             PerfCommand.class,
             SimCommand.class,

@@ -7,7 +7,7 @@ import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 
 /** Reads {@code --datapath auto|linux|nio} (any case) into a {@link Datapath}. */
-final class DatapathConverter implements ITypeConverter<Datapath> {
+public final class DatapathConverter implements ITypeConverter<Datapath> {
     @Override
     public Datapath convert(String value) {
         try {
@@ -18,7 +18,7 @@ final class DatapathConverter implements ITypeConverter<Datapath> {
     }
 
     /** The names offered in help. */
-    static final class Names implements Iterable<String> {
+    public static final class Names implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
             return Arrays.stream(Datapath.values()).map(d -> d.name().toLowerCase(Locale.ROOT)).iterator();

@@ -9,7 +9,7 @@ import java.net.UnknownHostException;
  * optional {@code :PORT}, or an IPv6 address, bracketed when a port follows
  * ({@code [::1]:18515}). Thread-safe (stateless).
  */
-final class HostPort {
+public final class HostPort {
     /** The port perf servers listen on when none is given (the one perftest uses). */
     public static final int DEFAULT_PORT = 18515;
 

@@ -1,0 +1,95 @@
+package io.metaroce.bench.cli;
+
+import io.metaroce.bench.cli.perf.DatapathConverter;
+import io.metaroce.bench.cli.perf.HostPort;
+import io.metaroce.bench.conformance.ConformanceResponder;
+import io.metaroce.bench.conformance.ResponderContract;
+import io.metaroce.netty.Datapath;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code metaroce conformance-responder}: runs this implementation as the implementation under
+ * test of the conformance suite, keeping the responder contract of docs/spec.md chapter 14. Not
+ * thread-safe (a picocli command).
+ */
+@Command(name = "conformance-responder", mixinStandardHelpOptions = true,
+        description = {"Runs this implementation as a conformance responder (the suite's target).",
+                "Listens for the conformance suite ('metaroce conformance --target') and keeps the responder "
+                + "contract of docs/spec.md chapter 14: every SEND on stream 0 is echoed back. Prints 'listening on "
+                + "ADDR:PORT' once bound and runs until stopped (or for --seconds)."})
+public final class ConformanceResponderCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--bind", paramLabel = "ADDR[:PORT]", defaultValue = "127.0.0.1",
+            description = "Address to listen on (default ${DEFAULT-VALUE}, port " + ResponderContract.DEFAULT_PORT
+                    + " if none is given; port 0 picks a free one).")
+    String bind;
+
+    @Option(names = "--port", description = "Port to listen on (overrides the port of --bind).")
+    Integer port;
+
+    @Option(names = "--capacity", defaultValue = "" + ResponderContract.CAPACITY_BYTES_PER_SECOND,
+            description = "Receive capacity, bytes/s, divided among the senders; 0 turns the allocator off "
+                    + "(default ${DEFAULT-VALUE}).")
+    long capacity;
+
+    @Option(names = "--min-rto-ms", defaultValue = "20",
+            description = "Minimum retransmission timeout, ms (default ${DEFAULT-VALUE}, [SPEC-CONF-5]).")
+    long minRtoMillis;
+
+    @Option(names = "--datapath", defaultValue = "auto", converter = DatapathConverter.class,
+            completionCandidates = DatapathConverter.Names.class,
+            description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: Linux where it runs, which reads ECN).")
+    Datapath datapath;
+
+    @Option(names = "--seconds", description = "Stop after this many seconds (default: run until stopped).")
+    Long seconds;
+
+    /** Runs; see the command's description. */
+    @Override
+    public Integer call() throws InterruptedException {
+        InetSocketAddress address;
+        try {
+            address = HostPort.parse(bind, ResponderContract.DEFAULT_PORT);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (port != null) {
+            if (port < 0 || port > 65_535) {
+                throw new ParameterException(spec.commandLine(), "--port must be in [0, 65535]");
+            }
+            address = new InetSocketAddress(address.getAddress(), port);
+        }
+        if (capacity < 0 || minRtoMillis < 1) {
+            throw new ParameterException(spec.commandLine(), "--capacity must be >= 0 and --min-rto-ms >= 1");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (ConformanceResponder responder = ConformanceResponder.start(address, capacity,
+                TimeUnit.MILLISECONDS.toNanos(minRtoMillis), datapath)) {
+            InetSocketAddress local = responder.localAddress();
+            out.println("listening on " + local.getHostString() + ":" + local.getPort() + " (datapath "
+                    + responder.endpoint().datapathName() + ", ECN " + (responder.endpoint().ecnCapable() ? "read" : "not read")
+                    + ", capacity " + capacity + " bytes/s)");
+            out.flush();
+            CountDownLatch forever = new CountDownLatch(1);
+            if (seconds == null) {
+                forever.await();
+            } else {
+                forever.await(seconds, TimeUnit.SECONDS);
+            }
+            out.println("accepted " + responder.accepted() + " connections, echoed " + responder.echoed() + " messages");
+            out.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,76 @@
+package io.metaroce.bench.conformance;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a case runs with: the suite's options and a way to open connections to the
+ * implementation under test, each on sockets of its own, all closed when the case ends.
+ *
+ * <p>Not thread-safe: one case on one thread.
+ */
+public final class CaseContext implements AutoCloseable {
+    /** The datagram size the suite announces unless a case asks for another: an Ethernet MTU's worth. */
+    public static final int DEFAULT_MAX_DATAGRAM = 1400;
+    /** The sequence window the suite announces unless a case asks for another. */
+    public static final int DEFAULT_SEQUENCE_WINDOW = 65_536;
+
+    private final SuiteOptions options;
+    private final String caseId;
+    private final List<WireSession> sessions = new ArrayList<>();
+
+    CaseContext(SuiteOptions options, String caseId) {
+        this.options = options;
+        this.caseId = caseId;
+    }
+
+    /** The suite's options. */
+    public SuiteOptions options() {
+        return options;
+    }
+
+    /** A new, not yet connected, session with {@code paths} sockets and the default announced values. */
+    public WireSession open(int paths) {
+        return open(paths, DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW);
+    }
+
+    /** A new, not yet connected, session announcing {@code maxDatagram} and {@code window}. */
+    public WireSession open(int paths, int maxDatagram, int window) {
+        WirePeer peer = new WirePeer(options.target(), paths);
+        long seed = options.seed() * 1_000_003L + caseId.hashCode() * 31L + sessions.size();
+        WireSession s = new WireSession(peer, maxDatagram, window, options.waitMillis(), seed);
+        sessions.add(s);
+        return s;
+    }
+
+    /** A connected session with {@code paths} paths ({@link WireSession#handshake}). */
+    public WireSession connect(int paths) {
+        WireSession s = open(paths);
+        s.handshake();
+        return s;
+    }
+
+    /** A connected session announcing {@code maxDatagram} and {@code window}. */
+    public WireSession connect(int paths, int maxDatagram, int window) {
+        WireSession s = open(paths, maxDatagram, window);
+        s.handshake();
+        return s;
+    }
+
+    /** Listens on {@code session} for the suite's quiet spell: what must not happen has its chance. */
+    public void quiet(WireSession session) {
+        session.quiet(options.quietMillis());
+    }
+
+    /** The sessions opened, for the suite's checks after the case. */
+    List<WireSession> sessions() {
+        return sessions;
+    }
+
+    @Override
+    public void close() {
+        for (WireSession s : sessions) {
+            s.close();
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package io.metaroce.bench.conformance;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.CompletionStatus;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.api.WorkOpcode;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.netty.Datapath;
+import io.metaroce.netty.UdpConnection;
+import io.metaroce.netty.UdpEndpoint;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * The reference implementation as an implementation under test: a listening {@link UdpEndpoint}
+ * that keeps the conformance responder contract of docs/spec.md chapter 14 ([SPEC-CONF-1] to
+ * [SPEC-CONF-4]). On every accepted connection it keeps receives of
+ * {@link ResponderContract#RECEIVE_BYTES} posted ahead on the echo stream and sends every SEND it
+ * receives there back, same bytes (and immediate data), as a SEND on the same stream, in the order
+ * the receives complete.
+ *
+ * <p>Thread safety: {@link #start} and {@link #close} from any thread but the endpoint's event
+ * loop; every connection's state lives on the event loop; the counters are readable from any
+ * thread.
+ */
+public final class ConformanceResponder implements AutoCloseable {
+    /** Receive buffers per connection: twice the receives posted ahead, so an echo in progress keeps its buffer. */
+    static final int BUFFERS = 2 * ResponderContract.RECEIVES_AHEAD;
+    /** The minimum retransmission timeout the responder runs with by default ([SPEC-CONF-5]). */
+    public static final long DEFAULT_MIN_RTO_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private final UdpEndpoint endpoint;
+    private final Long2ObjectHashMap<Echo> echoes = new Long2ObjectHashMap<>();
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong echoed = new AtomicLong();
+
+    private ConformanceResponder(InetSocketAddress bind, long capacity, long minRtoNanos, Datapath datapath) {
+        EngineConfig config = EngineConfig.defaults().toBuilder()
+                .receiveCapacityBytesPerSecond(capacity)
+                .minRtoNanos(minRtoNanos)
+                .maxRtoNanos(Math.max(minRtoNanos, EngineConfig.defaults().maxRtoNanos()))
+                .build();
+        this.endpoint = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
+                .config(config).datapath(datapath).acceptListener(this::onAccepted)
+                .completionSink(this::onCompletion).build();
+    }
+
+    /**
+     * Starts a responder listening on {@code bind} that divides {@code capacityBytesPerSecond}
+     * among its senders (0: allocator off) and retransmits after at least {@code minRtoNanos}.
+     */
+    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
+            Datapath datapath) {
+        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, datapath);
+    }
+
+    /** Starts a responder with the contract's capacity and retransmission timeout on {@code bind}, best datapath. */
+    public static ConformanceResponder start(InetSocketAddress bind) {
+        return start(bind, ResponderContract.CAPACITY_BYTES_PER_SECOND, DEFAULT_MIN_RTO_NANOS, Datapath.AUTO);
+    }
+
+    /** The address the responder listens on (with the port the system chose for port 0). */
+    public InetSocketAddress localAddress() {
+        return endpoint.localAddress();
+    }
+
+    /** The endpoint (for its statistics). */
+    public UdpEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** Connections accepted so far. */
+    public long accepted() {
+        return accepted.get();
+    }
+
+    /** Messages echoed so far. */
+    public long echoed() {
+        return echoed.get();
+    }
+
+    private void onAccepted(UdpConnection connection) {
+        accepted.incrementAndGet();
+        Echo echo = new Echo(connection);
+        echoes.put(connection.localId(), echo);
+        connection.closeFuture().whenComplete((reason, error) -> {
+            echoes.remove(connection.localId());
+            echo.free();
+        });
+        echo.postReceives();
+    }
+
+    private void onCompletion(UdpConnection connection, int streamId, long id, int opcode, int status, long byteLength,
+            int immediate, boolean hasImmediate) {
+        Echo echo = echoes.get(connection.localId());
+        if (echo == null || streamId != ResponderContract.ECHO_STREAM) {
+            return;
+        }
+        if (opcode == WorkOpcode.RECV) {
+            echo.onReceive(id, status, byteLength, immediate, hasImmediate);
+        } else if (opcode == WorkOpcode.SEND) {
+            echo.onEchoSent(id);
+        }
+    }
+
+    @Override
+    public void close() {
+        endpoint.close();
+    }
+
+    /** The echo stream of one connection. Event loop only. */
+    private final class Echo {
+        private final UdpConnection connection;
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment memory;
+        private final MemoryRegion region;
+        private final boolean[] busy = new boolean[BUFFERS];
+        /** RSN of the next receive to post. */
+        private long nextReceive;
+        /** Receives completed (they complete in RSN order). */
+        private long completed;
+        private boolean freed;
+
+        Echo(UdpConnection connection) {
+            this.connection = connection;
+            this.memory = arena.allocate((long) BUFFERS * ResponderContract.RECEIVE_BYTES);
+            this.region = endpoint.register(memory, Access.LOCAL_WRITE);
+        }
+
+        void postReceives() {
+            while (!freed && nextReceive < completed + ResponderContract.RECEIVES_AHEAD && !busy[buffer(nextReceive)]) {
+                long rsn = nextReceive++;
+                busy[buffer(rsn)] = true;
+                int posted = connection.postRecvDirect(ResponderContract.ECHO_STREAM, rsn, region, offset(rsn),
+                        ResponderContract.RECEIVE_BYTES);
+                if (posted != PostResult.OK) {
+                    return; // the connection is ending; nothing more to echo
+                }
+            }
+        }
+
+        void onReceive(long rsn, int status, long length, int immediate, boolean hasImmediate) {
+            completed++;
+            if (status != CompletionStatus.SUCCESS || freed) {
+                busy[buffer(rsn)] = false;
+                postReceives();
+                return;
+            }
+            int posted = hasImmediate
+                    ? connection.postSendWithImmediateDirect(ResponderContract.ECHO_STREAM, rsn, region, offset(rsn),
+                            length, immediate)
+                    : connection.postSendDirect(ResponderContract.ECHO_STREAM, rsn, region, offset(rsn), length);
+            if (posted != PostResult.OK) {
+                busy[buffer(rsn)] = false;
+            } else {
+                echoed.incrementAndGet();
+            }
+            postReceives();
+        }
+
+        void onEchoSent(long rsn) {
+            busy[buffer(rsn)] = false;
+            postReceives();
+        }
+
+        void free() {
+            if (!freed) {
+                freed = true;
+                endpoint.deregister(region);
+                arena.close();
+            }
+        }
+
+        private int buffer(long rsn) {
+            return (int) (rsn % BUFFERS);
+        }
+
+        private long offset(long rsn) {
+            return (long) buffer(rsn) * ResponderContract.RECEIVE_BYTES;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.metaroce.bench.conformance;
+
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The wire conformance suite (R-SPEC-2): every case, run one after the other against the
+ * implementation under test, each on connections of its own. A case PASSes when its script ran
+ * through and nothing the implementation sent on its connections broke a sender's rule
+ * ({@link WireSession#senderViolations()}).
+ *
+ * <p>Stateless; thread-safe (each run uses its own sockets).
+ */
+public final class ConformanceSuite {
+    private ConformanceSuite() {
+    }
+
+    /** Every case, in the order the suite runs them. */
+    public static List<ConformanceCase> cases() {
+        List<ConformanceCase> all = new ArrayList<>();
+        all.addAll(HandshakeCases.all());
+        all.addAll(ReceiverCases.all());
+        all.addAll(InvalidDatagramCases.all());
+        all.addAll(SenderCases.all());
+        all.addAll(ControlCases.all());
+        return all;
+    }
+
+    /** Runs the selected cases, telling {@code onResult} about each as it ends. */
+    public static List<CaseResult> run(SuiteOptions options, Consumer<CaseResult> onResult) {
+        List<CaseResult> results = new ArrayList<>();
+        for (ConformanceCase c : cases()) {
+            if (!options.selects(c.id())) {
+                continue;
+            }
+            CaseResult r = runOne(c, options);
+            results.add(r);
+            onResult.accept(r);
+        }
+        return results;
+    }
+
+    /** Runs one case. */
+    public static CaseResult runOne(ConformanceCase c, SuiteOptions options) {
+        long start = System.nanoTime();
+        Verdict verdict = Verdict.PASS;
+        String detail = "";
+        try (CaseContext context = new CaseContext(options, c.id())) {
+            try {
+                c.body().run(context);
+                for (WireSession s : context.sessions()) {
+                    List<String> violations = s.senderViolations();
+                    if (!violations.isEmpty()) {
+                        verdict = Verdict.FAIL;
+                        detail = violations.getFirst()
+                                + (violations.size() > 1 ? " (and " + (violations.size() - 1) + " more)" : "");
+                        break;
+                    }
+                }
+            } catch (CaseFailure f) {
+                verdict = Verdict.FAIL;
+                detail = f.getMessage();
+            } catch (CaseSkipped s) {
+                verdict = Verdict.SKIP;
+                detail = s.getMessage();
+            } catch (UncheckedIOException e) {
+                verdict = Verdict.FAIL;
+                detail = "socket error: " + e.getMessage();
+            } catch (RuntimeException e) {
+                // A case that trips over what it received (an index it expected) still judges: FAIL, with the cause.
+                verdict = Verdict.FAIL;
+                detail = "the case could not go on: " + e;
+            }
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        return new CaseResult(c.id(), c.title(), c.rules(), c.requirements(), verdict, detail, millis);
+    }
+}

@@ -1,0 +1,159 @@
+package io.metaroce.bench.conformance;
+
+import io.metaroce.core.wire.CloseCode;
+import io.metaroce.core.wire.NakCode;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketType;
+import java.util.List;
+
+/**
+ * Cases of control exchanges: path probes, refusals (NAKs) that leave the connection going, and
+ * the close handshake.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class ControlCases {
+    private static final int ECHO = ResponderContract.ECHO_STREAM;
+
+    private ControlCases() {
+    }
+
+    static List<ConformanceCase> all() {
+        return List.of(
+                ConformanceCase.of("probe.answered",
+                        "a PATH_PROBE is answered on its path by a PROBE_ACK echoing its id and timestamp",
+                        "SPEC-STATE-9, SPEC-WIRE-26, SPEC-PATH-1, SPEC-PATH-12", "R-PATH-4, R-CONN-4",
+                        ControlCases::probe),
+                ConformanceCase.of("nak.invalid-stream",
+                        "a SEND on a stream id beyond every maxStreams is refused with REMOTE_INVALID_REQUEST, not"
+                                + " acknowledged, and the connection goes on",
+                        "SPEC-NAK-1, SPEC-NAK-2, SPEC-NAK-7, SPEC-SACK-2, SPEC-WIRE-20", "R-JAVA-4, R-OOO-2",
+                        ControlCases::invalidStream),
+                ConformanceCase.of("nak.unknown-key",
+                        "a WRITE naming remote key 0 is refused with REMOTE_ACCESS_ERROR; the stream goes on",
+                        "SPEC-NAK-1, SPEC-NAK-2, SPEC-NAK-3, SPEC-MEM-3, SPEC-MEM-9, SPEC-MEM-11",
+                        "R-OOO-3, R-JAVA-4", ControlCases::unknownKey),
+                ConformanceCase.of("close.graceful",
+                        "a CLOSE is answered by a CLOSE reply, again for a repeated CLOSE, and DATA after it is ignored",
+                        "SPEC-STATE-1, SPEC-STATE-3, SPEC-STATE-5, SPEC-STATE-6, SPEC-STATE-7, SPEC-WIRE-25", "R-CONN-4",
+                        ControlCases::closeGraceful));
+    }
+
+    private static void probe(CaseContext c) {
+        WireSession s = c.connect(2);
+        long[] ids = {0x0123_4567_89AB_CDEFL, -2L};
+        long[] stamps = {-7L, 42L};
+        int mark = s.mark();
+        for (int path = 0; path < 2; path++) {
+            s.sendProbe(path, ids[path], stamps[path]);
+        }
+        s.await(() -> s.ofType(mark, PacketType.PROBE_ACK).size() >= 2);
+        List<Received> acks = s.ofType(mark, PacketType.PROBE_ACK);
+        Checks.check(acks.size() == 2, "%d PROBE_ACKs came for 2 PATH_PROBEs on paths 0 and 1 [SPEC-STATE-9]",
+                acks.size());
+        for (Received r : acks) {
+            Packet p = r.packet();
+            Checks.check(p.pathId == 0 || p.pathId == 1, "a PROBE_ACK names path %d", p.pathId);
+            Checks.check(p.probeId == ids[p.pathId] && p.timestampNanos == stamps[p.pathId], "the PROBE_ACK of path %d"
+                    + " carries probeId %d and timestamp %d, not the probe's %d and %d [SPEC-STATE-9]", p.pathId,
+                    p.probeId, p.timestampNanos, ids[p.pathId], stamps[p.pathId]);
+            Checks.check(r.path() == p.pathId, "the PROBE_ACK of path %d reached the socket of path %d: it must go on"
+                    + " the path it names [SPEC-STATE-9]", p.pathId, r.path());
+            Checks.check(p.connectionSequence == 0 && p.pathSequence == 0, "a PROBE_ACK carries CSN %d, PSN %d"
+                    + " [SPEC-PATH-4]", p.connectionSequence, p.pathSequence);
+        }
+    }
+
+    private static void invalidStream(CaseContext c) {
+        WireSession s = c.connect(1);
+        int stream = 0xFFFF_FFFF;
+        Segment bad = s.send(stream, Scenarios.bytes(100, 61)).getFirst();
+        int mark = s.mark();
+        Sent refused = s.send(bad, 0);
+        s.markRefused(refused);
+        Received nak = s.awaitType(mark, PacketType.NAK);
+        Checks.check(nak != null, "no NAK for a SEND on stream %d within %d ms [SPEC-NAK-2]",
+                Integer.toUnsignedLong(stream), c.options().waitMillis());
+        checkNak(nak, NakCode.REMOTE_INVALID_REQUEST, refused, bad);
+        goesOn(c, s, "a SEND after a refused one");
+    }
+
+    private static void unknownKey(CaseContext c) {
+        WireSession s = c.connect(1);
+        Segment bad = s.write(ECHO, Scenarios.bytes(100, 62), 0, 0).getFirst();
+        int mark = s.mark();
+        Sent refused = s.send(bad, 0);
+        s.markRefused(refused);
+        Received nak = s.awaitType(mark, PacketType.NAK);
+        Checks.check(nak != null, "no NAK for a WRITE naming remote key 0 within %d ms [SPEC-MEM-11]",
+                c.options().waitMillis());
+        checkNak(nak, NakCode.REMOTE_ACCESS_ERROR, refused, bad);
+        // The failed WRITE took MSN 0 of the stream; the SEND after it (MSN 1, RSN 0) must still complete.
+        goesOn(c, s, "a SEND after a refused WRITE on its stream [SPEC-NAK-3]");
+    }
+
+    private static void checkNak(Received nak, int code, Sent refused, Segment seg) {
+        Packet n = nak.packet();
+        Checks.check(n.nakCode == code, "the NAK has code %d, expected %d [SPEC-NAK-2]", n.nakCode, code);
+        Checks.check(n.pathId == refused.path() && n.refusedPathSequence == refused.pathSequence()
+                && n.refusedConnectionSequence == refused.connectionSequence() && n.streamId == seg.streamId
+                && n.messageSequence == seg.messageSequence, "the NAK names path %d, PSN %d, CSN %d, stream %d, MSN %d;"
+                + " the refused packet was path %d, PSN %d, CSN %d, stream %d, MSN %d [SPEC-NAK-1]", n.pathId,
+                n.refusedPathSequence, n.refusedConnectionSequence, Integer.toUnsignedLong(n.streamId),
+                n.messageSequence, refused.path(), refused.pathSequence(), refused.connectionSequence(),
+                Integer.toUnsignedLong(seg.streamId), seg.messageSequence);
+        Checks.check(n.retryAfterNanos == 0, "a NAK of code %d carries retryAfterNanos %d, expected 0 [SPEC-NAK-1]",
+                code, n.retryAfterNanos);
+        Checks.check(n.connectionSequence == 0 && n.pathSequence == 0, "the NAK carries CSN %d, PSN %d [SPEC-NAK-1]",
+                n.connectionSequence, n.pathSequence);
+        Checks.check(nak.path() == refused.path(), "the NAK reached socket %d, not the refused packet's path %d"
+                + " [SPEC-NAK-1]", nak.path(), refused.path());
+    }
+
+    /** The connection still carries a SEND both ways, and no ACK acknowledged the refused packet. */
+    private static void goesOn(CaseContext c, WireSession s, String what) {
+        byte[] m = Scenarios.bytes(300, 63);
+        Sent last = Scenarios.sendAll(s, s.send(ECHO, m), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        Scenarios.awaitEchoes(s, 1, what);
+        Scenarios.checkEcho(s, 0, m, what);
+        Scenarios.checkAllAcks(s);
+        Checks.check(s.ofType(0, PacketType.CLOSE).isEmpty(), "the refusal closed the connection [SPEC-NAK-7]");
+    }
+
+    private static void closeGraceful(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(200, 64);
+        Scenarios.sendAll(s, s.send(ECHO, m), 0);
+        Scenarios.awaitEchoes(s, 1, "a SEND before the CLOSE");
+        int mark = s.mark();
+        s.sendClose(CloseCode.NO_ERROR, false);
+        Received reply = s.awaitType(mark, PacketType.CLOSE);
+        Checks.check(reply != null, "no CLOSE reply within %d ms of a CLOSE [SPEC-STATE-6]", c.options().waitMillis());
+        checkReply(reply);
+        int again = s.mark();
+        s.sendClose(CloseCode.NO_ERROR, false);
+        Received second = s.awaitType(again, PacketType.CLOSE);
+        Checks.check(second != null, "no CLOSE reply to a repeated CLOSE (a lost reply could never be repaired)"
+                + " [SPEC-STATE-6], [SPEC-STATE-7]");
+        checkReply(second);
+        // Reliable packets after the peer's CLOSE are ignored: nothing is placed, completed or acknowledged.
+        int late = s.mark();
+        Sent after = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(200, 65)), 0).getLast();
+        s.markRefused(after);
+        c.quiet(s);
+        Checks.check(Scenarios.ackOf(s, 0, after.pathSequence()) == null, "a SEND after the CLOSE was acknowledged"
+                + " [SPEC-STATE-3]");
+        Checks.check(s.echoes().size() == 1, "a SEND after the CLOSE was delivered [SPEC-STATE-3]");
+        Checks.check(s.ofType(late, PacketType.DATA).isEmpty(), "the responder sent DATA after the CLOSE [SPEC-STATE-2]");
+    }
+
+    private static void checkReply(Received reply) {
+        Packet p = reply.packet();
+        Checks.check(p.closeReply, "the answer to a CLOSE is a CLOSE without the reply flag [SPEC-STATE-5]");
+        Checks.check(p.closeCode == CloseCode.NO_ERROR, "a CLOSE reply carries code %d, not NO_ERROR [SPEC-STATE-5]",
+                p.closeCode);
+        Checks.check(p.connectionSequence == 0 && p.pathSequence == 0, "the CLOSE reply carries CSN %d, PSN %d"
+                + " [SPEC-STATE-5]", p.connectionSequence, p.pathSequence);
+    }
+}

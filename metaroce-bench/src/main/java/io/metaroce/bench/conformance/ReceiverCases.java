@@ -1,0 +1,230 @@
+package io.metaroce.bench.conformance;
+
+import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.WireConstants;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Cases of the implementation under test as a receiver: what it acknowledges ([SPEC-SACK-1] to
+ * [SPEC-SACK-4]), what it admits ([SPEC-ADM-5]), where it places bytes ([SPEC-MSG-5]), what it
+ * reports in ACKs (ECN counts, the rate hint), and that it ignores reserved bits.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class ReceiverCases {
+    private static final int ECHO = ResponderContract.ECHO_STREAM;
+
+    private ReceiverCases() {
+    }
+
+    static List<ConformanceCase> all() {
+        return List.of(
+                ConformanceCase.of("sack.in-order",
+                        "DATA in order is acknowledged with every PSN set, and the message is delivered whole",
+                        "SPEC-SACK-1, SPEC-SACK-3, SPEC-SACK-4, SPEC-WIRE-18, SPEC-MSG-6, SPEC-CONF-2",
+                        "R-SACK-1, R-OOO-2", ReceiverCases::inOrder),
+                ConformanceCase.of("sack.holes",
+                        "lost transmissions leave their SACK bits clear, and their retransmissions complete the message",
+                        "SPEC-SACK-1, SPEC-SACK-2, SPEC-SACK-3, SPEC-PATH-3, SPEC-PATH-5, SPEC-ADM-7",
+                        "R-SACK-1, R-SACK-2", ReceiverCases::holes),
+                ConformanceCase.of("adm.duplicate",
+                        "a duplicate DATA is acknowledged at once but not delivered a second time",
+                        "SPEC-ADM-4, SPEC-ADM-5, SPEC-ADM-8, SPEC-SACK-2, SPEC-SACK-4", "R-SACK-4",
+                        ReceiverCases::duplicate),
+                ConformanceCase.of("placement.out-of-order",
+                        "packets arriving in any order are placed by their offsets; receives complete in MSN order",
+                        "SPEC-MSG-5, SPEC-MSG-6, SPEC-MSG-10, SPEC-WIRE-12", "R-OOO-1, R-OOO-2, R-OOO-4",
+                        ReceiverCases::outOfOrder),
+                ConformanceCase.of("sack.multipath",
+                        "each path is acknowledged on its own, in its own PSN space, on its own socket",
+                        "SPEC-PATH-1, SPEC-PATH-3, SPEC-SACK-3, SPEC-CONN-3", "R-SACK-1, R-PATH-1, R-PATH-2",
+                        ReceiverCases::multipath),
+                ConformanceCase.of("ecn.counts",
+                        "ACKs count the ECN-capable and the CE-marked DATA packets of their path",
+                        "SPEC-PATH-7, SPEC-SACK-3, SPEC-WIRE-19", "R-CC-1, R-PATH-1", ReceiverCases::ecnCounts),
+                ConformanceCase.of("cc.rate-hint",
+                        "ACKs carry the receiver's share of its capacity (the whole capacity for a lone sender)",
+                        "SPEC-SACK-9, SPEC-CC-11, SPEC-CC-12, SPEC-CONF-4", "R-CC-2", ReceiverCases::rateHint),
+                ConformanceCase.of("wire.reserved-ignored",
+                        "reserved fields and unknown flag bits set by a sender do not make a packet invalid",
+                        "SPEC-WIRE-4, SPEC-WIRE-5, SPEC-WIRE-16", "R-JAVA-4", ReceiverCases::reservedIgnored));
+    }
+
+    private static void inOrder(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(3 * s.payloadSize() - 100, 21);
+        List<Sent> sent = Scenarios.sendAll(s, s.send(ECHO, m), 0);
+        Scenarios.awaitAckOf(s, 0, sent.getLast().pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND of three packets");
+        Scenarios.checkEcho(s, 0, m, "a SEND of three packets");
+        Scenarios.checkAllAcks(s);
+    }
+
+    private static void holes(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(8 * s.payloadSize(), 22);
+        List<Segment> segs = s.send(ECHO, m);
+        List<Segment> lost = new ArrayList<>();
+        for (int i = 0; i < segs.size(); i++) {
+            if (i == 2 || i == 5) {
+                s.skipPsn(0); // this transmission is lost on the way: its CSN is taken, its PSN never arrives
+                lost.add(segs.get(i));
+                takeCsn(s, segs.get(i));
+            } else {
+                s.send(segs.get(i), 0);
+            }
+        }
+        long last = s.sent(0).getLast().pathSequence();
+        Scenarios.awaitAckOf(s, 0, last);
+        Scenarios.checkAllAcks(s);
+        Checks.check(s.echoes().isEmpty(), "the message was delivered with two of its packets missing");
+        Sent repair = null;
+        for (Segment seg : lost) {
+            repair = s.resend(seg, 0);
+        }
+        Scenarios.awaitAckOf(s, 0, repair.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND whose two lost packets were sent again");
+        Scenarios.checkEcho(s, 0, m, "a SEND whose two lost packets were sent again");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /** Gives {@code seg} its CSN without sending it: the first transmission was lost. */
+    private static void takeCsn(WireSession s, Segment seg) {
+        s.encode(seg, 0, 0, 0);
+    }
+
+    private static void duplicate(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] a = Scenarios.bytes(300, 23);
+        byte[] b = Scenarios.bytes(400, 24);
+        Segment first = s.send(ECHO, a).getFirst();
+        s.send(first, 0);
+        Scenarios.awaitEchoes(s, 1, "a SEND");
+        Sent dup = s.resend(first, 0);
+        Scenarios.awaitAckOf(s, 0, dup.pathSequence());
+        Sent next = Scenarios.sendAll(s, s.send(ECHO, b), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, next.pathSequence());
+        Scenarios.awaitEchoes(s, 2, "a SEND after a duplicate");
+        c.quiet(s);
+        Checks.check(s.echoes().size() == 2, "%d messages were echoed for two SENDs, one of them duplicated: the"
+                + " duplicate was delivered again [SPEC-ADM-5]", s.echoes().size());
+        Scenarios.checkEcho(s, 0, a, "the duplicated SEND");
+        Scenarios.checkEcho(s, 1, b, "the SEND after the duplicate");
+        Scenarios.checkAllAcks(s);
+    }
+
+    private static void outOfOrder(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] a = Scenarios.bytes(5 * s.payloadSize() - 7, 25);
+        byte[] b = Scenarios.bytes(3 * s.payloadSize() - 3, 26);
+        List<Segment> first = new ArrayList<>(s.send(ECHO, a));
+        List<Segment> second = new ArrayList<>(s.send(ECHO, b));
+        Collections.reverse(second);
+        Collections.shuffle(first, new Random(c.options().seed()));
+        List<Segment> order = new ArrayList<>(second);
+        order.addAll(first);
+        Sent last = null;
+        for (Segment seg : order) {
+            // Every packet asks for an ACK, so none waits for a delayed ACK at the end.
+            last = s.transmit(seg, 0, WireConstants.FLAG_ACK_NOW, 0);
+        }
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        Scenarios.awaitEchoes(s, 2, "two SENDs whose packets arrived in reverse and shuffled order");
+        Scenarios.checkEcho(s, 0, a, "the SEND with MSN 0 (its packets arrived last and shuffled)");
+        Scenarios.checkEcho(s, 1, b, "the SEND with MSN 1 (its packets arrived first and reversed)");
+        Scenarios.checkAllAcks(s);
+    }
+
+    private static void multipath(CaseContext c) {
+        WireSession s = c.connect(3);
+        Checks.check(s.grantedPaths() == 3, "the responder granted %d paths of 3 asked [SPEC-CONF-1]", s.grantedPaths());
+        byte[] m = Scenarios.bytes(9 * s.payloadSize(), 27);
+        List<Segment> segs = s.send(ECHO, m);
+        for (int i = 0; i < segs.size(); i++) {
+            s.send(segs.get(i), (i * 2) % 3);
+        }
+        for (int path = 0; path < 3; path++) {
+            Scenarios.awaitAckOf(s, path, s.sent(path).getLast().pathSequence());
+        }
+        Scenarios.awaitEchoes(s, 1, "a SEND spread over three paths");
+        Scenarios.checkEcho(s, 0, m, "a SEND spread over three paths");
+        Scenarios.checkAllAcks(s);
+    }
+
+    private static void ecnCounts(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(8 * s.payloadSize(), 28);
+        List<Segment> segs = s.send(ECHO, m);
+        // Not-ECT, Not-ECT, ECT(0), ECT(0), ECT(1), CE, CE, ECT(0): six ECN-capable, two CE.
+        int[] ecn = {0, 0, 2, 2, 1, 3, 3, 2};
+        Sent last = null;
+        try {
+            for (int i = 0; i < segs.size(); i++) {
+                last = s.transmit(segs.get(i), 0, segs.get(i).last() ? WireConstants.FLAG_ACK_NOW : 0, ecn[i]);
+            }
+        } catch (UncheckedIOException | UnsupportedOperationException e) {
+            throw new CaseSkipped("the suite cannot set the IP TOS byte on its socket: " + e.getMessage());
+        }
+        Received ack = Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND with marked packets");
+        Scenarios.checkAllAcks(s);
+        long ect = ack.packet().ectCount;
+        long ce = ack.packet().ceCount;
+        if (ect == 0 && ce == 0 && !c.options().requireEcn()) {
+            throw new CaseSkipped("the ACKs count no ECN-capable packet: the implementation under test does not read"
+                    + " ECN on this host (allowed, [SPEC-PATH-7]: it counts what its driver reports); --require-ecn"
+                    + " makes this a failure");
+        }
+        Checks.check(ect == 6 && ce == 2, "after 2 Not-ECT, 3 ECT(0), 1 ECT(1) and 2 CE packets the ACK counts"
+                + " ectCount %d and ceCount %d, expected 6 and 2 [SPEC-PATH-7], [SPEC-SACK-3]", ect, ce);
+    }
+
+    private static void rateHint(CaseContext c) {
+        WireSession s = c.connect(1);
+        HandshakeCases.checkAnnouncedShare(c, s.accept().packet().rateHintBytesPerSecond,
+                "the ACCEPT's rateHintBytesPerSecond");
+        byte[] m = Scenarios.bytes(4 * s.payloadSize(), 29);
+        Sent last = Scenarios.sendAll(s, s.send(ECHO, m), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND");
+        long capacity = c.options().capacityBytesPerSecond();
+        boolean anyZero = false;
+        boolean anyNonZero = false;
+        for (Received ack : s.acks(0)) {
+            long hint = ack.packet().rateHintBytesPerSecond;
+            HandshakeCases.checkAnnouncedShare(c, hint, "an ACK's rateHintBytesPerSecond");
+            anyZero |= hint == 0;
+            anyNonZero |= hint != 0;
+        }
+        Checks.check(!(anyZero && anyNonZero), "some ACKs carry a rate hint of 0 and others not: an allocator is on or"
+                + " off for the whole endpoint [SPEC-SACK-9]");
+        if (capacity > 0) {
+            long hint = Scenarios.ackOf(s, 0, last.pathSequence()).packet().rateHintBytesPerSecond;
+            Checks.check(hint == capacity, "the only connection sending to the responder is told %d bytes/s, not the"
+                    + " whole capacity %d [SPEC-CC-11], [SPEC-CC-20]", hint, capacity);
+        }
+    }
+
+    private static void reservedIgnored(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(200, 30);
+        Segment seg = s.send(ECHO, m).getFirst();
+        long psn = s.skipPsn(0);
+        int unknownFlags = 0x8000 | 0x0100 | 0x0008;
+        byte[] d = s.encode(seg, 0, psn, WireConstants.FLAG_ACK_NOW | unknownFlags);
+        ByteBuffer b = ByteBuffer.wrap(d);
+        b.putShort(6, (short) 0xA5A5); // header reserved
+        b.put(33, (byte) 0x80); // a reserved dataFlags bit
+        b.putShort(34, (short) 0x5A5A); // DATA reserved
+        new PacketCodec().reseal(b, 0, d.length);
+        s.sendRaw(0, d, d.length, psn, seg.connectionSequence(), true);
+        Scenarios.awaitAckOf(s, 0, psn);
+        Scenarios.awaitEchoes(s, 1, "a SEND with reserved bits set");
+        Scenarios.checkEcho(s, 0, m, "a SEND with reserved bits set");
+    }
+}

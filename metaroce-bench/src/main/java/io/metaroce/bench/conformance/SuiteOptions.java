@@ -1,0 +1,53 @@
+package io.metaroce.bench.conformance;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How the suite runs.
+ *
+ * @param target the address of the implementation under test (its conformance responder, [SPEC-CONF-1])
+ * @param waitMillis how long the suite waits for one expected answer
+ * @param quietMillis how long it listens to make sure something does NOT happen
+ * @param capacityBytesPerSecond the receive capacity the responder divides ([SPEC-CONF-4]): 0 when
+ *     its allocator is off, -1 when unknown (the rate-hint case then checks only what holds for
+ *     every capacity)
+ * @param requireEcn whether an implementation that reports no ECN counts fails the ECN case
+ *     instead of skipping it
+ * @param cases ids or id prefixes of the cases to run (empty: all)
+ * @param seed seed of the suite's connection ids and shuffles
+ *
+ * <p>Immutable; thread-safe.
+ */
+public record SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
+        boolean requireEcn, List<String> cases, long seed) {
+
+    /** Validates. */
+    public SuiteOptions {
+        Objects.requireNonNull(target, "target");
+        if (waitMillis < 1 || quietMillis < 1) {
+            throw new IllegalArgumentException("waitMillis and quietMillis must be at least 1");
+        }
+        if (capacityBytesPerSecond < -1) {
+            throw new IllegalArgumentException("capacity is " + capacityBytesPerSecond + " but must be -1 (unknown), 0"
+                    + " (allocator off) or positive");
+        }
+        cases = List.copyOf(cases);
+    }
+
+    /** Defaults for {@code target}: waits of 2 s, quiet spells of 200 ms, the contract's capacity, every case. */
+    public static SuiteOptions defaults(InetSocketAddress target) {
+        return new SuiteOptions(target, 2_000, 200, ResponderContract.CAPACITY_BYTES_PER_SECOND, false, List.of(), 1);
+    }
+
+    /** The same options running only the cases {@code ids} (ids or prefixes). */
+    public SuiteOptions withCases(List<String> ids) {
+        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, ids, seed);
+    }
+
+    /** Whether the case {@code id} is selected. */
+    public boolean selects(String id) {
+        return cases.isEmpty() || cases.stream().anyMatch(c -> id.equals(c) || id.startsWith(c.endsWith(".") ? c : c + "."));
+    }
+}

@@ -1,0 +1,224 @@
+package io.metaroce.bench.conformance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The suite's side of the wire: one plain UDP socket per path (each its own source port, as a
+ * MetaRoCE client binds path {@code i} to socket {@code i}), all sending to the implementation
+ * under test at one address. It knows nothing of the protocol: it sends byte arrays, with an IP
+ * TOS byte of the caller's choosing (the ECN bits are its low two bits), and hands back whole
+ * datagrams with the index of the socket they arrived on.
+ *
+ * <p>Not thread-safe: one suite thread drives it.
+ */
+public final class WirePeer implements AutoCloseable {
+    /** Larger than any UDP payload, so no datagram is ever cut. */
+    private static final int RECEIVE_BUFFER_BYTES = 65_536;
+
+    private final InetSocketAddress target;
+    private final DatagramChannel[] sockets;
+    private final int[] tos;
+    private final Selector selector;
+    private final ByteBuffer receiveBuffer = ByteBuffer.allocate(RECEIVE_BUFFER_BYTES);
+    private final List<Datagram> ready = new ArrayList<>();
+    private long datagramsSent;
+    private long datagramsReceived;
+
+    /**
+     * Opens {@code paths} sockets on ephemeral ports of the wildcard address of the target's
+     * family.
+     *
+     * @throws UncheckedIOException if a socket cannot be opened
+     */
+    public WirePeer(InetSocketAddress target, int paths) {
+        if (target.isUnresolved()) {
+            throw new IllegalArgumentException("cannot resolve the target host " + target.getHostString());
+        }
+        if (paths < 1) {
+            throw new IllegalArgumentException("paths is " + paths + " but must be at least 1");
+        }
+        this.target = target;
+        this.sockets = new DatagramChannel[paths];
+        this.tos = new int[paths];
+        try {
+            this.selector = Selector.open();
+            StandardProtocolFamily family = target.getAddress() instanceof Inet4Address
+                    ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
+            for (int i = 0; i < paths; i++) {
+                DatagramChannel c = DatagramChannel.open(family);
+                sockets[i] = c;
+                c.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+                c.bind(null);
+                c.configureBlocking(false);
+                c.register(selector, SelectionKey.OP_READ, i);
+            }
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException("cannot open the suite's UDP sockets: " + e.getMessage(), e);
+        }
+    }
+
+    /** The address of the implementation under test. */
+    public InetSocketAddress target() {
+        return target;
+    }
+
+    /** Number of sockets (paths). */
+    public int paths() {
+        return sockets.length;
+    }
+
+    /** The local address of socket {@code path}. */
+    public InetSocketAddress localAddress(int path) {
+        try {
+            return (InetSocketAddress) sockets[path].getLocalAddress();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sends {@code length} bytes of {@code datagram} from socket {@code path} with IP TOS 0 (Not-ECT). */
+    public void send(int path, byte[] datagram, int length) {
+        send(path, datagram, length, 0);
+    }
+
+    /**
+     * Sends {@code length} bytes of {@code datagram} from socket {@code path} with the IP TOS byte
+     * {@code ipTos} (ECN codepoint in its low two bits: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE).
+     */
+    public void send(int path, byte[] datagram, int length, int ipTos) {
+        try {
+            if (tos[path] != ipTos) {
+                sockets[path].setOption(StandardSocketOptions.IP_TOS, ipTos);
+                tos[path] = ipTos;
+            }
+            int sent = sockets[path].send(ByteBuffer.wrap(datagram, 0, length), target);
+            if (sent != length) {
+                throw new IOException("the socket's send buffer is full (" + sent + " of " + length + " bytes sent)");
+            }
+            datagramsSent++;
+        } catch (IOException e) {
+            throw new UncheckedIOException("sending to " + target + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The next datagram from the target, waiting at most until {@code deadlineNanos} (of
+     * {@link System#nanoTime()}); null when none came in time. Datagrams from any other address
+     * are dropped: they are not the implementation under test.
+     */
+    public Datagram receive(long deadlineNanos) {
+        try {
+            while (ready.isEmpty()) {
+                drainReady();
+                if (!ready.isEmpty()) {
+                    break;
+                }
+                long waitNanos = deadlineNanos - System.nanoTime();
+                if (waitNanos <= 0) {
+                    return null;
+                }
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos)));
+            }
+            return ready.removeFirst();
+        } catch (IOException e) {
+            throw new UncheckedIOException("receiving from " + target + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void drainReady() throws IOException {
+        selector.selectNow();
+        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+        while (keys.hasNext()) {
+            SelectionKey key = keys.next();
+            keys.remove();
+            int path = (Integer) key.attachment();
+            DatagramChannel c = sockets[path];
+            while (true) {
+                receiveBuffer.clear();
+                InetSocketAddress from = (InetSocketAddress) c.receive(receiveBuffer);
+                if (from == null) {
+                    break;
+                }
+                if (!from.equals(target)) {
+                    continue;
+                }
+                datagramsReceived++;
+                receiveBuffer.flip();
+                byte[] bytes = new byte[receiveBuffer.remaining()];
+                receiveBuffer.get(bytes);
+                ready.add(new Datagram(path, bytes, System.nanoTime()));
+            }
+        }
+    }
+
+    /** Datagrams sent so far. */
+    public long datagramsSent() {
+        return datagramsSent;
+    }
+
+    /** Datagrams received from the target so far. */
+    public long datagramsReceived() {
+        return datagramsReceived;
+    }
+
+    @Override
+    public void close() {
+        for (DatagramChannel c : sockets) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+        }
+        if (selector != null) {
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    /**
+     * One datagram received from the implementation under test. Not modified after it is made (the
+     * array is not copied): safe to read from any thread once published.
+     *
+     * @param path index of the suite socket it arrived on
+     * @param bytes the whole datagram
+     * @param arrivalNanos {@link System#nanoTime()} when the suite read it
+     */
+    public record Datagram(int path, byte[] bytes, long arrivalNanos) {
+        @Override
+        public String toString() {
+            return "Datagram[path=" + path + ", " + bytes.length + " bytes]";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Datagram d && d.path == path && d.arrivalNanos == arrivalNanos
+                    && Arrays.equals(d.bytes, bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(bytes) + path;
+        }
+    }
+}

@@ -36,6 +36,7 @@ final class ControlQueue {
     private final int[] probeAckPath = new int[PROBE_QUEUE];
     private final long[] probeAckId = new long[PROBE_QUEUE];
     private final long[] probeAckTimestamp = new long[PROBE_QUEUE];
+    private final int[] probeAckCopies = new int[PROBE_QUEUE];
     private int probeAckHead;
     private int probeAckCount;
 
@@ -62,8 +63,11 @@ final class ControlQueue {
         nakMsn[i] = p.messageSequence;
     }
 
-    /** Queues the answer to a PATH_PROBE that came in on the open path {@code pathId}. */
-    void queueProbeAck(int pathId, long probeId, long timestampNanos) {
+    /**
+     * Queues the answer to a PATH_PROBE that came in on the open path {@code pathId}, to be sent
+     * {@code copies} times in a row [SPEC-SACK-14].
+     */
+    void queueProbeAck(int pathId, long probeId, long timestampNanos, int copies) {
         if (probeAckCount == PROBE_QUEUE) {
             return;
         }
@@ -71,6 +75,7 @@ final class ControlQueue {
         probeAckPath[i] = pathId;
         probeAckId[i] = probeId;
         probeAckTimestamp[i] = timestampNanos;
+        probeAckCopies[i] = copies;
     }
 
     boolean hasNak() {
@@ -100,11 +105,13 @@ final class ControlQueue {
         return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
     }
 
-    /** Writes the oldest queued PROBE_ACK. */
+    /** Writes the oldest queued PROBE_ACK (one copy of it: it stays queued until its last copy). */
     boolean writeProbeAck(Transmit out, Packet p, PacketCodec codec) {
         int i = probeAckHead;
-        probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
-        probeAckCount--;
+        if (--probeAckCopies[i] <= 0) {
+            probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
+            probeAckCount--;
+        }
         Path path = paths.get(probeAckPath[i]);
         if (path == null) {
             return false;

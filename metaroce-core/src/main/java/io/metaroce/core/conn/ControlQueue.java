@@ -33,10 +33,13 @@ final class ControlQueue {
     private int nakHead;
     private int nakCount;
 
-    private final int[] probeAckPath = new int[PROBE_QUEUE];
+    /**
+     * Each queued answer's path id (a u16, the low 16 bits) and, above them, the copies of it
+     * still to send [SPEC-SACK-14]: one column, as an idle connection's footprint counts.
+     */
+    private final int[] probeAckPathAndCopies = new int[PROBE_QUEUE];
     private final long[] probeAckId = new long[PROBE_QUEUE];
     private final long[] probeAckTimestamp = new long[PROBE_QUEUE];
-    private final int[] probeAckCopies = new int[PROBE_QUEUE];
     private int probeAckHead;
     private int probeAckCount;
 
@@ -72,10 +75,9 @@ final class ControlQueue {
             return;
         }
         int i = (probeAckHead + probeAckCount++) % PROBE_QUEUE;
-        probeAckPath[i] = pathId;
+        probeAckPathAndCopies[i] = pathId | copies << 16;
         probeAckId[i] = probeId;
         probeAckTimestamp[i] = timestampNanos;
-        probeAckCopies[i] = copies;
     }
 
     boolean hasNak() {
@@ -108,11 +110,12 @@ final class ControlQueue {
     /** Writes the oldest queued PROBE_ACK (one copy of it: it stays queued until its last copy). */
     boolean writeProbeAck(Transmit out, Packet p, PacketCodec codec) {
         int i = probeAckHead;
-        if (--probeAckCopies[i] <= 0) {
+        probeAckPathAndCopies[i] -= 1 << 16;
+        if (probeAckPathAndCopies[i] >>> 16 == 0) {
             probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
             probeAckCount--;
         }
-        Path path = paths.get(probeAckPath[i]);
+        Path path = paths.get(probeAckPathAndCopies[i] & 0xFFFF);
         if (path == null) {
             return false;
         }

@@ -675,7 +675,11 @@ public final class Connection implements ScoreboardListener {
             stats.unknownPathPackets++;
             return;
         }
-        path.rtt.update(nowNanos - p.timestampNanos);
+        if (p.probeId != path.lastProbeAckId) {
+            // A copy of an answer already taken ([SPEC-SACK-14]) is no new RTT sample.
+            path.lastProbeAckId = p.probeId;
+            path.rtt.update(nowNanos - p.timestampNanos);
+        }
         health.onProbeAck(path, p.probeId, nowNanos);
         reportPathStates(nowNanos);
     }
@@ -723,8 +727,8 @@ public final class Connection implements ScoreboardListener {
             stats.unknownPathPackets++;
             return;
         }
-        paths.forInbound(pathId, localSocket, remoteAddress, config);
-        control.queueProbeAck(pathId, probeId, timestampNanos);
+        Path path = paths.forInbound(pathId, localSocket, remoteAddress, config);
+        control.queueProbeAck(pathId, probeId, timestampNanos, path.receiveTracker.answerCopies());
     }
 
     // =====================================================================================

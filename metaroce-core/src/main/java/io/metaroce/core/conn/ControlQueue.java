@@ -33,7 +33,11 @@ final class ControlQueue {
     private int nakHead;
     private int nakCount;
 
-    private final int[] probeAckPath = new int[PROBE_QUEUE];
+    /**
+     * Each queued answer's path id (a u16, the low 16 bits) and, above them, the copies of it
+     * still to send [SPEC-SACK-14]: one column, as an idle connection's footprint counts.
+     */
+    private final int[] probeAckPathAndCopies = new int[PROBE_QUEUE];
     private final long[] probeAckId = new long[PROBE_QUEUE];
     private final long[] probeAckTimestamp = new long[PROBE_QUEUE];
     private int probeAckHead;
@@ -62,13 +66,16 @@ final class ControlQueue {
         nakMsn[i] = p.messageSequence;
     }
 
-    /** Queues the answer to a PATH_PROBE that came in on the open path {@code pathId}. */
-    void queueProbeAck(int pathId, long probeId, long timestampNanos) {
+    /**
+     * Queues the answer to a PATH_PROBE that came in on the open path {@code pathId}, to be sent
+     * {@code copies} times in a row [SPEC-SACK-14].
+     */
+    void queueProbeAck(int pathId, long probeId, long timestampNanos, int copies) {
         if (probeAckCount == PROBE_QUEUE) {
             return;
         }
         int i = (probeAckHead + probeAckCount++) % PROBE_QUEUE;
-        probeAckPath[i] = pathId;
+        probeAckPathAndCopies[i] = pathId | copies << 16;
         probeAckId[i] = probeId;
         probeAckTimestamp[i] = timestampNanos;
     }
@@ -100,12 +107,15 @@ final class ControlQueue {
         return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
     }
 
-    /** Writes the oldest queued PROBE_ACK. */
+    /** Writes the oldest queued PROBE_ACK (one copy of it: it stays queued until its last copy). */
     boolean writeProbeAck(Transmit out, Packet p, PacketCodec codec) {
         int i = probeAckHead;
-        probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
-        probeAckCount--;
-        Path path = paths.get(probeAckPath[i]);
+        probeAckPathAndCopies[i] -= 1 << 16;
+        if (probeAckPathAndCopies[i] >>> 16 == 0) {
+            probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
+            probeAckCount--;
+        }
+        Path path = paths.get(probeAckPathAndCopies[i] & 0xFFFF);
         if (path == null) {
             return false;
         }

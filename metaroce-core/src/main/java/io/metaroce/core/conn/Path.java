@@ -27,12 +27,16 @@ final class Path {
     /** CSNs lost on this path, to be retransmitted on it. */
     final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
+    /** The failure threshold of the current run of timeouts: the highest drawn during the run. */
+    int runFailureThreshold;
     /** Health, a {@link PathState} value; changed only by {@link PathHealth}. */
     int state = PathState.ACTIVE;
     /** The state last reported to the application ({@code ConnectionListener.onPathStateChanged}). */
     int reportedState = PathState.ACTIVE;
     /** Id of the last health PATH_PROBE sent on this path (0: none yet); its PROBE_ACK is progress. */
     long probeId;
+    /** Id of the latest PROBE_ACK taken on this path (0: none): a repeated copy of it is no RTT sample. */
+    long lastProbeAckId;
     /** When the outstanding health probe counts as unanswered, or {@link Long#MAX_VALUE}. */
     long probeDeadlineNanos = Long.MAX_VALUE;
     /**

@@ -76,6 +76,7 @@ final class PathHealth {
      */
     void onProgress(Path p, long nowNanos) {
         p.consecutiveTimeouts = 0;
+        p.runFailureThreshold = 0;
         p.timeoutCredits = 0;
         if (p.state == PathState.ACTIVE) {
             return;
@@ -103,7 +104,11 @@ final class PathHealth {
             paths.state(p, PathState.SUSPECT);
         }
         boolean others = paths.inServiceCount() - (PathState.inService(p.state) ? 1 : 0) > 0;
-        if (others && p.state == PathState.SUSPECT && p.consecutiveTimeouts >= failureThreshold(p)) {
+        // The run is judged against the highest threshold drawn during it: the other paths' loss
+        // estimate moves with each of their verdicts, and a run compared with it afresh at every
+        // timeout would fail at the lowest of those draws, so the noise, not the path, would decide.
+        p.runFailureThreshold = Math.max(p.runFailureThreshold, failureThreshold(p));
+        if (others && p.state == PathState.SUSPECT && p.consecutiveTimeouts >= p.runFailureThreshold) {
             fail(p, nowNanos, lost);
             return false;
         }

@@ -171,13 +171,21 @@ public final class PathReceiveTracker {
         // message slots): copies of it, sent right after, make its loss that much less likely.
         // A copy written with nothing new to cover counts one repeat down.
         if (unacknowledged > 0) {
-            repeatAcks = lossEstimate > 2 * repeatAboveLoss ? 2 : lossEstimate > repeatAboveLoss ? 1 : 0;
+            repeatAcks = answerCopies() - 1;
         } else if (repeatAcks > 0) {
             repeatAcks--;
         }
         unacknowledged = 0;
         ackNow = false;
         ackDeadlineNanos = Long.MAX_VALUE;
+    }
+
+    /**
+     * How many times an answer that nothing else on this path repeats (a PROBE_ACK) is to be
+     * sent: 1, or 2 or 3 where ACKs of the path are repeated [SPEC-SACK-14].
+     */
+    public int answerCopies() {
+        return 1 + (lossEstimate > 2 * repeatAboveLoss ? 2 : lossEstimate > repeatAboveLoss ? 1 : 0);
     }
 
     /** Cumulative ECN-capable packets received. */

@@ -222,14 +222,126 @@ class PathHealthTest {
         // with fresh-evidence counting [SPEC-PATH-14] and spurious-loss floors [SPEC-LOSS-9]).
         // Since the receiver repeats its ACKs on a path it sees losing more than 15%
         // [SPEC-SACK-14], fewer lost ACKs read as losses, so the sender's loss estimate, and the
-        // threshold drawn from it, are lower: 3 and 1 failures against 53 and 56 (0 to 2 before).
-        // With both that and timeouts that resend only the oldest transmission [SPEC-LOSS-10] (a
-        // run of timeouts is then broken only by that one copy's round trip): 4 and 1 against 54
-        // and 45. Still an order of magnitude apart; why the runs are longer than the threshold's
-        // independence assumption allows is open.
+        // threshold drawn from it, are lower; with timeouts that resend only the oldest
+        // transmission [SPEC-LOSS-10] as well, 4 and 1 failures against 54 and 45 (3 and 0 against
+        // 57 and 51 at the start of session 7). Two causes,
+        // both fixed: the runs that failed were runs of unanswered probes, each lost with its
+        // PROBE_ACK unrepeated (1 - 0.75^2 = 0.44 against 0.30 for a repeated answer), and each
+        // was judged at every timeout against a threshold drawn afresh from the others' noisy
+        // estimate (from 5 to 12 within one run), so it failed at the lowest draw. With PROBE_ACKs
+        // repeated as the path's ACKs are and a run kept to the highest threshold drawn during it
+        // [SPEC-PATH-11]: 0 and 0 against 43 and 42 (each fix alone, seeds 44 to 47: 0, 0, 1, 0
+        // and 1, 0, 0, 0; neither: 3, 0, 0, 3).
         assertThat(fixed).as("the fixed threshold fails working paths, seed %d", seed).isGreaterThan(20);
         assertThat(adaptive).as("paths failed under uniform random loss, seed %d", seed)
-                .isLessThanOrEqualTo(fixed / 10);
+                .isLessThanOrEqualTo(fixed / 20);
+    }
+
+    /**
+     * [SPEC-PATH-11]: a run of timeouts is judged against the highest failure threshold drawn
+     * during it. The other paths' loss estimates move with each of their verdicts; drawn afresh at
+     * every timeout, a run would fail at the lowest draw. Here the others' loss falls from 0.3 to
+     * 0.1 after the run's first timeout (threshold 11, then 5): the path fails at its eleventh
+     * timeout, not its fifth. After progress the next run draws afresh and fails at five.
+     */
+    @Test
+    void aRunOfTimeoutsKeepsTheHighestFailureThresholdDrawnDuringIt() {
+        EngineConfig config = EngineConfig.defaults();
+        Paths paths = new Paths(3);
+        for (int i = 0; i < 3; i++) {
+            paths.open(new Path(i, i, null, config));
+        }
+        PathHealth health = new PathHealth(config, paths, new AimdController(config));
+        Path judged = paths.get(0);
+        io.metaroce.core.sack.ScoreboardListener ignored = new io.metaroce.core.sack.ScoreboardListener() {
+            @Override
+            public void onTransmissionAcked(int pathId, long pathSequence, long csn, int bytes, long sentAtNanos) {
+            }
+
+            @Override
+            public void onTransmissionLost(int pathId, long pathSequence, long csn, int bytes, boolean byTimeout) {
+            }
+        };
+        othersLose(paths, 0.3);
+        int high = health.failureThreshold(judged);
+        othersLose(paths, 0.1);
+        int low = health.failureThreshold(judged);
+        assertThat(high).as("threshold at 30%% loss on the others").isEqualTo(11);
+        assertThat(low).as("threshold at 10%% loss on the others").isEqualTo(5);
+
+        long now = 1_000_000;
+        othersLose(paths, 0.3);
+        health.onTimeout(judged, now, ignored);
+        assertThat(judged.state).isEqualTo(PathState.SUSPECT);
+        othersLose(paths, 0.1);
+        for (int k = 2; k < high; k++) {
+            health.onTimeout(judged, now += 250_000, ignored);
+            assertThat(judged.state).as("after %d timeouts", k).isEqualTo(PathState.SUSPECT);
+        }
+        health.onTimeout(judged, now += 250_000, ignored);
+        assertThat(judged.state).as("after %d timeouts", high).isEqualTo(PathState.FAILED);
+
+        health.onProgress(judged, now += 1_000_000);
+        assertThat(judged.state).isEqualTo(PathState.ACTIVE);
+        for (int k = 1; k < low; k++) {
+            health.onTimeout(judged, now += 250_000, ignored);
+            assertThat(judged.state).as("second run, after %d timeouts", k).isEqualTo(PathState.SUSPECT);
+        }
+        health.onTimeout(judged, now + 250_000, ignored);
+        assertThat(judged.state).as("second run, after %d timeouts", low).isEqualTo(PathState.FAILED);
+    }
+
+    private static void othersLose(Paths paths, double loss) {
+        for (int i = 1; i < paths.count(); i++) {
+            paths.get(i).lossFraction = loss;
+        }
+    }
+
+    /**
+     * [SPEC-SACK-14] for health probes: a PATH_PROBE on a path whose receiver sees half its
+     * sequence numbers skipped is answered three times, as that path's ACKs are (a PROBE_ACK, like
+     * an ACK that nothing follows, is the only word of its probe; a run of unanswered probes is
+     * what fails a path, [SPEC-PATH-11]); on a path that loses nothing, once. Path 1 loses every
+     * other DATA packet from the client (or none), then everything the server sends on it, so the
+     * client keeps probing it; each PROBE_ACK is counted as the server sends it.
+     */
+    @ParameterizedTest(name = "seed {0}, lossy {1}")
+    @CsvSource({"71, true", "72, true", "73, false"})
+    void aProbeIsAnsweredAsOftenAsTheAcksOfItsPath(long seed, boolean lossy) {
+        int probed = 1;
+        String where = "seed " + seed + (lossy ? ", half the DATA lost" : ", no DATA lost");
+        io.metaroce.core.wire.PacketCodec codec = new io.metaroce.core.wire.PacketCodec();
+        io.metaroce.core.wire.Packet packet = new io.metaroce.core.wire.Packet();
+        long[] hole = {Long.MAX_VALUE};
+        long[] data = {0};
+        java.util.Map<Long, Integer> answers = new java.util.TreeMap<>();
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000),
+                        EngineConfig.defaults(), AimdController::new, AimdController::new)
+                .lossModel((fromClient, pathId, datagram, length, now) -> {
+                    if (pathId != probed) {
+                        return false;
+                    }
+                    boolean decoded = codec.decode(datagram, 0, length, packet) == io.metaroce.core.wire.DecodeError.OK;
+                    if (fromClient) {
+                        return lossy && decoded && packet.type == io.metaroce.core.wire.PacketType.DATA
+                                && (data[0]++ & 1) == 1;
+                    }
+                    if (now < hole[0]) {
+                        return false;
+                    }
+                    if (decoded && packet.type == io.metaroce.core.wire.PacketType.PROBE_ACK) {
+                        answers.merge(packet.probeId, 1, Integer::sum);
+                    }
+                    return true;
+                });
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.saturateUntil(pair.now() + 5 * MS);
+        hole[0] = pair.now();
+        traffic.saturateUntil(hole[0] + 5 * MS);
+        System.out.printf("PathHealthTest probe answers %s: %s%n", where, answers);
+        assertThat(answers).as("probes were answered while the path was cut (%s)", where).hasSizeGreaterThan(1);
+        assertThat(answers.values()).as("copies of each PROBE_ACK (%s)", where).containsOnly(lossy ? 3 : 1);
     }
 
     private static long failuresUnderRandomLoss(long seed, EngineConfig given) {

@@ -59,6 +59,24 @@ class AckRepeatTest {
         assertThat(acksPerArrival(new PathReceiveTracker(), 1, 300)).as("the default tracker: never").isEqualTo(1);
     }
 
+    /**
+     * A PROBE_ACK, which nothing on its path repeats, goes out as many times as an ACK of the path
+     * would ([SPEC-SACK-14]): the deterministic patterns above give 1, 2 and 3.
+     */
+    @Test
+    void anAnswerToAProbeIsRepeatedAsTheAcksOfItsPathAre() {
+        int[] periods = {0, 10, 3, 2};
+        int[] expected = {1, 1, 2, 3};
+        for (int k = 0; k < periods.length; k++) {
+            PathReceiveTracker tracker = new PathReceiveTracker(PERCENT);
+            int acks = acksPerArrival(tracker, periods[k], 300);
+            assertThat(tracker.answerCopies()).as("period %d", periods[k]).isEqualTo(expected[k]).isEqualTo(acks);
+        }
+        PathReceiveTracker off = new PathReceiveTracker(100);
+        acksPerArrival(off, 1, 300);
+        assertThat(off.answerCopies()).as("100: never repeated").isEqualTo(1);
+    }
+
     /** Seeded random loss: copies only where the loss is high, and never more than three. */
     @Test
     void underRandomLossCopiesFollowTheLossRate() {
@@ -76,12 +94,15 @@ class AckRepeatTest {
                 }
                 tracker.record(psn++, i, i);
                 tracker.noteAckEliciting(true, 2, 20_000, i);
+                int answers = tracker.answerCopies();
                 int copies = 0;
                 while (tracker.ackDue(i)) {
                     tracker.writeAck(ack, i);
                     copies++;
                 }
                 assertThat(copies).as("seed %d, loss %.3f", seed, loss).isBetween(1, 3);
+                assertThat(answers).as("a PROBE_ACK goes as often as the ACK, seed %d, loss %.3f", seed, loss)
+                        .isEqualTo(copies);
                 acks += copies;
             }
             double perArrival = acks / (double) arrivals;

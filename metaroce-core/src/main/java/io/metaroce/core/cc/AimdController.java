@@ -81,7 +81,10 @@ import java.util.random.RandomGenerator;
  * to {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share (a newer
  * announcement, [SPEC-CONN-17], rescales the same draw), and the clock then counts from the
  * connection's first request to send, at the first packet's phase, rather than from its first
- * packet at a second random point.
+ * packet at a second random point. Both the spread and the clock's first interval count in
+ * packets of the length the connection told before its first request ({@link #onFirstPacketBytes},
+ * full datagrams if it told none), so equal-length packets shorter than a datagram keep the
+ * senders' phases uniform over the interval they are paced at [SPEC-CC-16].
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call

@@ -81,7 +81,10 @@ import java.util.random.RandomGenerator;
  * to {@link EngineConfig#aimdAnnouncedSpreadIntervals()} intervals of the share (a newer
  * announcement, [SPEC-CONN-17], rescales the same draw), and the clock then counts from the
  * connection's first request to send, at the first packet's phase, rather than from its first
- * packet at a second random point.
+ * packet at a second random point. Both the spread and the clock's first interval count in
+ * packets of the length the connection told before its first request ({@link #onFirstPacketBytes},
+ * full datagrams if it told none), so equal-length packets shorter than a datagram keep the
+ * senders' phases uniform over the interval they are paced at [SPEC-CC-16].
  *
  * <p>Paths are small ints below {@link EngineConfig#maxPaths()}; the per-path arrays grow to the
  * highest path id seen (doubling, capped at {@code maxPaths}), so nothing is allocated per call
@@ -132,6 +135,12 @@ public final class AimdController implements CongestionController {
     private long firstSendAt = Long.MIN_VALUE;
     /** When the connection first asked to send (MIN_VALUE: not yet). */
     private long firstAskAt = Long.MIN_VALUE;
+    /**
+     * The datagram length of the connection's first packet, as told before its first request to
+     * send (0: not told, a full datagram is assumed) [SPEC-CC-16]: the first flight's spread and
+     * the clock's first interval are counted in packets of that length.
+     */
+    private long firstPacketBytes;
     /** The span the first packet's delay was drawn from, and the delay drawn (rescaled by a newer announcement) [SPEC-CONN-17]. */
     private long firstSpan;
     private long firstDraw;
@@ -484,13 +493,39 @@ public final class AimdController implements CongestionController {
         if (!announcementFresh(nowNanos) || firstFlightBytes <= 0) {
             return firstFlightSpread; // no first-flight cap: no first flight to size from the share
         }
-        long interval = (long) (firstFlightBytes * 1e9 / announcedShare);
+        long interval = (long) (firstFlightBytesOfPackets() * 1e9 / announcedShare);
         // Not capped by the configured spread: the k-th of n first flights must spread over n of
         // the server's intervals, or they arrive faster than its port drains. At most the time
         // the announcement stays fresh (a share read off the wire may be tiny: no wrap either).
         long span = interval > announcementLifetime / announcedSpreadIntervals ? announcementLifetime
                 : announcedSpreadIntervals * interval;
         return Math.max(1, span);
+    }
+
+    /** The length of the connection's packets as far as its first flight and clock go: the first packet's, else a datagram. */
+    private long packetBytes() {
+        return firstPacketBytes > 0 ? firstPacketBytes : datagramBytes;
+    }
+
+    /**
+     * The bytes of the first flight [SPEC-CC-16] in packets of the first packet's length {@code b}:
+     * the first, and one more for every {@code b} that leaves a whole datagram of room under the
+     * cap, {@code b (1 + floor((F - D) / b))}; the cap {@code F} itself if the length was not told.
+     */
+    private long firstFlightBytesOfPackets() {
+        if (firstPacketBytes <= 0) {
+            return firstFlightBytes;
+        }
+        long more = firstFlightBytes > datagramBytes ? (firstFlightBytes - datagramBytes) / firstPacketBytes : 0;
+        return firstPacketBytes * (1 + more);
+    }
+
+    @Override
+    public void onFirstPacketBytes(int bytes, long nowNanos) {
+        if (firstAskAt == Long.MIN_VALUE && bytes > 0) {
+            // Only before the first request to send: the first packet's delay is drawn then.
+            firstPacketBytes = Math.min(bytes, datagramBytes);
+        }
     }
 
     /**
@@ -564,7 +599,10 @@ public final class AimdController implements CongestionController {
                 // resends arrive too, so the clock starts no earlier than now [SPEC-CC-22].
                 // With a fresh announced share the clock counts from when the connection first
                 // asked to send (below) [SPEC-CC-28].
-                long interval = (long) (datagramBytes * 1e9 / connectionRate());
+                // In packets of the length the first one has: with equal-length packets shorter
+                // than a datagram, an interval of full datagrams would fold the phases, the
+                // senders drawn late in theirs landing on the early ones' next packets [SPEC-CC-22].
+                long interval = (long) (packetBytes() * 1e9 / connectionRate());
                 if (announcedOrigin != Long.MIN_VALUE && !lostBeforeHint) {
                     // The first packet left at the fraction v of its span after the ask: the clock
                     // keeps that phase, one interval of the hint later, at ask + I + v * I. With

@@ -64,6 +64,17 @@ public interface CongestionController {
     }
 
     /**
+     * The connection is about to ask for its first send time ({@link #nextSendTimeNanos}) and its
+     * first packet will be {@code datagramBytes} long (108 bytes of header and trailer with the
+     * payload, or a READ_REQUEST's 84): called once, before that first question [SPEC-CC-16]. With
+     * equal-length packets ([SPEC-MSG-3]) a packet is often shorter than {@code maxDatagramBytes}
+     * (3,385 bytes for a 16 KiB message of 4,096-byte datagrams); a controller may size its first
+     * flight's spread and its first pacing interval by it. Default: nothing.
+     */
+    default void onFirstPacketBytes(int datagramBytes, long nowNanos) {
+    }
+
+    /**
      * Path {@code pathId} was taken out of service (FAILED): everything in flight on it has been
      * reported lost, and it carries nothing until {@link #onPathRestored}. Default: nothing.
      */

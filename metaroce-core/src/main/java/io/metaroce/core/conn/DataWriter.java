@@ -46,6 +46,8 @@ final class DataWriter {
     private final long maxAckDelayNanos;
     private int peerPayloadBytes;
     private int peerWindow;
+    /** Whether the controller was told the length of the connection's first packet [SPEC-CC-16]. */
+    private boolean firstLengthTold;
     /** A work request found with its source region deregistered, for the send side to fail; else NONE. */
     private int unusableSource = StreamTable.NONE;
     /**
@@ -103,6 +105,32 @@ final class DataWriter {
         return t;
     }
 
+    /**
+     * Before the congestion controller is first asked for a send time: tells it the datagram
+     * length of the packet that will go first, once [SPEC-CC-16]; nothing while there is no work.
+     */
+    void tellFirstPacketBytes(long nowNanos) {
+        if (firstLengthTold) {
+            return;
+        }
+        int w = scheduler.peekWork();
+        if (w == StreamTable.NONE) {
+            return;
+        }
+        firstLengthTold = true;
+        congestion.onFirstPacketBytes(nextDatagramBytes(w), nowNanos);
+    }
+
+    /** The datagram length of work request {@code w}'s next packet, cut as {@link #write} cuts it. */
+    private int nextDatagramBytes(int w) {
+        if (work.kind[w] == WorkRequests.READ) {
+            return WireConstants.READ_REQUEST_BYTES;
+        }
+        int length = equalLength ? Segmentation.packetPayload(work.length[w], payloadBytesPerPacket())
+                : (int) Math.min(payloadBytesPerPacket(), work.length[w] - work.sendOffset[w]);
+        return length + WireConstants.DATA_OVERHEAD_BYTES;
+    }
+
     /** Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now. */
     boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
         // Retransmissions first, each on the path that lost it (R-SACK-2).
@@ -144,6 +172,7 @@ final class DataWriter {
             // that posts later would find that spread long past and its clock started before it.
             return false;
         }
+        tellFirstPacketBytes(nowNanos);
         if (!packets.canIssue(peerWindow)) {
             stats.sequenceWindowStalls++;
             return idleResend && writeIdleResend(nowNanos, pickPathForNewData(nowNanos), out, p, codec);

@@ -79,6 +79,21 @@ final class SendScheduler {
         return responses.isEmpty() ? StreamTable.NONE : responses.peekInt();
     }
 
+    /**
+     * The work request the next packet most likely comes from, without taking a turn: the first
+     * ready stream's next, else the first READ response; {@link StreamTable#NONE} if none. For
+     * telling the congestion controller the length of a connection's first packet [SPEC-CC-16].
+     */
+    int peekWork() {
+        if (!readyStreams.isEmpty()) {
+            int w = streams.sendCursor(readyStreams.peekInt());
+            if (w != StreamTable.NONE) {
+                return w;
+            }
+        }
+        return responses.isEmpty() ? StreamTable.NONE : responses.peekInt();
+    }
+
     /** Whether a stream or a READ response may have a packet to send (streams paused by RNR excepted). */
     boolean hasWork() {
         return !readyStreams.isEmpty() || !responses.isEmpty();

@@ -490,6 +490,9 @@ final class Sender {
         if (!waiting && due > afterNanos) {
             return due;
         }
+        if (waiting) {
+            writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
+        }
         long t = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);

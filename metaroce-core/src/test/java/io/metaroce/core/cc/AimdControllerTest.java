@@ -306,6 +306,78 @@ class AimdControllerTest {
         }
     }
 
+    /**
+     * [SPEC-CC-16], [SPEC-CC-22], [SPEC-CC-28]: told that its first packet is 3,385 bytes (a 16 KiB
+     * message cut into equal-length packets of 4,096-byte datagrams), a connection spreads its
+     * first flight over one interval of the announced share in packets of that length (10 us at
+     * 338.5 MB/s, not the 12.1 us of a full datagram), and its clock under a hint equal to the
+     * announcement starts exactly one such interval after its first packet: the first packet is
+     * the first of its paced pattern, and the senders' phases, uniform over the first flights'
+     * span, stay uniform over the interval their packets leave at. Told nothing, it counts in full
+     * datagrams: the clock is 12.1 us after the first packet while the packets go 10 us apart,
+     * so the senders drawn late in their span land on the next packets of those drawn early.
+     */
+    @Test
+    void toldTheFirstPacketsLengthTheFirstFlightAndTheClockCountInPacketsOfThatLength() {
+        EngineConfig config = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(50_000)
+                .aimdAnnouncedSpreadIntervals(1).build();
+        int packet = Segmentation.packetPayload(16_384, EngineConfig.payloadBytesFor(D))
+                + (D - EngineConfig.payloadBytesFor(D));
+        assertThat(packet).isEqualTo(3_385);
+        long share = 338_500_000L; // one 3,385-byte packet every 10 us
+        long latest = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController cc = new AimdController(config, new SplittableRandom(seed));
+            cc.onAnnouncedShare(share, 0);
+            cc.onFirstPacketBytes(packet, 500);
+            long start = cc.nextSendTimeNanos(0, 1_000);
+            assertThat(start).as("seed %d: within one interval of 3,385-byte packets", seed).isBetween(1_000L, 10_999L);
+            latest = Math.max(latest, start);
+            cc.onPacketSent(0, packet, start);
+            cc.onPacketAcked(0, packet, 10_000, start + 10_000);
+            cc.onRateHint(share, start + 10_000);
+            long clock = cc.nextSendTimeNanos(1, start + 10_000);
+            assertThat(clock).as("seed %d: one interval of the packets after the first", seed)
+                    .isBetween(start + 10_000 - 1, start + 10_000);
+            cc.onPacketSent(1, packet, clock);
+            assertThat(cc.nextSendTimeNanos(2, clock)).as("seed %d: and the next one more", seed)
+                    .isBetween(clock + 10_000 - 1, clock + 10_000);
+            cc.onFirstPacketBytes(100, clock);
+            assertThat(cc.nextSendTimeNanos(2, clock)).as("told after the ask: nothing moves").isBetween(clock + 9_999, clock + 10_000);
+        }
+        assertThat(latest).as("the draws span the interval").isGreaterThan(8_000L);
+
+        long widest = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController untold = new AimdController(config, new SplittableRandom(seed));
+            untold.onAnnouncedShare(share, 0);
+            long start = untold.nextSendTimeNanos(0, 1_000);
+            assertThat(start).as("seed %d: a full datagram's interval, 12.1 us", seed).isBetween(1_000L, 13_100L);
+            untold.onPacketSent(0, packet, start);
+            untold.onPacketAcked(0, packet, 10_000, start + 10_000);
+            untold.onRateHint(share, start + 10_000);
+            long clock = untold.nextSendTimeNanos(1, start + 10_000);
+            assertThat(clock - start).as("seed %d: a full datagram's interval after the first packet", seed)
+                    .isBetween(12_100L - 1, 12_101L);
+            widest = Math.max(widest, start - 1_000);
+        }
+        assertThat(widest).as("told nothing, the draws reach past 10 us").isGreaterThan(10_000L);
+
+        // A first-flight cap of two datagrams lets out two 3,385-byte packets (a third would not
+        // leave a datagram of room): the spread is two of them, 20 us of the share.
+        long two = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            AimdController cc = new AimdController(config.toBuilder().aimdFirstFlightBytes(2L * D).build(),
+                    new SplittableRandom(seed));
+            cc.onAnnouncedShare(share, 0);
+            cc.onFirstPacketBytes(packet, 0);
+            long start = cc.nextSendTimeNanos(0, 1_000);
+            assertThat(start).as("seed %d", seed).isBetween(1_000L, 20_999L);
+            two = Math.max(two, start - 1_000);
+        }
+        assertThat(two).isGreaterThan(15_000L);
+    }
+
     @Test
     void theFirstNonZeroHintSizesTheWindowsToItsBandwidthDelayProduct() {
         // [SPEC-CC-17]: 20 GB/s x a 20 us first sample = 400,000 bytes over the 4 paths in service.

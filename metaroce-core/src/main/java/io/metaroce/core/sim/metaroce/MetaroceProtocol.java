@@ -126,8 +126,10 @@ public final class MetaroceProtocol implements SimProtocol {
      *       whole datagrams ([SPEC-CC-16]; two 3,277-byte packets had slipped past the 4 KiB cap,
      *       38 drops at 64:1), the equal cut gains (session 6, everything else merged): loss 1%
      *       0.923 to 0.931, incast 16:1 seeds 2 and 3 0.99 and 0.5 to 0.0 base RTTs, 100:1 3 drops
-     *       to none, failover 2.98 to 2.48 base RTTs; 128:1 loses 13 first-flight packets
-     *       (none before);</li>
+     *       to none, failover 2.98 to 2.48 base RTTs; 128:1 lost 13 first-flight packets
+     *       (none before), until the first flight's spread and the clock's first interval
+     *       counted in packets of the first packet's length (session 7, [SPEC-CC-16]: 128:1 and
+     *       256:1 with no drop at all);</li>
      *   <li>{@code aimdSlowStart} off: the first hint sizes every window to its share
      *       ([SPEC-CC-17]) and the first flight is capped, so the windows start where they should
      *       be; additive increase only, as the scenarios were tuned;</li>

@@ -128,6 +128,11 @@ import io.metaroce.core.wire.WireConstants;
  * @param aimdSlowStart each path of an AIMD controller starts in slow start: its window grows by
  *     the bytes acknowledged (doubling every round trip) until its first cut, loss or mark, and
  *     only then by one datagram per window ([SPEC-CC-31]); false: additive increase from the start
+ * @param aimdBalancedIncrease the AIMD controller's additive increase is shared out among the
+ *     paths in service BALIA-style ([SPEC-CC-32]): the connection still grows by one datagram per
+ *     path and round trip in all, but most of it goes to the paths with the highest rates
+ *     (window / srtt), so a connection with clear paths leaves its congested ones to connections
+ *     that have no other way; false: each path grows by one datagram per window acknowledged
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -181,7 +186,8 @@ public record EngineConfig(
         boolean bundleAcks,
         boolean equalLengthPackets,
         boolean timeoutProbes,
-        boolean aimdSlowStart) {
+        boolean aimdSlowStart,
+        boolean aimdBalancedIncrease) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -314,7 +320,8 @@ public record EngineConfig(
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
                 true, // equalLengthPackets: one packet length per message, the last overlapping
                 true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
-                true); // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
+                true, // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
+                false); // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -405,6 +412,7 @@ public record EngineConfig(
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
         private boolean aimdSlowStart;
+        private boolean aimdBalancedIncrease;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -459,6 +467,7 @@ public record EngineConfig(
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
             aimdSlowStart = c.aimdSlowStart;
+            aimdBalancedIncrease = c.aimdBalancedIncrease;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -529,6 +538,8 @@ public record EngineConfig(
         public Builder timeoutProbes(boolean v) { timeoutProbes = v; return this; }
         /** Sets {@link EngineConfig#aimdSlowStart}. */
         public Builder aimdSlowStart(boolean v) { aimdSlowStart = v; return this; }
+        /** Sets {@link EngineConfig#aimdBalancedIncrease}. */
+        public Builder aimdBalancedIncrease(boolean v) { aimdBalancedIncrease = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -544,7 +555,7 @@ public record EngineConfig(
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
                     idleResendMaxCopies, ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes,
-                    aimdSlowStart);
+                    aimdSlowStart, aimdBalancedIncrease);
         }
     }
 }

@@ -1234,4 +1234,138 @@ class AimdControllerTest {
         assertThat(cc.windowBytes(0)).as("no second cut within the round trip").isEqualTo(w);
         assertThat(cc.inSlowStart(0)).as("but the mark ends slow start").isFalse();
     }
+
+    /** BALIA's weight of a path at rate {@code x} beside a fastest path at {@code largest} [SPEC-CC-32]. */
+    private static double baliaWeight(double x, double largest) {
+        double a = largest / x;
+        return x * x * (1 + a) / 2 * (4 + a) / 5;
+    }
+
+    /** Sends nothing but makes the controller see paths 0 to {@code paths - 1}, all in service. */
+    private static void touch(AimdController cc, int paths) {
+        for (int p = 0; p < paths; p++) {
+            cc.onPacketSent(p, D, 0);
+            cc.onPacketDiscarded(p, D, 0);
+        }
+    }
+
+    /** Cuts path {@code p} once by alpha / 2 with alpha still 1: its window halves. */
+    private static void halve(AimdController cc, int p) {
+        cc.onEcnFeedback(p, 10, 10, 0);
+    }
+
+    /**
+     * [SPEC-CC-32]: with {@code aimdBalancedIncrease}, a window acknowledged grows the path by its
+     * BALIA share of n datagrams (n paths in service), so the faster path (larger window over
+     * srtt) gets more than a datagram and the slower less; without it, or with one path in
+     * service, every path grows by one datagram.
+     */
+    @Test
+    void theBalancedIncreaseGivesTheFasterPathsMoreOfTheConnectionsDatagramPerPath() {
+        EngineConfig balanced = CONFIG.toBuilder().aimdBalancedIncrease(true).build();
+        double x0 = INITIAL;
+        double x1 = INITIAL / 2.0;
+        double g0 = baliaWeight(x0, x0);
+        double g1 = baliaWeight(x1, x0);
+        long[] grew = new long[2];
+        for (int p = 0; p < 2; p++) {
+            AimdController cc = new AimdController(balanced);
+            touch(cc, 2);
+            halve(cc, 1); // path 1 at half of path 0's window, the same (initial) srtt: half its rate
+            long before = cc.windowBytes(p);
+            sendAndAck(cc, p, before);
+            grew[p] = cc.windowBytes(p) - before;
+        }
+        assertThat(grew[0]).as("the faster path: 2 g0 / (g0 + g1) datagrams").isEqualTo((long) (D * 2 * g0 / (g0 + g1)));
+        assertThat(grew[1]).as("the slower path: 2 g1 / (g0 + g1) datagrams").isEqualTo((long) (D * 2 * g1 / (g0 + g1)));
+        assertThat(grew[0]).isGreaterThan(D);
+        assertThat(grew[1]).isLessThan(D);
+        assertThat(grew[0] + grew[1]).as("the connection grows by a datagram per path in all").isBetween(2L * D - 2, 2L * D);
+
+        AimdController uncoupled = new AimdController(CONFIG);
+        touch(uncoupled, 2);
+        halve(uncoupled, 1);
+        long w = uncoupled.windowBytes(1);
+        sendAndAck(uncoupled, 1, w);
+        assertThat(uncoupled.windowBytes(1) - w).as("without the rule: one datagram").isEqualTo(D);
+
+        AimdController alone = new AimdController(balanced);
+        touch(alone, 2);
+        halve(alone, 1);
+        alone.onPathFailed(0, 0);
+        w = alone.windowBytes(1);
+        sendAndAck(alone, 1, w);
+        assertThat(alone.windowBytes(1) - w).as("one path in service: one datagram").isEqualTo(D);
+    }
+
+    /**
+     * [SPEC-CC-32]: the rate, not the window, weighs: of two paths with the same window, the one
+     * whose round trip is twice as long is the slower and grows less.
+     */
+    @Test
+    void theBalancedIncreaseWeighsWindowOverSmoothedRtt() {
+        EngineConfig balanced = CONFIG.toBuilder().aimdBalancedIncrease(true).build();
+        long[] grew = new long[2];
+        for (int p = 0; p < 2; p++) {
+            AimdController cc = new AimdController(balanced);
+            sampleRtt(cc, 0, 10_000, 0);
+            sampleRtt(cc, 1, 20_000, 0);
+            long before = cc.windowBytes(p);
+            assertThat(before).isEqualTo(INITIAL);
+            sendAndAck(cc, p, before);
+            grew[p] = cc.windowBytes(p) - before;
+        }
+        double g0 = baliaWeight(1.0, 1.0);
+        double g1 = baliaWeight(0.5, 1.0);
+        assertThat(grew[0]).isEqualTo((long) (D * 2 * g0 / (g0 + g1)));
+        assertThat(grew[1]).isEqualTo((long) (D * 2 * g1 / (g0 + g1)));
+    }
+
+    /**
+     * [SPEC-CC-32], over random round trips and windows (seeded; the seed is in the failure message): each path's
+     * increase is at least a byte, a faster path never grows less than a slower one, and the
+     * increases of one round trip of every path add up to n datagrams less the rounding.
+     */
+    @Test
+    void theBalancedIncreaseKeepsTheConnectionsTotalAndTheOrderOfTheRates() {
+        EngineConfig balanced = CONFIG.toBuilder().aimdBalancedIncrease(true).build();
+        SplittableRandom seeds = new SplittableRandom(32);
+        for (int round = 0; round < 40; round++) {
+            long seed = seeds.nextLong();
+            SplittableRandom r = new SplittableRandom(seed);
+            int n = 2 + r.nextInt(7);
+            long[] rtt = new long[n];
+            boolean[] halved = new boolean[n];
+            for (int p = 0; p < n; p++) {
+                rtt[p] = 5_000 + r.nextLong(75_000);
+                halved[p] = r.nextBoolean();
+            }
+            double[] rate = new double[n];
+            long[] grew = new long[n];
+            for (int p = 0; p < n; p++) {
+                AimdController cc = new AimdController(balanced);
+                for (int q = 0; q < n; q++) {
+                    sampleRtt(cc, q, rtt[q], 0);
+                    if (halved[q]) {
+                        halve(cc, q);
+                    }
+                }
+                long window = cc.windowBytes(p);
+                rate[p] = (double) window / rtt[p];
+                sendAndAck(cc, p, window);
+                grew[p] = cc.windowBytes(p) - window;
+            }
+            long total = 0;
+            for (int p = 0; p < n; p++) {
+                assertThat(grew[p]).as("seed %d path %d", seed, p).isPositive();
+                total += grew[p];
+                for (int q = 0; q < n; q++) {
+                    if (rate[p] > rate[q]) {
+                        assertThat(grew[p]).as("seed %d: path %d faster than %d", seed, p, q).isGreaterThanOrEqualTo(grew[q]);
+                    }
+                }
+            }
+            assertThat(total).as("seed %d", seed).isBetween((long) n * D - n, (long) n * D);
+        }
+    }
 }

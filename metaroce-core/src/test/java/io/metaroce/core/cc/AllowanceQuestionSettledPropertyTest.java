@@ -41,7 +41,7 @@ class AllowanceQuestionSettledPropertyTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void aSettledQuestionAskedAgainChangesNothing(long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 5);
+        SplittableRandom rnd = new SplittableRandom(seed * 0x632BE59BD9B4E019L + 5); // not the generator's own gamma: seeds stay apart
         int paths = 1 + rnd.nextInt(8);
         int kind = rnd.nextInt(4);
         EngineConfig config = kind == 3 ? MetaroceProtocol.simulatorConfig() : EngineConfig.defaults();

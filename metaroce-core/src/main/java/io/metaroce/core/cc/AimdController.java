@@ -278,6 +278,16 @@ public final class AimdController implements CongestionController {
         return true;
     }
 
+    /**
+     * The only thing {@link #sendAllowanceBytes} changes is the path's {@code windowBlocked} flag,
+     * which it sets while the window is used up: nothing more to change once the flag is set, or
+     * while the window has room (neither changes until an {@code on...} call).
+     */
+    @Override
+    public boolean allowanceQuestionSettled(int pathId, long nowNanos) {
+        return pathId < pathsSeen && (windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0);
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);

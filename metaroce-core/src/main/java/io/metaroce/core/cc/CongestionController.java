@@ -28,6 +28,17 @@ public interface CongestionController {
         return false;
     }
 
+    /**
+     * Whether asking {@link #sendAllowanceBytes} for {@code pathId} again, at {@code nowNanos} or
+     * later and before any {@code on...} method is called, would change nothing in this
+     * controller: then a connection that reuses its pacing answers ({@link #pacingAnswersReusable})
+     * need not repeat that question for the path. Asked right after {@link #sendAllowanceBytes}
+     * returned no allowance for the path. Default: false, the question is always repeated.
+     */
+    default boolean allowanceQuestionSettled(int pathId, long nowNanos) {
+        return false;
+    }
+
     /** A packet of {@code bytes} left on {@code pathId}. */
     void onPacketSent(int pathId, int bytes, long nowNanos);
 

@@ -61,6 +61,12 @@ public final class FixedWindowController implements CongestionController {
         return true;
     }
 
+    /** True: asking for the allowance changes nothing here. */
+    @Override
+    public boolean allowanceQuestionSettled(int pathId, long nowNanos) {
+        return true;
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         return rateHint == 0 ? nowNanos : Math.max(nextSend, nowNanos);

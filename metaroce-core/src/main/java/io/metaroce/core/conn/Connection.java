@@ -820,6 +820,11 @@ public final class Connection implements ScoreboardListener {
         return t;
     }
 
+    /** The connection's paths, for tests. */
+    Paths pathsForTest() {
+        return paths;
+    }
+
     /** The send side's packetizer, for tests. */
     DataWriter dataWriterForTest() {
         return sender.writerForTest();
@@ -1101,7 +1106,8 @@ public final class Connection implements ScoreboardListener {
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;
         }
-        for (int i = 0; i < paths.count(); i++) {
+        // Only a SUSPECT or FAILED path is due a health probe (PathHealth#probeDue).
+        for (int i = 0; i < paths.count() && !paths.allOpenActive(); i++) {
             Path path = paths.get(i);
             if (path != null && health.probeDue(path, nowNanos)) {
                 controlWriter.writeProbeOn(path, nowNanos, out, p, codec);

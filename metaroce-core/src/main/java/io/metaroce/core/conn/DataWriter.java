@@ -133,8 +133,9 @@ final class DataWriter {
 
     /** Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now. */
     boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
-        // Retransmissions first, each on the path that lost it (R-SACK-2).
-        for (int i = 0; i < paths.count(); i++) {
+        // Retransmissions first, each on the path that lost it (R-SACK-2). With none queued, the
+        // paths' queues are not read.
+        for (int i = 0; i < paths.count() && paths.queuedRetransmissions() > 0; i++) {
             Path path = paths.get(i);
             if (path == null) {
                 continue;
@@ -142,12 +143,12 @@ final class DataWriter {
             while (!path.retransmitQueue.isEmpty()) {
                 long csn = path.retransmitQueue.peekLong();
                 if (packets.state(csn) != PacketTable.OUTSTANDING) {
-                    path.retransmitQueue.pollLong();
+                    paths.pollRetransmission(path);
                     touched = true;
                     continue;
                 }
                 if (!ownerLive(csn)) {
-                    path.retransmitQueue.pollLong();
+                    paths.pollRetransmission(path);
                     touched = true;
                     packets.finish(csn, PacketTable.ABANDONED);
                     continue;
@@ -158,7 +159,7 @@ final class DataWriter {
                     }
                     path.timeoutCredits--;
                 }
-                path.retransmitQueue.pollLong();
+                paths.pollRetransmission(path);
                 packets.queued(csn, false);
                 path.retransmissions++;
                 stats.retransmissions++;

@@ -24,7 +24,11 @@ final class Path {
     final RttEstimator rtt;
     /** This path's losses that a later ACK may prove spurious, and the timer floor they teach [SPEC-LOSS-9]. */
     final SpuriousLossDetector spurious;
-    /** CSNs lost on this path, to be retransmitted on it. */
+    /**
+     * CSNs lost on this path, to be retransmitted on it. Added to and taken from only through
+     * {@link Paths#queueRetransmission} and {@link Paths#pollRetransmission}, which keep the count
+     * of the connection's queued retransmissions.
+     */
     final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
     /** The failure threshold of the current run of timeouts: the highest drawn during the run. */

@@ -176,7 +176,7 @@ final class PathHealth {
         // path in service because this one is FAILED now.
         p.scoreboard.onTimeout(Long.MAX_VALUE, false, lost);
         while (!p.retransmitQueue.isEmpty()) {
-            paths.retransmitPathFor(p).retransmitQueue.addLong(p.retransmitQueue.pollLong());
+            paths.queueRetransmission(paths.retransmitPathFor(p), paths.pollRetransmission(p));
         }
     }
 

@@ -19,9 +19,17 @@ final class Paths {
     private int nextForRescue;
     /** Open paths that are ACTIVE, and ACTIVE or SUSPECT (in service). */
     private int activeCount;
+    /** Open paths, whatever their state. */
+    private int openCount;
     private int inServiceCount;
     /** Set when a path changed state, until the connection has reported it. */
     private boolean stateChanged;
+    /**
+     * CSNs in all open paths' retransmission queues: while 0, the scans that look for a queued
+     * retransmission (every transmit poll and pacing query) need not read each path's queue, a
+     * cache miss per path of a connection with nothing to resend.
+     */
+    private int queuedRetransmissions;
 
     Paths(int count) {
         this.byId = new Path[count];
@@ -39,7 +47,15 @@ final class Paths {
     }
 
     void open(Path path) {
+        Path old = byId[path.id];
+        if (old != null) {
+            // Replaced: its counts go with it.
+            countIn(old.state, -1);
+            openCount--;
+            queuedRetransmissions -= old.retransmitQueue.size();
+        }
         byId[path.id] = path;
+        openCount++;
         countIn(path.state, 1);
     }
 
@@ -70,6 +86,31 @@ final class Paths {
         boolean changed = stateChanged;
         stateChanged = false;
         return changed;
+    }
+
+    /** Queues {@code csn} for retransmission on {@code path} (an open path). */
+    void queueRetransmission(Path path, long csn) {
+        path.retransmitQueue.addLong(csn);
+        queuedRetransmissions++;
+    }
+
+    /** Takes the first CSN of {@code path}'s retransmission queue, which must not be empty. */
+    long pollRetransmission(Path path) {
+        queuedRetransmissions--;
+        return path.retransmitQueue.pollLong();
+    }
+
+    /** CSNs queued for retransmission over all open paths (0: every queue is empty). */
+    int queuedRetransmissions() {
+        return queuedRetransmissions;
+    }
+
+    /**
+     * Whether every open path is ACTIVE: then none is SUSPECT or FAILED, so none is due a health
+     * probe, and the transmit poll need not read every path to find one.
+     */
+    boolean allOpenActive() {
+        return activeCount == openCount;
     }
 
     /** Open paths that are ACTIVE or SUSPECT. */
@@ -138,6 +179,8 @@ final class Paths {
         for (int i = granted; i < count; i++) {
             if (byId[i] != null) {
                 countIn(byId[i].state, -1);
+                openCount--;
+                queuedRetransmissions -= byId[i].retransmitQueue.size();
             }
             byId[i] = null;
         }

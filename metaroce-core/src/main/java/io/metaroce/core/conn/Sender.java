@@ -55,7 +55,9 @@ final class Sender {
     private final DataWriter writer;
     /**
      * Paths (bit {@code i}: path {@code i}) the last {@link #nextPacedSendNanos} found in service
-     * with room but no congestion allowance; see {@link #repeatExhaustedAllowanceQueries}.
+     * with room but no congestion allowance, less those whose question the controller says is
+     * settled ({@code CongestionController#allowanceQuestionSettled}); see
+     * {@link #repeatExhaustedAllowanceQueries}.
      */
     private long exhaustedPaths;
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
@@ -262,7 +264,7 @@ final class Sender {
             packets.finish(csn, PacketTable.ABANDONED);
         } else if (packets.state(csn) == PacketTable.OUTSTANDING && !packets.queued(csn)) {
             packets.queued(csn, true);
-            paths.retransmitPathFor(path).retransmitQueue.addLong(csn);
+            paths.queueRetransmission(paths.retransmitPathFor(path), csn);
         }
     }
 
@@ -477,11 +479,7 @@ final class Sender {
      */
     long nextPacedSendNanos(long afterNanos) {
         exhaustedPaths = 0;
-        boolean waiting = scheduler.hasWork();
-        for (int i = 0; i < paths.count() && !waiting; i++) {
-            Path p = paths.get(i);
-            waiting = p != null && !p.retransmitQueue.isEmpty();
-        }
+        boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
         // while another path is free). If it is due already, it waits for a path that may send,
@@ -500,7 +498,9 @@ final class Sender {
                 continue;
             }
             if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
-                exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
+                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
+                    exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
+                }
                 continue;
             }
             long next = congestion.nextSendTimeNanos(p.id, afterNanos);
@@ -518,8 +518,14 @@ final class Sender {
      * notes there that a window holds the path back, which its window growth depends on.
      */
     void repeatExhaustedAllowanceQueries(long afterNanos) {
+        // Bit i is path i (Paths keeps a path at the index of its id): the path objects need not be
+        // read. A path whose question is settled now is not asked again until the next recompute.
         for (long m = exhaustedPaths; m != 0; m &= m - 1) {
-            congestion.sendAllowanceBytes(paths.get(Long.numberOfTrailingZeros(m)).id, afterNanos);
+            int i = Long.numberOfTrailingZeros(m);
+            congestion.sendAllowanceBytes(i, afterNanos);
+            if (congestion.allowanceQuestionSettled(i, afterNanos)) {
+                exhaustedPaths &= ~(1L << i);
+            }
         }
     }
 
@@ -562,7 +568,7 @@ final class Sender {
         }
         if (path != null) {
             packets.queued(csn, true);
-            path.retransmitQueue.addLong(csn);
+            paths.queueRetransmission(path, csn);
         }
     }
 

@@ -83,6 +83,12 @@ public final class Network {
     private static final int P_EXTRA_MARK = 13;
     /** The ECN marking probability at the upper threshold, as {@link #probabilityBits}. */
     private static final int P_ECN_MAX_P = 14;
+    /**
+     * When the ring's first packet finishes leaving, in ps (meaningful while the ring holds one):
+     * a copy of its ring entry, so that a drain that finds it still leaving, and a NIC's pump
+     * looking for its next free time, read the port's record and not its ring.
+     */
+    private static final int P_HEAD_DONE = 15;
 
     private final long seed;
     private final SplittableRandom random;
@@ -610,12 +616,12 @@ public final class Network {
             pr[r + P_QUEUED] = 0;
             return;
         }
+        if (pr[r + P_HEAD_DONE] > nowPicos) {
+            return; // the first packet is still leaving
+        }
         long[] entries = ring[p];
         int mask = (entries.length >>> 1) - 1;
         int head = (int) (headSize >>> 32);
-        if (entries[2 * head] > nowPicos) {
-            return;
-        }
         long q = pr[r + P_QUEUED];
         while (size > 0 && entries[2 * head] <= nowPicos) {
             q -= entries[2 * head + 1];
@@ -624,6 +630,8 @@ public final class Network {
         }
         pr[r + P_RING] = ((long) head << 32) | size;
         pr[r + P_QUEUED] = q;
+        // Not empty: the last packet is still leaving (checked above), so a first one remains.
+        pr[r + P_HEAD_DONE] = entries[2 * head];
     }
 
     /** Puts packet {@code pkt} on output port {@code p}: black hole, tail drop, marking, departure, arrival. */
@@ -711,6 +719,9 @@ public final class Network {
         entries[2 * tail] = donePicos;
         entries[2 * tail + 1] = bytes;
         port[r + P_RING] = ((long) head << 32) | (size + 1);
+        if (size == 0) {
+            port[r + P_HEAD_DONE] = donePicos;
+        }
     }
 
     // =====================================================================================
@@ -736,7 +747,7 @@ public final class Network {
                     idle = true;
                 } else {
                     backlog += (int) headSize - 1;
-                    firstDone = Math.min(firstDone, ring[p][2 * (int) (headSize >>> 32)]);
+                    firstDone = Math.min(firstDone, port[p * PORT_WORDS + P_HEAD_DONE]);
                 }
             }
             if (!idle || backlog >= planes) {

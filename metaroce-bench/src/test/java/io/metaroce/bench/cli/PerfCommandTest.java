@@ -135,7 +135,9 @@ class PerfCommandTest {
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
         String text = Files.readString(json);
         assertThat(text).contains("\"datapath\": \"" + datapath + "\"").containsPattern(PATH_STATE);
-        assertThat(run.out()).containsPattern("datapath\\s+" + datapath);
+        assertThat(run.out()).containsPattern("datapath\\s+" + datapath)
+                .containsPattern("(?m)^cpu: [0-9.]+ s of the process over the measured part, [0-9.]+ us per message; "
+                        + "JIT [0-9]+ ms$");
     }
 
     @ParameterizedTest

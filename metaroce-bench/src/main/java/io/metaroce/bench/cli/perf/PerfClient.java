@@ -171,6 +171,7 @@ final class PerfClient {
         boolean warm = params.warmupNanos() == 0;
         long baseMessages = 0;
         long baseBytes = 0;
+        CpuMeter cpu = new CpuMeter();
         ProgressPrinter progress = new ProgressPrinter(out, start);
         long now = start;
         while (now < end && traffic.active() > 0 && !connection.closeFuture().isDone()) {
@@ -179,6 +180,7 @@ final class PerfClient {
                 baseMessages = counters.messages();
                 baseBytes = counters.bytes();
                 warmupEnd = now;
+                cpu.start();
                 onWarm.run();
                 if (latency != null) {
                     latency.takeInterval(false); // what was recorded so far is warm-up
@@ -200,6 +202,7 @@ final class PerfClient {
         traffic.stop();
         long stoppedAt = System.nanoTime();
         long measuredMessages = counters.messages() - baseMessages;
+        String cpuLine = cpu.line(measuredMessages);
         long measuredBytes = counters.bytes() - baseBytes;
         double seconds = (stoppedAt - (warm ? warmupEnd : start)) / 1e9;
         if (latency != null) {
@@ -251,6 +254,7 @@ final class PerfClient {
         out.println("client: spurious losses " + stats.spuriousLosses() + " of " + stats.losses()
                 + ", ACKs bundled with data " + stats.acksBundled());
         out.println(datapathLine);
+        out.println(cpuLine);
         long checkedMessages = counters.verified() + result.verified();
         String first = counters.firstFailure() != null ? counters.firstFailure()
                 : result.firstFailure().isEmpty() ? null : "server: " + result.firstFailure();

@@ -219,4 +219,31 @@ class PerfPartsTest {
         // Small runs get deep rings: 16 times the messages a stream has in flight.
         assertThat(ServerLayout.of(ok).ring()).isEqualTo(16 * ServerLayout.of(ok).perStream());
     }
+
+    @Test
+    void theCpuMeterCountsTheCpuSpentSinceItsStartAndPerMessage() {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        CpuMeter meter = new CpuMeter();
+        long threadStart = threads.getCurrentThreadCpuTime();
+        long spent = 0;
+        long sink = 0;
+        while (spent < 30_000_000L) { // 30 ms of this thread's CPU, however long the scheduler makes it take
+            for (int i = 0; i < 100_000; i++) {
+                sink += i * 31L ^ sink;
+            }
+            spent = threads.getCurrentThreadCpuTime() - threadStart;
+        }
+        assertThat(sink).isNotEqualTo(1); // keeps the loop
+        long cpu = meter.cpuNanos();
+        assertThat(cpu).as("process CPU since the start").isGreaterThanOrEqualTo(spent - 10_000_000L);
+        assertThat(meter.jitMillis()).isNotNegative();
+        String line = meter.line(1000);
+        assertThat(line).matches("cpu: [0-9]+\\.[0-9]{2} s of the process over the measured part, [0-9]+\\.[0-9]{2} us per "
+                + "message; JIT [0-9]+ ms");
+        double perMessage = Double.parseDouble(line.replaceAll(".*part, ([0-9.]+) us per message.*", "$1"));
+        assertThat(perMessage).as(line).isGreaterThanOrEqualTo((spent - 10_000_000L) / 1e3 / 1000);
+
+        meter.start(); // a restart forgets what came before
+        assertThat(meter.cpuNanos()).isLessThan(cpu);
+    }
 }

@@ -1,5 +1,6 @@
 package io.metaroce.core;
 
+import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 
 /**
@@ -18,5 +19,15 @@ public final class PropertySeeds {
         long first = Long.getLong("metaroce.property.firstSeed", 1);
         int cases = Integer.getInteger("metaroce.property.cases", defaultCases);
         return LongStream.range(first, first + cases);
+    }
+
+    /**
+     * The random generator of the case {@code seed}, told apart by {@code salt} where one test runs
+     * several kinds of case. Neighbouring seeds give unrelated sequences: a {@code SplittableRandom}
+     * seeded with {@code seed} times its own step constant would replay its neighbour's draws shifted
+     * by one, so forty such cases are little more than one long case.
+     */
+    public static SplittableRandom generator(long seed, long salt) {
+        return new SplittableRandom(new SplittableRandom(seed).nextLong() ^ salt);
     }
 }

@@ -29,7 +29,7 @@ class PacingAnswersReusablePropertyTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void laterAnswersFollowFromEarlierOnes(long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 3);
+        SplittableRandom rnd = PropertySeeds.generator(seed, 3);
         int paths = 1 + rnd.nextInt(8);
         int kind = rnd.nextInt(3);
         CongestionController cc = switch (kind) {

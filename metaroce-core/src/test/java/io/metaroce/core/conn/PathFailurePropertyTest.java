@@ -46,7 +46,7 @@ class PathFailurePropertyTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void everyMessageCompletesOnceWhilePathsFailAndComeBack(long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 17);
+        SplittableRandom rnd = PropertySeeds.generator(seed, 17);
         int paths = 2 + rnd.nextInt(5);
         boolean aimd = rnd.nextBoolean();
         double loss = rnd.nextDouble() * 0.03;

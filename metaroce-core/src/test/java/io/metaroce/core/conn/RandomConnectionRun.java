@@ -1,5 +1,6 @@
 package io.metaroce.core.conn;
 
+import io.metaroce.core.PropertySeeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
@@ -33,7 +34,7 @@ final class RandomConnectionRun {
      * every event; returns the pair at the end of the run.
      */
     static Pair run(long seed, long salt, int maxOps, String name, BiConsumer<Pair, String> check) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + salt);
+        SplittableRandom rnd = PropertySeeds.generator(seed, salt);
         int paths = 1 + rnd.nextInt(6);
         boolean aimd = rnd.nextBoolean();
         boolean simulatorSettings = rnd.nextBoolean();

@@ -1,5 +1,6 @@
 package io.metaroce.core.conn;
 
+import io.metaroce.core.PropertySeeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
@@ -78,7 +79,7 @@ class SegmentationPropertyTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void everyLengthArrivesIntactInPacketsOfTheRule(long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L);
+        SplittableRandom rnd = PropertySeeds.generator(seed, 0);
         boolean lossless = seed % 3 == 0;
         NetworkConditions net = new NetworkConditions(lossless ? 0 : rnd.nextDouble() * 0.1, rnd.nextDouble() * 0.03,
                 lossless ? 0 : rnd.nextDouble() * 0.01, 2_000 + rnd.nextLong(20_000), rnd.nextLong(5_000),

@@ -1,7 +1,11 @@
 package io.metaroce.bench.cli.compare;
 
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+import javax.management.ObjectName;
 
 /**
  * Waits, before a ping-pong starts, until the JIT has finished what earlier runs left it to
@@ -9,8 +13,10 @@ import java.util.function.LongSupplier;
  * when {@code compare} reached MetaRoCE's ping-pong (those of the throughput runs and of raw
  * UDP's ping-pong among them), and the JIT compiled 1.5 to 3.4 s during a 2 s measured part: the
  * ping-pong's own methods queued behind the earlier runs' and were measured in their profiling
- * tier. The JIT counts as settled once its total compilation time grew by at most
- * {@link #QUIET_MILLIS} over one {@link #INTERVAL_MILLIS} interval. Every peer waits the same
+ * tier. The JIT counts as settled once nothing is queued or being compiled (HotSpot's
+ * {@code Compiler.queue} diagnostic command), or, where that cannot be read, once its total
+ * compilation time grew by at most {@link #QUIET_MILLIS} over one {@link #INTERVAL_MILLIS}
+ * interval (a weaker test: the time grows only when a compile ends). Every peer waits the same
  * way, so the pairs stay like with like. Stateless and thread-safe.
  */
 final class JitSettle {
@@ -18,6 +24,9 @@ final class JitSettle {
     static final long INTERVAL_MILLIS = 250;
     /** Compilation time, summed over the compiler threads, that still counts as quiet in one interval. */
     static final long QUIET_MILLIS = 5;
+
+    /** A queued compile ("id level method") or one in progress ("C2 CompilerThread0 id level method"). */
+    private static final Pattern COMPILE_LINE = Pattern.compile("(?m)^(\\d+\\s|\\S.*CompilerThread\\d+\\s+\\d)");
 
     /** How the wait sleeps (a test passes one that only advances its clock). */
     @FunctionalInterface
@@ -39,8 +48,22 @@ final class JitSettle {
      * @param sleeper sleeps between looks
      */
     static long await(LongSupplier compileMillis, long maxMillis, Sleeper sleeper) throws InterruptedException {
+        return await(() -> -1, compileMillis, maxMillis, sleeper);
+    }
+
+    /**
+     * As {@link #await(LongSupplier, long, Sleeper)}, but where {@code pendingCompiles} is known
+     * (not negative) the JIT has settled when it is 0, whatever the compilation time did.
+     *
+     * @param pendingCompiles compiles queued or in progress now (negative: unknown)
+     */
+    static long await(IntSupplier pendingCompiles, LongSupplier compileMillis, long maxMillis, Sleeper sleeper)
+            throws InterruptedException {
         if (maxMillis < 0) {
             throw new IllegalArgumentException("maxMillis must be >= 0, not " + maxMillis);
+        }
+        if (pendingCompiles.getAsInt() == 0) {
+            return 0;
         }
         long before = compileMillis.getAsLong();
         long waited = 0;
@@ -48,8 +71,11 @@ final class JitSettle {
             long step = Math.min(INTERVAL_MILLIS, maxMillis - waited);
             sleeper.sleep(step);
             waited += step;
+            int pending = pendingCompiles.getAsInt();
             long after = compileMillis.getAsLong();
-            if (after < 0 || (step == INTERVAL_MILLIS && after - before <= QUIET_MILLIS)) {
+            boolean quiet = pending >= 0 ? pending == 0
+                    : step == INTERVAL_MILLIS && after - before <= QUIET_MILLIS;
+            if (after < 0 || quiet) {
                 break;
             }
             before = after;
@@ -57,8 +83,28 @@ final class JitSettle {
         return waited;
     }
 
+    /**
+     * Compiles queued or in progress in this JVM, from HotSpot's {@code Compiler.queue}
+     * diagnostic command; -1 where it cannot be read (another JVM, no such command).
+     */
+    static int pendingCompiles() {
+        try {
+            Object text = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerQueue",
+                    new Object[] {null}, new String[] {String[].class.getName()});
+            return text instanceof String s ? pendingCompiles(s) : -1;
+        } catch (Exception | LinkageError e) {
+            return -1;
+        }
+    }
+
+    /** Compiles queued or in progress in a {@code Compiler.queue} listing. */
+    static int pendingCompiles(String listing) {
+        return (int) COMPILE_LINE.matcher(listing).results().count();
+    }
+
     /** {@link #await(LongSupplier, long, Sleeper)} on this JVM's compilers, sleeping for real. */
     static long await(long maxMillis) throws InterruptedException {
-        return await(JitMeter::compileMillis, maxMillis, TimeUnit.MILLISECONDS::sleep);
+        return await(JitSettle::pendingCompiles, JitMeter::compileMillis, maxMillis, TimeUnit.MILLISECONDS::sleep);
     }
 }

@@ -65,4 +65,43 @@ class JitSettleTest {
         assertThatThrownBy(() -> JitSettle.await(() -> 0, -1, ms -> { }))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxMillis");
     }
+
+    @Test
+    void whereTheQueueIsKnownItDecidesEvenWhileALongCompileShowsNoTime() throws InterruptedException {
+        // A C2 compile in progress adds nothing to the total time until it ends: the queue still says busy.
+        FakeJit jit = new FakeJit(0, 0);
+        long[] now = {0};
+        long waited = JitSettle.await(() -> now[0] < 2_000 ? 1 : 0, jit::compileMillis, 60_000, ms -> {
+            now[0] += ms;
+            jit.sleep(ms);
+        });
+        assertThat(waited).isEqualTo(2_000);
+        // Nothing pending: no wait at all, however busy the time says it was.
+        FakeJit busy = new FakeJit(100, 400);
+        assertThat(JitSettle.await(() -> 0, busy::compileMillis, 60_000, busy::sleep)).isZero();
+        // Unknown queue: the time decides, as without one.
+        FakeJit three = new FakeJit(3, 100);
+        assertThat(JitSettle.await(() -> -1, three::compileMillis, 60_000, three::sleep))
+                .isEqualTo(4 * JitSettle.INTERVAL_MILLIS);
+    }
+
+    @Test
+    void countsQueuedAndRunningCompilesOfAHotSpotListing() {
+        String listing = """
+                Current compiles:\u0020
+                C2 CompilerThread0  4930       4       io.metaroce.bench.cli.perf.PingPongClient::onCompletion (225 bytes)
+
+                C1 compile queue:
+                Empty
+
+                C2 compile queue:
+                4771       4       java.lang.AbstractStringBuilder::newCapacity (49 bytes)
+                4900   !   4       io.metaroce.netty.LinuxSyscalls::recvmmsg (24 bytes)
+                """;
+        assertThat(JitSettle.pendingCompiles(listing)).isEqualTo(3);
+        assertThat(JitSettle.pendingCompiles("Current compiles: \n\nC1 compile queue:\nEmpty\n\nC2 compile queue:\nEmpty\n"))
+                .isZero();
+        // This JVM (HotSpot) answers the diagnostic command.
+        assertThat(JitSettle.pendingCompiles()).isGreaterThanOrEqualTo(0);
+    }
 }

@@ -35,6 +35,8 @@ final class Comparison {
     private final List<String> notes = new ArrayList<>();
     /** Per ping-pong: milliseconds the JIT compiled during its measured part (-1 if not known). */
     private final Map<String, Long> latencyJitMillis = new LinkedHashMap<>();
+    /** Per ping-pong: milliseconds waited before it for the JIT to settle ({@link JitSettle}). */
+    private final Map<String, Long> latencySettleMillis = new LinkedHashMap<>();
 
     private final CongestionControl cc;
 
@@ -81,6 +83,8 @@ final class Comparison {
         latency.put(METAROCE_BUSY_POLL, latency(METAROCE_BUSY_POLL, w -> metaroce.pingPong(LATENCY_SIZE, w, true)));
         latency.put("tcp", latency("tcp", w -> tcp.pingPong(LATENCY_SIZE, w)));
         latency.put("aeron", latency("aeron", w -> aeron.pingPong(LATENCY_SIZE, w)));
+        notes.add("latency: before each ping-pong, waited for the JIT to finish what earlier runs queued (at most the"
+                + " ping-pong warm-up), ms: " + latencySettleMillis);
         return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
                 latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), cc.label(), results, latency, latencyJitMillis,
                 notes);
@@ -94,9 +98,12 @@ final class Comparison {
 
     /**
      * One ping-pong, with the JIT's work during its measured part recorded under {@code key}: the
-     * meter reads when the peer, set up and warmed up, starts measuring.
+     * meter reads when the peer, set up and warmed up, starts measuring. It starts once the JIT
+     * has settled ({@link JitSettle}, at most the ping-pong's warm-up), so that its warm-up
+     * compiles its own round trip rather than what the runs before it left queued.
      */
     private LatencyPercentiles latency(String key, PingPong run) throws InterruptedException {
+        latencySettleMillis.put(key, JitSettle.await(latencyWindow.warmupNanos() / 1_000_000));
         JitMeter jit = new JitMeter();
         Window w = latencyWindow.onWarm(jit::warmupEnded);
         LatencyPercentiles result = attempt(key + " latency", () -> run.run(w));

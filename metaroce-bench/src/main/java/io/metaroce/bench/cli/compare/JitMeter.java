@@ -41,7 +41,8 @@ final class JitMeter {
         return start == UNREAD || start < 0 || now < 0 ? -1 : now - start;
     }
 
-    private static long compileMillis() {
+    /** The JVM's total compilation time so far, ms (summed over the compiler threads), or -1 if not reported. */
+    static long compileMillis() {
         return COMPILER != null && COMPILER.isCompilationTimeMonitoringSupported()
                 ? COMPILER.getTotalCompilationTime() : -1;
     }

@@ -87,6 +87,14 @@ class CompareCommandTest {
             assertThat(measuredJit).as("JIT ms of the measured parts, against all of this JVM's")
                     .isLessThanOrEqualTo((double) compiler.getTotalCompilationTime());
         }
+        // Every ping-pong waited for the JIT to settle first, never longer than its warm-up (150 ms).
+        Matcher settle = Pattern.compile("waited for the JIT[^{]*\\{([^}]*)}").matcher(notes);
+        assertThat(settle.find()).as("the JIT waits in " + notes).isTrue();
+        String[] waits = settle.group(1).split(", ");
+        assertThat(waits).as(settle.group(1)).hasSize(6);
+        for (String wait : waits) {
+            assertThat(Long.parseLong(wait.substring(wait.indexOf('=') + 1))).as(wait).isBetween(0L, 150L);
+        }
         // Like with like: MetaRoCE over raw UDP on parked loops, and on busy-polling loops.
         String ratios = object(text, "latency_ratios");
         assertLatencyRatio(latency, ratios, "metaroce_over_raw_udp", "metaroce", "raw_udp");

@@ -25,7 +25,9 @@ final class CpuMeter {
     /** (Re)starts the meter: the measured part begins now. */
     void start() {
         cpuStart = processCpuNanos();
-        jitStart = jitMillis();
+        // The JVM's running total, not jitMillis(): that one is relative to the previous start, so a
+        // restart would leave the JIT time before the meter was created in every later reading.
+        jitStart = jitMillisNow();
     }
 
     /** CPU nanoseconds of the process since {@link #start}, or -1 where the JVM cannot tell. */

@@ -221,6 +221,20 @@ class PerfPartsTest {
     }
 
     @Test
+    void aRestartedCpuMeterCountsOnlyTheJitTimeSinceTheRestart() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        assertThat(jit.isCompilationTimeMonitoringSupported()).isTrue();
+        // The JVM has compiled for a while before the meter exists: that time must not show after a restart.
+        assertThat(jit.getTotalCompilationTime()).as("JIT time before the meter").isPositive();
+        CpuMeter meter = new CpuMeter();
+        long totalAtRestart = jit.getTotalCompilationTime();
+        meter.start();
+        long counted = meter.jitMillis();
+        long totalNow = jit.getTotalCompilationTime();
+        assertThat(counted).isNotNegative().isLessThanOrEqualTo(totalNow - totalAtRestart);
+    }
+
+    @Test
     void theCpuMeterCountsTheCpuSpentSinceItsStartAndPerMessage() {
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
         CpuMeter meter = new CpuMeter();

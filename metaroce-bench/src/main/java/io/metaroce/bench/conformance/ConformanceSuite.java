@@ -51,15 +51,6 @@ public final class ConformanceSuite {
         try (CaseContext context = new CaseContext(options, c.id())) {
             try {
                 c.body().run(context);
-                for (WireSession s : context.sessions()) {
-                    List<String> violations = s.senderViolations();
-                    if (!violations.isEmpty()) {
-                        verdict = Verdict.FAIL;
-                        detail = violations.getFirst()
-                                + (violations.size() > 1 ? " (and " + (violations.size() - 1) + " more)" : "");
-                        break;
-                    }
-                }
             } catch (CaseFailure f) {
                 verdict = Verdict.FAIL;
                 detail = f.getMessage();
@@ -74,8 +65,28 @@ public final class ConformanceSuite {
                 verdict = Verdict.FAIL;
                 detail = "the case could not go on: " + e;
             }
+            // Checked whatever way the body ended: a wire rule the sender broke before the case skipped (or
+            // before it passed) is a failure; a skip only says the case could not judge its own rule.
+            if (verdict != Verdict.FAIL) {
+                String violation = firstViolation(context);
+                if (violation != null) {
+                    detail = verdict == Verdict.SKIP ? violation + " (before the case skipped: " + detail + ")" : violation;
+                    verdict = Verdict.FAIL;
+                }
+            }
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         return new CaseResult(c.id(), c.title(), c.rules(), c.requirements(), verdict, detail, millis);
+    }
+
+    /** The first sender violation any of the case's sessions saw (and how many more), or null. */
+    private static String firstViolation(CaseContext context) {
+        for (WireSession s : context.sessions()) {
+            List<String> violations = s.senderViolations();
+            if (!violations.isEmpty()) {
+                return violations.getFirst() + (violations.size() > 1 ? " (and " + (violations.size() - 1) + " more)" : "");
+            }
+        }
+        return null;
     }
 }

@@ -2,6 +2,7 @@ package io.metaroce.bench.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.metaroce.core.wire.PacketType;
 import io.metaroce.netty.Datapath;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -71,6 +72,66 @@ class ConformanceSuiteTest {
             }
         }
         assertThat(responder.echoed()).isGreaterThanOrEqualTo(20);
+    }
+
+    @Test
+    void aSenderViolationSeenBeforeACaseSkipsTurnsTheSkipIntoAFailure() {
+        // A case that saw the sender break a wire rule, then could not judge its own rule: the violation is not lost.
+        ConformanceCase skipsAfterAViolation = ConformanceCase.of("fake.skip", "skips after a violation", "SPEC-CONF-1",
+                "R-CONF-1", context -> {
+                    context.open(1).senderViolations().add("a datagram breaking a rule [SPEC-WIRE-27]");
+                    throw new CaseSkipped("the case's own condition did not arise");
+                });
+        CaseResult r = ConformanceSuite.runOne(skipsAfterAViolation, options(responder.localAddress(), List.of()));
+        assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.FAIL);
+        assertThat(r.detail()).contains("[SPEC-WIRE-27]").contains("the case's own condition did not arise");
+        // Without a violation the skip stays a skip.
+        ConformanceCase skipsCleanly = ConformanceCase.of("fake.clean", "skips", "SPEC-CONF-1", "R-CONF-1", context -> {
+            context.open(1);
+            throw new CaseSkipped("nothing to judge");
+        });
+        assertThat(ConformanceSuite.runOne(skipsCleanly, options(responder.localAddress(), List.of())).verdict())
+                .isEqualTo(Verdict.SKIP);
+    }
+
+    @Test
+    void theResponderKeepsItsReceivesPostedAheadWhileManyEchoesWaitForAcknowledgement() {
+        // More echoes in progress (unacknowledged, or queued behind those) than the first pool of buffers holds
+        // beyond the receives ahead: the receives ahead must still be posted [SPEC-CONF-2], so a further SEND
+        // finds one and is not refused with RECEIVER_NOT_READY [SPEC-NAK-1].
+        int waiting = ConformanceResponder.CHUNK_BUFFERS;
+        try (CaseContext context = new CaseContext(options(responder.localAddress(), List.of()), "test.pool")) {
+            WireSession s = context.connect(1);
+            s.autoAck(false);
+            // In bursts of the receives ahead, each let in before the next: the contract promises no more at once.
+            for (int i = 0; i < waiting; i++) {
+                Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, new byte[] {(byte) i}), 0);
+                if ((i + 1) % ResponderContract.RECEIVES_AHEAD == 0) {
+                    context.quiet(s);
+                }
+            }
+            assertThat(s.echoes()).as("echoes, unacknowledged").isNotEmpty();
+            assertThat(s.ofType(0, PacketType.NAK)).as("NAKs before the echoes pile up").isEmpty();
+            int mark = s.mark();
+            for (int i = 0; i < ResponderContract.RECEIVES_AHEAD; i++) {
+                Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, new byte[] {(byte) (waiting + i)}), 0);
+            }
+            context.quiet(s);
+            assertThat(s.ofType(mark, PacketType.NAK)).as("NAKs (codes %s) for SENDs while %d echoes wait",
+                    s.ofType(mark, PacketType.NAK).stream().map(r -> r.packet().nakCode).toList(), waiting).isEmpty();
+            // Acknowledged at last, every echo ends and frees its buffer; the pool goes on serving.
+            s.autoAck(true);
+            s.ack(0);
+            int all = waiting + 2 * ResponderContract.RECEIVES_AHEAD;
+            for (int i = waiting + ResponderContract.RECEIVES_AHEAD; i < all; i++) {
+                assertThat(s.await(() -> s.echoes().size() >= all - ResponderContract.RECEIVES_AHEAD)).isTrue();
+                Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, new byte[] {(byte) i}), 0);
+            }
+            assertThat(s.await(() -> s.echoes().size() >= all)).as("%d echoes of %d", s.echoes().size(), all).isTrue();
+            assertThat(s.ofType(0, PacketType.NAK)).isEmpty();
+            assertThat(s.senderViolations()).isEmpty();
+            assertThat(responder.errors()).as("completions the responder failed on").isZero();
+        }
     }
 
     @Test

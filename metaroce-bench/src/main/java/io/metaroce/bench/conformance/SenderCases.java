@@ -72,6 +72,31 @@ final class SenderCases {
             boolean blurred) {
     }
 
+    /**
+     * Thrown by a hole check that finds the IUT's retransmission timer fired after {@link #revealHole}
+     * looked (a PATH_PROBE or a copy of another CSN came after the suite's ACK): the copy it judges may
+     * be the timer's, which may rightly go to another path ([SPEC-LOSS-10], [SPEC-PATH-10]).
+     */
+    private static final class HoleBlurred extends RuntimeException {
+        HoleBlurred() {
+            super("the IUT's retransmission timer fired after the suite's ACK", null, false, false);
+        }
+    }
+
+    /** Whether a PATH_PROBE or a transmission of another CSN than {@code csn} came at or after {@code mark}. */
+    private static boolean timerFiredAfter(WireSession s, int mark, long csn) {
+        List<Received> all = s.received();
+        for (int i = mark; i < all.size(); i++) {
+            Received r = all.get(i);
+            // The whole echo had arrived before the mark, so any DATA of another CSN after it is a copy.
+            if (r.type() == PacketType.PATH_PROBE
+                    || r.type() == PacketType.DATA && r.packet().connectionSequence != csn) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Copies of a hole sent within this time of the first, by the IUT's clock, answer the same burst of ACKs. */
     private static final long BURST_NANOS = 5_000_000;
 
@@ -80,15 +105,20 @@ final class SenderCases {
 
     /**
      * Runs {@code check} on a revealed hole, again on a fresh connection when the IUT's own timer
-     * blurred the scenario (it resent something, or probed, before the suite's ACK: legal, and then
-     * a copy may rightly go to another path, [SPEC-PATH-10]); SKIPs after {@link #HOLE_ATTEMPTS}.
+     * blurred the scenario (it resent something, or probed, before the suite's ACK, or the check
+     * throws {@link HoleBlurred} for a timer that fired after it: legal, and then a copy may rightly
+     * go to another path, [SPEC-PATH-10]); SKIPs after {@link #HOLE_ATTEMPTS}.
      */
     private static void withHole(CaseContext c, int repeats, java.util.function.Consumer<Hole> check) {
         for (int attempt = 0; attempt < HOLE_ATTEMPTS; attempt++) {
             Hole h = revealHole(c, repeats);
             if (!h.blurred()) {
-                check.accept(h);
-                return;
+                try {
+                    check.accept(h);
+                    return;
+                } catch (HoleBlurred late) {
+                    // The timer fired after the snapshot: as blurred as one that fired before it.
+                }
             }
             h.session().close();
         }
@@ -185,6 +215,9 @@ final class SenderCases {
                 + " not sent again within %d ms [SPEC-LOSS-1], [SPEC-LOSS-3]", h.csn(), h.psn(), h.path(),
                 h.highestBefore(), c.options().waitMillis());
         Packet p = copy.packet();
+        if ((p.pathId != h.path() || copy.path() != h.path()) && timerFiredAfter(s, h.mark(), h.csn())) {
+            throw new HoleBlurred();
+        }
         Checks.check(p.pathId == h.path() && copy.path() == h.path(), "the hole of path %d was resent on path %d"
                 + " (socket %d), not on the path that lost it [SPEC-LOSS-3], [SPEC-PATH-6]", h.path(), p.pathId,
                 copy.path());
@@ -252,10 +285,10 @@ final class SenderCases {
         c.quiet(s);
         TreeMap<Long, Received> seen = distinctCsns(s);
         Checks.check(!seen.isEmpty(), "the responder sent nothing of its echo within %d ms", c.options().waitMillis());
-        Checks.check(seen.lastKey() < window, "with nothing acknowledged the responder sent CSN %d, beyond the window"
-                + " of %d the suite announced [SPEC-ADM-1]", seen.lastKey(), window);
-        Checks.check(seen.size() == window, "with nothing acknowledged the responder sent %d CSNs, not the %d its"
-                + " window allows (a stall below the window, or data lost on the way)", seen.size(), window);
+        // Only the bound is a rule: how much of the window a sender fills before its first ACK is its congestion
+        // control's choice ([SPEC-CONF-3]), so fewer CSNs than the window is no failure.
+        Checks.check(seen.lastKey() < window, "with nothing acknowledged the responder sent CSN %d (%d distinct CSNs),"
+                + " beyond the window of %d the suite announced [SPEC-ADM-1]", seen.lastKey(), seen.size(), window);
         s.autoAck(true);
         s.ack(0);
         Scenarios.awaitEchoes(s, 1, "a SEND of " + packets + " packets through a window of " + window);

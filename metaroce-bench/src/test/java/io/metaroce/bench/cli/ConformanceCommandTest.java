@@ -24,17 +24,24 @@ class ConformanceCommandTest {
     @Test
     void theSuitePassesAgainstTheResponderCommandAndWritesJson(@TempDir Path dir) throws Exception {
         CliRun.Background responder = CliRun.start("conformance-responder", "--bind", "127.0.0.1:0", "--seconds", "60");
-        String address = responder.await("listening on (\\S+)", 30);
-        assertThat(address).as(responder.err().toString()).isNotNull();
-        Path json = dir.resolve("conformance.json");
-        CliRun run = CliRun.of("conformance", "--target", address, "--case", "handshake,close", "--wait-ms", "5000",
-                "--json", json.toString());
-        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        assertThat(run.out()).contains("PASS  handshake.challenge").contains("PASS  close.graceful")
-                .contains("5 cases: 5 passed, 0 failed, 0 skipped");
-        String text = Files.readString(json);
-        assertThat(text).contains("\"passed\": 5").contains("\"failed\": 0")
-                .contains("{\"id\": \"handshake.accept\", \"verdict\": \"PASS\", \"rules\": [\"SPEC-CONN-12\"");
+        try {
+            String address = responder.await("listening on (\\S+)", 30);
+            assertThat(address).as(responder.err().toString()).isNotNull();
+            Path json = dir.resolve("conformance.json");
+            CliRun run = CliRun.of("conformance", "--target", address, "--case", "handshake,close", "--wait-ms", "5000",
+                    "--json", json.toString());
+            assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+            assertThat(run.out()).contains("PASS  handshake.challenge").contains("PASS  close.graceful")
+                    .contains("5 cases: 5 passed, 0 failed, 0 skipped");
+            String text = Files.readString(json);
+            assertThat(text).contains("\"passed\": 5").contains("\"failed\": 0")
+                    .contains("{\"id\": \"handshake.accept\", \"verdict\": \"PASS\", \"rules\": [\"SPEC-CONN-12\"");
+        } finally {
+            // Stopped here, not left to run its 60 s beside the tests that follow.
+            responder.thread().interrupt();
+        }
+        responder.thread().join(30_000);
+        assertThat(responder.thread().isAlive()).isFalse();
     }
 
     @Test

@@ -26,7 +26,8 @@ final class JitSettle {
     static final long QUIET_MILLIS = 5;
 
     /** A queued compile ("id level method") or one in progress ("C2 CompilerThread0 id level method"). */
-    private static final Pattern COMPILE_LINE = Pattern.compile("(?m)^(\\d+\\s|\\S.*CompilerThread\\d+\\s+\\d)");
+    // HotSpot right-aligns the compile id: ids below 1000 start with a space.
+    private static final Pattern COMPILE_LINE = Pattern.compile("(?m)^([ \\t]*\\d+\\s|\\S.*CompilerThread\\d+\\s+\\d)");
 
     /** How the wait sleeps (a test passes one that only advances its clock). */
     @FunctionalInterface
@@ -62,20 +63,22 @@ final class JitSettle {
         if (maxMillis < 0) {
             throw new IllegalArgumentException("maxMillis must be >= 0, not " + maxMillis);
         }
-        if (pendingCompiles.getAsInt() == 0) {
+        int pending = pendingCompiles.getAsInt();
+        if (pending == 0) {
             return 0;
         }
         long before = compileMillis.getAsLong();
         long waited = 0;
-        while (before >= 0 && waited < maxMillis) {
+        // Either measure suffices: a readable queue with an unreadable compilation time still waits.
+        while ((pending >= 0 || before >= 0) && waited < maxMillis) {
             long step = Math.min(INTERVAL_MILLIS, maxMillis - waited);
             sleeper.sleep(step);
             waited += step;
-            int pending = pendingCompiles.getAsInt();
+            pending = pendingCompiles.getAsInt();
             long after = compileMillis.getAsLong();
             boolean quiet = pending >= 0 ? pending == 0
-                    : step == INTERVAL_MILLIS && after - before <= QUIET_MILLIS;
-            if (after < 0 || quiet) {
+                    : before >= 0 && after >= 0 && step == INTERVAL_MILLIS && after - before <= QUIET_MILLIS;
+            if (pending < 0 && after < 0 || quiet) {
                 break;
             }
             before = after;

@@ -1100,8 +1100,9 @@ public final class Connection implements ScoreboardListener {
             }
             acksMayBeDue = unacknowledged;
         }
-        if (control.hasProbeAck()) {
-            return control.writeProbeAck(out, p, codec);
+        // Entries for paths gone are dropped inside; the poll then goes on to what else is due.
+        if (control.hasProbeAck() && control.writeProbeAck(out, p, codec)) {
+            return true;
         }
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;

@@ -182,6 +182,12 @@ public final class AimdController implements CongestionController {
     /** Paths in service that take no new data (SUSPECT beside an ACTIVE path): no share of the hint [SPEC-PATH-14]. */
     private boolean[] noNewData = new boolean[0];
     /**
+     * Whether a packet was ever sent on the path: ids below {@code pathsSeen} include paths the
+     * controller never heard of (the arrays grow to the highest id told), which the balanced
+     * increase must not count as in service [SPEC-CC-32].
+     */
+    private boolean[] opened = new boolean[0];
+    /**
      * Whether the path's window, not pacing, held a packet back since its window last grew: then
      * the window grows even while the hint limits the rate ([SPEC-CC-21]).
      */
@@ -310,6 +316,7 @@ public final class AimdController implements CongestionController {
     @Override
     public void onPacketSent(int pathId, int bytes, long nowNanos) {
         ensure(pathId);
+        opened[pathId] = true;
         inFlight[pathId] += bytes;
         totalInFlight += bytes;
         largestFlight[pathId] = Math.max(largestFlight[pathId], inFlight[pathId]);
@@ -523,7 +530,7 @@ public final class AimdController implements CongestionController {
         double largest = 0;
         int inService = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i]) {
+            if (takesNewData(i)) {
                 inService++;
                 largest = Math.max(largest, pathRate(i));
             }
@@ -534,7 +541,7 @@ public final class AimdController implements CongestionController {
         double sum = 0;
         double own = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i]) {
+            if (takesNewData(i)) {
                 double x = pathRate(i);
                 double a = largest / x;
                 double g = x * x * (1 + a) / 2 * (4 + a) / 5;
@@ -545,6 +552,14 @@ public final class AimdController implements CongestionController {
             }
         }
         return Math.max(1, (long) (datagramBytes * inService * own / sum));
+    }
+
+    /**
+     * Whether path {@code pathId} counts as taking new data for the balanced increase: a packet
+     * was sent on it, and it is neither failed nor told to take no new data.
+     */
+    private boolean takesNewData(int pathId) {
+        return opened[pathId] && !failed[pathId] && !noNewData[pathId];
     }
 
     /** Window over smoothed RTT ({@code initialRttNanos} before a sample): BALIA's {@code x}, bytes per ns. */
@@ -922,6 +937,7 @@ public final class AimdController implements CongestionController {
         windowBlocked = Arrays.copyOf(windowBlocked, size);
         failed = Arrays.copyOf(failed, size);
         noNewData = Arrays.copyOf(noNewData, size);
+        opened = Arrays.copyOf(opened, size);
         for (int i = old; i < size; i++) {
             window[i] = startWindow;
             slowStart[i] = slowStartEnabled;

@@ -675,8 +675,9 @@ public final class Connection implements ScoreboardListener {
             stats.unknownPathPackets++;
             return;
         }
-        if (p.probeId != path.lastProbeAckId) {
-            // A copy of an answer already taken ([SPEC-SACK-14]) is no new RTT sample.
+        if (p.probeId > path.lastProbeAckId) {
+            // Probe ids grow: an id at or below the newest answered on this path is a copy of an
+            // answer already taken ([SPEC-SACK-14]) or a late answer to an older probe, no sample.
             path.lastProbeAckId = p.probeId;
             path.rtt.update(nowNanos - p.timestampNanos);
         }
@@ -1100,8 +1101,9 @@ public final class Connection implements ScoreboardListener {
             }
             acksMayBeDue = unacknowledged;
         }
-        if (control.hasProbeAck()) {
-            return control.writeProbeAck(out, p, codec);
+        // Entries for paths gone are dropped inside; the poll then goes on to what else is due.
+        if (control.hasProbeAck() && control.writeProbeAck(out, p, codec)) {
+            return true;
         }
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;

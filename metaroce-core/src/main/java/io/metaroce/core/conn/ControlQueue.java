@@ -107,21 +107,30 @@ final class ControlQueue {
         return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
     }
 
-    /** Writes the oldest queued PROBE_ACK (one copy of it: it stays queued until its last copy). */
+    /**
+     * Writes one copy of the oldest queued PROBE_ACK whose path is still open (it stays queued
+     * until its last copy); entries whose path is gone (dropped by the peer's grant) are dropped
+     * whole, copies and all, on the way. False if none is left to write.
+     */
     boolean writeProbeAck(Transmit out, Packet p, PacketCodec codec) {
-        int i = probeAckHead;
-        probeAckPathAndCopies[i] -= 1 << 16;
-        if (probeAckPathAndCopies[i] >>> 16 == 0) {
-            probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
-            probeAckCount--;
+        while (probeAckCount > 0) {
+            int i = probeAckHead;
+            Path path = paths.get(probeAckPathAndCopies[i] & 0xFFFF);
+            if (path == null) {
+                probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
+                probeAckCount--;
+                continue;
+            }
+            probeAckPathAndCopies[i] -= 1 << 16;
+            if (probeAckPathAndCopies[i] >>> 16 == 0) {
+                probeAckHead = (probeAckHead + 1) % PROBE_QUEUE;
+                probeAckCount--;
+            }
+            emitter.header(p, PacketType.PROBE_ACK, path.id);
+            p.probeId = probeAckId[i];
+            p.timestampNanos = probeAckTimestamp[i];
+            return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
         }
-        Path path = paths.get(probeAckPathAndCopies[i] & 0xFFFF);
-        if (path == null) {
-            return false;
-        }
-        emitter.header(p, PacketType.PROBE_ACK, path.id);
-        p.probeId = probeAckId[i];
-        p.timestampNanos = probeAckTimestamp[i];
-        return emitter.emit(out, p, codec, path, 0, null, 0, emitter.lastSendNanos());
+        return false;
     }
 }

@@ -113,7 +113,7 @@ final class DataWriter {
         if (firstLengthTold) {
             return;
         }
-        int w = scheduler.peekWork();
+        int w = scheduler.peekWork(nowNanos);
         if (w == StreamTable.NONE) {
             return;
         }

@@ -39,7 +39,7 @@ final class Path {
     int reportedState = PathState.ACTIVE;
     /** Id of the last health PATH_PROBE sent on this path (0: none yet); its PROBE_ACK is progress. */
     long probeId;
-    /** Id of the latest PROBE_ACK taken on this path (0: none): a repeated copy of it is no RTT sample. */
+    /** Highest probe id answered on this path (0: none): a PROBE_ACK at or below it is no RTT sample. */
     long lastProbeAckId;
     /** When the outstanding health probe counts as unanswered, or {@link Long#MAX_VALUE}. */
     long probeDeadlineNanos = Long.MAX_VALUE;

@@ -80,18 +80,57 @@ final class SendScheduler {
     }
 
     /**
-     * The work request the next packet most likely comes from, without taking a turn: the first
-     * ready stream's next, else the first READ response; {@link StreamTable#NONE} if none. For
-     * telling the congestion controller the length of a connection's first packet [SPEC-CC-16].
+     * The work request {@link #nextWorkToSend} would return at {@code nowNanos}, without taking a
+     * turn or changing any queue; {@link StreamTable#NONE} if none. For telling the congestion
+     * controller the length of a connection's first packet [SPEC-CC-16], which must be the length
+     * of the packet that then goes first. The queues are walked by rotating each once round, which
+     * leaves them in their order and allocates nothing.
      */
-    int peekWork() {
-        if (!readyStreams.isEmpty()) {
-            int w = streams.sendCursor(readyStreams.peekInt());
-            if (w != StreamTable.NONE) {
-                return w;
+    int peekWork(long nowNanos) {
+        int response = firstLiveResponse();
+        // nextWorkToSend flips the turn first: a response goes now if the turn is not yet its.
+        if (!responsesTurn && response != StreamTable.NONE) {
+            return response;
+        }
+        int chosen = StreamTable.NONE;
+        int n = readyStreams.size();
+        for (int i = 0; i < n; i++) {
+            int s = readyStreams.pollInt();
+            readyStreams.addInt(s);
+            if (chosen != StreamTable.NONE) {
+                continue;
+            }
+            int w = streams.sendCursor(s);
+            if (w != StreamTable.NONE && work.allSent[w]) {
+                w = nextNotAllSent(work.next[w]);
+            }
+            if (w != StreamTable.NONE && streams.pausedUntilNanos(s) <= nowNanos) {
+                chosen = w;
             }
         }
-        return responses.isEmpty() ? StreamTable.NONE : responses.peekInt();
+        return chosen != StreamTable.NONE ? chosen : response;
+    }
+
+    /** The first queued READ response not abandoned or all sent, as nextWorkToSend skips to. */
+    private int firstLiveResponse() {
+        int found = StreamTable.NONE;
+        int n = responses.size();
+        for (int i = 0; i < n; i++) {
+            int w = responses.pollInt();
+            responses.addInt(w);
+            if (found == StreamTable.NONE && work.kind[w] == WorkRequests.READ_RESPONSE && !work.allSent[w]) {
+                found = w;
+            }
+        }
+        return found;
+    }
+
+    /** {@code w} or the first request after it in its stream with packets left, as advanceCursor finds. */
+    private int nextNotAllSent(int w) {
+        while (w != StreamTable.NONE && work.allSent[w]) {
+            w = work.next[w];
+        }
+        return w;
     }
 
     /** Whether a stream or a READ response may have a packet to send (streams paused by RNR excepted). */
@@ -109,11 +148,7 @@ final class SendScheduler {
         }
         int s = work.stream[w];
         if (streams.sendCursor(s) == w) {
-            int next = work.next[w];
-            while (next != StreamTable.NONE && work.allSent[next]) {
-                next = work.next[next];
-            }
-            streams.sendCursor(s, next);
+            streams.sendCursor(s, nextNotAllSent(work.next[w]));
         }
     }
 

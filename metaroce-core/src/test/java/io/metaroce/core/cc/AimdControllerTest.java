@@ -1368,4 +1368,31 @@ class AimdControllerTest {
             assertThat(total).as("seed %d", seed).isBetween((long) n * D - n, (long) n * D);
         }
     }
+
+    /**
+     * [SPEC-CC-32]: only paths the controller heard of count among those taking new data. A
+     * controller told of paths 0 and 3 (its arrays grow to id 3, so ids 1 and 2 exist but were
+     * never used) shares two datagrams between those two, not four among four.
+     */
+    @Test
+    void theBalancedIncreaseCountsOnlyThePathsTheControllerHeardOf() {
+        EngineConfig balanced = CONFIG.toBuilder().aimdBalancedIncrease(true).build();
+        int[] used = {0, 3};
+        long[] rtt = {10_000, 60_000};
+        long total = 0;
+        long[] grew = new long[2];
+        for (int k = 0; k < 2; k++) {
+            AimdController cc = new AimdController(balanced);
+            for (int j = 0; j < 2; j++) {
+                sampleRtt(cc, used[j], rtt[j], 0);
+                halve(cc, used[j]);
+            }
+            long window = cc.windowBytes(used[k]);
+            sendAndAck(cc, used[k], window);
+            grew[k] = cc.windowBytes(used[k]) - window;
+            total += grew[k];
+        }
+        assertThat(grew[0]).as("the faster path gets more").isGreaterThan(grew[1]);
+        assertThat(total).as("two datagrams between the two paths heard of").isBetween(2L * D - 2, 2L * D);
+    }
 }

@@ -327,6 +327,43 @@ class HostileInputTest {
         assertConnectionStillCarriesAVerifiedSend("unknown path ids");
     }
 
+    /**
+     * [SPEC-SACK-7]: a PROBE_ACK gives an RTT sample only as the first answer on its path to a probe
+     * newer than every probe already answered there: a repeated copy, or a late answer to an older
+     * probe (whose timestamp is older still), gives none; a newer probe's answer does.
+     */
+    @Test
+    void onlyTheFirstAnswerToTheNewestProbeGivesAnRttSample() {
+        long before = smoothedRtt(0);
+        injectProbeAck(0, 1_000_000, p.now() - 20_000);
+        long afterFirst = smoothedRtt(0);
+        assertThat(afterFirst).as("the first answer to probe 1000000 is a sample").isNotEqualTo(before);
+        injectProbeAck(0, 1_000_000, p.now() - 3_000_000);
+        assertThat(smoothedRtt(0)).as("a copy of the same answer is none").isEqualTo(afterFirst);
+        injectProbeAck(0, 999_999, p.now() - 5_000_000);
+        assertThat(smoothedRtt(0)).as("a late answer to an older probe is none").isEqualTo(afterFirst);
+        injectProbeAck(0, 1_000_001, p.now() - 4_000_000);
+        assertThat(smoothedRtt(0)).as("the answer to a newer probe is a sample").isGreaterThan(afterFirst);
+    }
+
+    private long smoothedRtt(int pathId) {
+        io.metaroce.core.api.PathStats stats = new io.metaroce.core.api.PathStats();
+        assertThat(server.readPathStats(pathId, stats)).isTrue();
+        return stats.smoothedRttNanos;
+    }
+
+    private void injectProbeAck(int pathId, long probeId, long timestampNanos) {
+        Packet pk = new Packet();
+        pk.type = PacketType.PROBE_ACK;
+        pk.pathId = pathId;
+        pk.destinationConnectionId = server.localId();
+        pk.probeId = probeId;
+        pk.timestampNanos = timestampNanos;
+        ByteBuffer b = ByteBuffer.allocate(PacketCodec.fixedLength(PacketType.PROBE_ACK));
+        int n = new PacketCodec().encode(pk, b, 0, null, 0);
+        inject(b, 0, n);
+    }
+
     @Test
     void otherPacketsNamingAPathBeyondTheNegotiatedCountAreCountedAsUnknownPath() {
         PacketCodec codec = new PacketCodec();

@@ -34,6 +34,15 @@ final class RandomConnectionRun {
      * every event; returns the pair at the end of the run.
      */
     static Pair run(long seed, long salt, int maxOps, String name, BiConsumer<Pair, String> check) {
+        return run(seed, salt, maxOps, name, 0, check);
+    }
+
+    /**
+     * As {@link #run(long, long, int, String, BiConsumer)}, with every packet lost with
+     * probability at least {@code minLoss} (drawn loss rates are added to it), for tests that
+     * need every case to lose and resend.
+     */
+    static Pair run(long seed, long salt, int maxOps, String name, double minLoss, BiConsumer<Pair, String> check) {
         SplittableRandom rnd = PropertySeeds.generator(seed, salt);
         int paths = 1 + rnd.nextInt(6);
         boolean aimd = rnd.nextBoolean();
@@ -42,7 +51,7 @@ final class RandomConnectionRun {
                 ? MetaroceProtocol.simulatorConfig().toBuilder().receiveCapacityBytesPerSecond(50_000_000L).build()
                 : EngineConfig.defaults();
         SplittableRandom phases = new SplittableRandom(seed);
-        NetworkConditions net = new NetworkConditions(rnd.nextDouble() * 0.05, rnd.nextDouble() * 0.01, 0,
+        NetworkConditions net = new NetworkConditions(minLoss + rnd.nextDouble() * 0.05, rnd.nextDouble() * 0.01, 0,
                 2_000 + rnd.nextLong(20_000), rnd.nextLong(3_000), rnd.nextLong(30_000), rnd.nextDouble() * 0.2);
         int holePath = rnd.nextInt(paths);
         long holeStart = rnd.nextLong(20 * MS);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.cc.AimdController;
-import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.cc.ForwardingController;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
@@ -77,10 +77,12 @@ class FirstPacketLengthTest {
     }
 
     /** Forwards to an AIMD controller and logs the first-packet length, the asks and the sends. */
-    private record Recording(AimdController inner, Log log) implements CongestionController {
-        @Override
-        public long sendAllowanceBytes(int pathId, long nowNanos) {
-            return inner.sendAllowanceBytes(pathId, nowNanos);
+    private static final class Recording extends ForwardingController {
+        private final Log log;
+
+        Recording(AimdController inner, Log log) {
+            super(inner);
+            this.log = log;
         }
 
         @Override
@@ -100,40 +102,6 @@ class FirstPacketLengthTest {
             log.calls.add(new long[] {2, bytes});
             inner.onPacketSent(pathId, bytes, nowNanos);
         }
-
-        @Override
-        public void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos) {
-            inner.onPacketAcked(pathId, bytes, rttNanos, nowNanos);
-        }
-
-        @Override
-        public void onPacketLost(int pathId, int bytes, long nowNanos) {
-            inner.onPacketLost(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onSpuriousLoss(int pathId, int bytes, long nowNanos) {
-            inner.onSpuriousLoss(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onPacketDiscarded(int pathId, int bytes, long nowNanos) {
-            inner.onPacketDiscarded(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onEcnFeedback(int pathId, long newlyEct, long newlyCe, long nowNanos) {
-            inner.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
-        }
-
-        @Override
-        public void onRateHint(long bytesPerSecond, long nowNanos) {
-            inner.onRateHint(bytesPerSecond, nowNanos);
-        }
-
-        @Override
-        public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
-            inner.onAnnouncedShare(bytesPerSecond, nowNanos);
-        }
     }
+
 }

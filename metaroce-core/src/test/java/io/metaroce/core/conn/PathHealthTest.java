@@ -562,62 +562,22 @@ class PathHealthTest {
     }
 
     /** Forwards to an AIMD controller and records each loss with what it was told of its path. */
-    private record RecordingController(AimdController inner, boolean[] takes, List<long[]> losses, Events events)
-            implements io.metaroce.core.cc.CongestionController {
-        @Override
-        public long sendAllowanceBytes(int pathId, long nowNanos) {
-            return inner.sendAllowanceBytes(pathId, nowNanos);
-        }
+    private static final class RecordingController extends io.metaroce.core.cc.ForwardingController {
+        private final boolean[] takes;
+        private final List<long[]> losses;
+        private final Events events;
 
-        @Override
-        public long nextSendTimeNanos(int pathId, long nowNanos) {
-            return inner.nextSendTimeNanos(pathId, nowNanos);
-        }
-
-        @Override
-        public boolean pacingAnswersReusable() {
-            return inner.pacingAnswersReusable();
-        }
-
-        @Override
-        public void onPacketSent(int pathId, int bytes, long nowNanos) {
-            inner.onPacketSent(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos) {
-            inner.onPacketAcked(pathId, bytes, rttNanos, nowNanos);
+        RecordingController(AimdController inner, boolean[] takes, List<long[]> losses, Events events) {
+            super(inner);
+            this.takes = takes;
+            this.losses = losses;
+            this.events = events;
         }
 
         @Override
         public void onPacketLost(int pathId, int bytes, long nowNanos) {
             losses.add(new long[] {events.pair.now(), pathId, takes[pathId] ? 1 : 0});
             inner.onPacketLost(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onSpuriousLoss(int pathId, int bytes, long nowNanos) {
-            inner.onSpuriousLoss(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onPacketDiscarded(int pathId, int bytes, long nowNanos) {
-            inner.onPacketDiscarded(pathId, bytes, nowNanos);
-        }
-
-        @Override
-        public void onEcnFeedback(int pathId, long newlyEct, long newlyCe, long nowNanos) {
-            inner.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
-        }
-
-        @Override
-        public void onRateHint(long bytesPerSecond, long nowNanos) {
-            inner.onRateHint(bytesPerSecond, nowNanos);
-        }
-
-        @Override
-        public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
-            inner.onAnnouncedShare(bytesPerSecond, nowNanos);
         }
 
         @Override

@@ -51,7 +51,7 @@ class AllowanceQuestionSettledPropertyTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void aSettledQuestionAskedAgainChangesNothing(long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x632BE59BD9B4E019L + 5); // not the generator's own gamma: seeds stay apart
+        SplittableRandom rnd = PropertySeeds.generator(seed, 5);
         int paths = 1 + rnd.nextInt(8);
         int kind = rnd.nextInt(4);
         EngineConfig config = kind == 3 ? MetaroceProtocol.simulatorConfig() : EngineConfig.defaults();

@@ -143,6 +143,12 @@ public final class UdpEndpoint implements AutoCloseable {
         drive();
     };
     private final Runnable timerTask = this::onTimer;
+    /** Whether {@link #dueTask} is queued on the loop. */
+    private boolean dueTaskPending;
+    private final Runnable dueTask = () -> {
+        dueTaskPending = false;
+        onDue();
+    };
     private final CompletionHandler completionHandler = this::onCompletion;
     private final DatagramReceiver receiver = new DatagramReceiver() {
         @Override
@@ -583,11 +589,33 @@ public final class UdpEndpoint implements AutoCloseable {
         drive();
     }
 
+    /**
+     * The engine's deadline has already passed after a drive: run its timers as the loop's next
+     * task (after one look at the sockets), leaving the timer as it is. This is the saturated
+     * sender's usual case: a drive sends a path's pacing burst ([SPEC-CC-13]) and stops with the
+     * next packet already due because the pacing clock lags; the loop then turned around through
+     * the timer (a {@code timerfd_settime} of 1 ns, its expiry, a {@code read}) once a burst.
+     */
+    private void onDue() {
+        if (shutDown) {
+            return;
+        }
+        endpoint.handleTimeout(now());
+        drive();
+    }
+
     private void armTimer(long deadline) {
         if (deadline >= timerDeadline) {
             return; // none, or not before the armed one (which then finds nothing due, and re-arms)
         }
         long delay = deadline == Long.MIN_VALUE ? 0 : Math.max(0, deadline - now());
+        if (delay == 0) {
+            if (!dueTaskPending) {
+                dueTaskPending = true;
+                loop.execute(dueTask);
+            }
+            return;
+        }
         timerDeadline = deadline;
         timer.arm(delay);
     }

@@ -41,9 +41,11 @@ import java.nio.ByteOrder;
  * each datagram is handed over with the ECN bits of its IP header, read from the {@code IP_TOS}
  * control message that {@code IP_RECVTOS} asks for. With GRO ({@code UDP_GRO}, where the kernel
  * has it) a slot may hold a run of datagrams coalesced by the kernel; they are handed over one by
- * one, cut at the segment size the kernel reports. Send: datagrams are copied into a second
+ * one, cut at the segment size the kernel reports. Send: datagrams are queued in a second
  * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
- * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). Nothing is
+ * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). A datagram
+ * the endpoint encoded in one of its {@link SendSlots} is sent from there (the batch's iovec points
+ * at the slot, {@link #writeInPlace}); one given to {@link #write} is copied into the batch. Nothing is
  * allocated per datagram once every peer address has been seen. Runs of equal-length datagrams to
  * one destination go as GSO sends (see {@link #flush()}).
  *
@@ -249,18 +251,48 @@ final class LinuxUdpSocket implements UdpSocket {
 
     @Override
     public boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn) {
-        if (closed || length > send.slotBytes) {
+        int i = enqueue(length, to, ecn);
+        if (i < 0) {
             return false;
+        }
+        if (source.hasArray()) {
+            send.payloadsView.put(send.payloadOffset(i), source.array(), source.arrayOffset(), length);
+        } else {
+            send.payloadsView.put(send.payloadOffset(i), source, 0, length);
+        }
+        // The entry may have pointed at an endpoint slot in an earlier batch: back to its own.
+        send.pointAt(i, send.payloadAddress(i));
+        return true;
+    }
+
+    /** Queues the datagram where the endpoint encoded it: the iovec points at the slot, no copy. */
+    @Override
+    public boolean writeInPlace(ByteBuffer slot, long slotAddress, int length, InetSocketAddress to, int ecn) {
+        int i = enqueue(length, to, ecn);
+        if (i < 0) {
+            return false;
+        }
+        send.pointAt(i, slotAddress);
+        return true;
+    }
+
+    /**
+     * Takes the next entry of the send batch (flushing a full one first) for a datagram of
+     * {@code length} bytes to {@code to} and fills in its destination; the caller points its
+     * iovec at the payload. Returns the entry, or -1 if the datagram cannot be queued.
+     */
+    private int enqueue(int length, InetSocketAddress to, int ecn) {
+        if (closed || length > send.slotBytes) {
+            return -1;
         }
         long packed = addresses.toPacked(to);
         if (packed < 0) {
-            return false; // not IPv4: this layer is IPv4 only (the endpoint checks at build time)
+            return -1; // not IPv4: this layer is IPv4 only (the endpoint checks at build time)
         }
         if (queued == send.capacity) {
             flush();
         }
         int i = queued++;
-        send.payloadsView.put(send.payloadOffset(i), source.array(), source.arrayOffset(), length);
         int name = send.nameOffset(i);
         send.namesView.putShort(name, (short) LinuxSyscalls.AF_INET);
         send.namesBigEndian.putShort(name + 2, (short) packed);
@@ -268,7 +300,7 @@ final class LinuxUdpSocket implements UdpSocket {
         destination[i] = packed;
         ecnOf[i] = ecn & 3;
         lengthOf[i] = length;
-        return true;
+        return i;
     }
 
     /**

@@ -54,6 +54,8 @@ final class MessageBatch {
     final ByteBuffer payloadsView;
     /** {@link #names} in network (big-endian) order: ports and IPv4 addresses. */
     final ByteBuffer namesBigEndian;
+    /** Native address of {@link #payloads}. */
+    private final long payloadBase;
     /** A {@link ByteBuffer} view of each payload slot, made once. */
     private final ByteBuffer[] payloadViews;
 
@@ -71,6 +73,7 @@ final class MessageBatch {
         this.namesView = nativeView(names);
         this.controlsView = nativeView(controls);
         this.payloadsView = payloads.asByteBuffer();
+        this.payloadBase = payloads.address();
         this.namesBigEndian = names.asByteBuffer().order(ByteOrder.BIG_ENDIAN);
         this.payloadViews = new ByteBuffer[capacity];
         for (int i = 0; i < capacity; i++) {
@@ -98,6 +101,19 @@ final class MessageBatch {
 
     ByteBuffer payloadView(int i) {
         return payloadViews[i];
+    }
+
+    /** Native address of slot {@code i}'s own payload buffer. */
+    long payloadAddress(int i) {
+        return payloadBase + (long) i * slotBytes;
+    }
+
+    /**
+     * Points message {@code i}'s iovec at {@code address}: its payload is sent from there (a slot
+     * of the endpoint's {@link SendSlots}, or this batch's own slot again).
+     */
+    void pointAt(int i, long address) {
+        iovecsView.putLong(i * IOVEC_BYTES, address);
     }
 
     int payloadOffset(int i) {

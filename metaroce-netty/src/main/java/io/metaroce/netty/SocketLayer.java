@@ -22,6 +22,16 @@ interface SocketLayer {
     /** Whether received datagrams carry their real ECN codepoint (otherwise 0 is reported). */
     boolean readsEcn();
 
+    /**
+     * Whether this layer's sockets send a datagram from the endpoint's {@link SendSlots} without
+     * copying it ({@link UdpSocket#writeInPlace}); the endpoint then has the engine encode every
+     * datagram into such a slot. By default false: the engine encodes into one heap buffer and
+     * {@link UdpSocket#write} copies it.
+     */
+    default boolean sendsInPlace() {
+        return false;
+    }
+
     /** A new event loop group this layer's sockets can run on ({@code threads} loops). */
     EventLoopGroup newEventLoopGroup(int threads);
 

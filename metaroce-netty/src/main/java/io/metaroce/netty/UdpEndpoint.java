@@ -106,6 +106,11 @@ public final class UdpEndpoint implements AutoCloseable {
 
     // ---- event-loop state ----
     private final Transmit transmit;
+    /**
+     * Where the engine encodes each datagram when the layer sends in place (null otherwise: one
+     * heap buffer, copied by the socket).
+     */
+    private final SendSlots slots;
     private final SplittableRandom dropRandom;
     private UdpSocket[] sockets = new UdpSocket[16];
     private long[] socketDatagramsReceived = new long[16];
@@ -138,6 +143,12 @@ public final class UdpEndpoint implements AutoCloseable {
         drive();
     };
     private final Runnable timerTask = this::onTimer;
+    /** Whether {@link #dueTask} is queued on the loop. */
+    private boolean dueTaskPending;
+    private final Runnable dueTask = () -> {
+        dueTaskPending = false;
+        onDue();
+    };
     private final CompletionHandler completionHandler = this::onCompletion;
     private final DatagramReceiver receiver = new DatagramReceiver() {
         @Override
@@ -224,6 +235,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.completionSink = b.completionSink;
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
+        this.slots = layer.sendsInPlace() ? new SendSlots(config.maxDatagramBytes()) : null;
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
         b.secureRandom.nextBytes(secret);
         Endpoint.Builder engine = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
@@ -552,7 +564,13 @@ public final class UdpEndpoint implements AutoCloseable {
             collectingPosts = false;
         }
         long now = now();
-        while (endpoint.pollTransmit(now, transmit)) {
+        while (true) {
+            if (slots != null) {
+                transmit.buffer = slots.current();
+            }
+            if (!endpoint.pollTransmit(now, transmit)) {
+                break;
+            }
             send();
         }
         flushDirty();
@@ -571,11 +589,33 @@ public final class UdpEndpoint implements AutoCloseable {
         drive();
     }
 
+    /**
+     * The engine's deadline has already passed after a drive: run its timers as the loop's next
+     * task (after one look at the sockets), leaving the timer as it is. This is the saturated
+     * sender's usual case: a drive sends a path's pacing burst ([SPEC-CC-13]) and stops with the
+     * next packet already due because the pacing clock lags; the loop then turned around through
+     * the timer (a {@code timerfd_settime} of 1 ns, its expiry, a {@code read}) once a burst.
+     */
+    private void onDue() {
+        if (shutDown) {
+            return;
+        }
+        endpoint.handleTimeout(now());
+        drive();
+    }
+
     private void armTimer(long deadline) {
         if (deadline >= timerDeadline) {
             return; // none, or not before the armed one (which then finds nothing due, and re-arms)
         }
         long delay = deadline == Long.MIN_VALUE ? 0 : Math.max(0, deadline - now());
+        if (delay == 0) {
+            if (!dueTaskPending) {
+                dueTaskPending = true;
+                loop.execute(dueTask);
+            }
+            return;
+        }
         timerDeadline = deadline;
         timer.arm(delay);
     }
@@ -591,18 +631,28 @@ public final class UdpEndpoint implements AutoCloseable {
             datagramsDropped++;
             return;
         }
-        if (!socket.write(transmit.buffer, transmit.length, (InetSocketAddress) transmit.remoteAddress,
-                transmit.ecn)) {
+        InetSocketAddress to = (InetSocketAddress) transmit.remoteAddress;
+        boolean queued = slots == null ? socket.write(transmit.buffer, transmit.length, to, transmit.ecn)
+                : socket.writeInPlace(transmit.buffer, slots.currentAddress(), transmit.length, to, transmit.ecn);
+        if (!queued) {
             sendErrors++;
-            return;
+            return; // the slot, if any, was not taken: the next datagram reuses it
         }
         datagramsSent++;
         if (!dirty[s]) {
             dirty[s] = true;
             dirtyList[dirtyCount++] = s;
         }
+        if (slots != null && slots.take()) {
+            flushDirty(); // every slot is queued on some socket: send them all, then reuse the slots
+        }
     }
 
+    /**
+     * Flushes every socket written since the last flush; then no socket holds a slot of
+     * {@link #slots} any more (a socket closed meanwhile never sends what it held), so they are
+     * all free again.
+     */
     private void flushDirty() {
         for (int i = 0; i < dirtyCount; i++) {
             int s = dirtyList[i];
@@ -613,6 +663,9 @@ public final class UdpEndpoint implements AutoCloseable {
             }
         }
         dirtyCount = 0;
+        if (slots != null) {
+            slots.reset();
+        }
     }
 
     private void onDatagram(int socket, ByteBuffer data, int offset, int length, InetSocketAddress sender, int ecn) {

@@ -24,6 +24,19 @@ interface UdpSocket {
     boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn);
 
     /**
+     * Queues the datagram of {@code length} bytes encoded in place in a slot of the endpoint's
+     * {@link SendSlots} ({@code slot}, at native address {@code slotAddress}). A layer that sends
+     * in place ({@link SocketLayer#sendsInPlace()}) sends it from there without copying, so the
+     * slot must keep its bytes until this socket's next {@link #flush}; by default the bytes are
+     * copied as by {@link #write}.
+     *
+     * @return false if the datagram could not be queued (it is lost; the engine recovers)
+     */
+    default boolean writeInPlace(ByteBuffer slot, long slotAddress, int length, InetSocketAddress to, int ecn) {
+        return write(slot, length, to, ecn);
+    }
+
+    /**
      * Hands everything queued by {@link #write} to the kernel.
      *
      * @return how many queued datagrams the kernel refused (a full send buffer): lost, to be

@@ -9,8 +9,13 @@ import java.nio.ByteBuffer;
  * <p>Not thread-safe.
  */
 public final class Transmit {
-    /** The driver's buffer; the datagram is written at index 0 and is {@link #length} bytes long. */
-    public final ByteBuffer buffer;
+    /**
+     * The driver's buffer; the datagram is written at index 0 and is {@link #length} bytes long.
+     * The driver may point it at another buffer between two polls (a slot of its send batch, so
+     * the datagram is encoded where the system call sends it from, with no copy); any buffer it
+     * points at must hold the largest datagram. The engine keeps no reference to it across polls.
+     */
+    public ByteBuffer buffer;
     /** Datagram length in bytes. */
     public int length;
     /** The driver's id of the local socket to send from (the path's source port). */

@@ -62,7 +62,9 @@ public class DataBoundBenchmark {
 
     private int nextOffset() {
         int o = offset;
-        offset = o + payloadBytes >= REGION_BYTES ? 0 : o + payloadBytes;
+        // Wrap when the next payload would not fit (payloads need not divide the region).
+        int n = o + payloadBytes;
+        offset = n + payloadBytes > REGION_BYTES ? 0 : n;
         return o;
     }
 

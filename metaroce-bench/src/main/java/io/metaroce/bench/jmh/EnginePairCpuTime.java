@@ -15,7 +15,7 @@ import java.lang.management.ThreadMXBean;
  * bytes at the end, as the benchmark's teardown does.
  *
  * <pre>
- * java -cp metaroce-bench/target/metaroce.jar io.metaroce.bench.jmh.EnginePairCpuTime [packets] [blocks] [warm-up packets]
+ * java -cp metaroce-bench/target/metaroce.jar io.metaroce.bench.jmh.EnginePairCpuTime [packets] [blocks] [warm-up packets] [payload sizes]
  * </pre>
  *
  * <p>A command-line tool: one thread, not thread-safe.
@@ -27,14 +27,18 @@ public final class EnginePairCpuTime {
     /**
      * Runs every variant and prints its figures.
      *
-     * @param args optional: DATA packets per block (default 2,000,000), blocks (5), warm-up packets (3,000,000)
+     * @param args optional: DATA packets per block (default 2,000,000), blocks (5), warm-up packets (3,000,000),
+     *     payload sizes in bytes, comma-separated (4096,256)
      */
     public static void main(String[] args) {
         long packets = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000;
         int blocks = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         long warmUp = args.length > 2 ? Long.parseLong(args[2]) : 3_000_000;
+        int[] payloads = args.length > 3
+                ? java.util.Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray()
+                : new int[] {4096, 256};
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        for (int payload : new int[] {4096, 256}) {
+        for (int payload : payloads) {
             byteWork(threads, payload, packets, blocks, warmUp);
             for (boolean send : new boolean[] {false, true}) {
                 EnginePairBenchmark b = new EnginePairBenchmark();

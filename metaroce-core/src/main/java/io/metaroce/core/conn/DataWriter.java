@@ -121,6 +121,22 @@ final class DataWriter {
         congestion.onFirstPacketBytes(nextDatagramBytes(w), nowNanos);
     }
 
+    /**
+     * The payload of every packet of work request {@code w}'s message under equal-length packets
+     * ({@link Segmentation#packetPayload}, two 64-bit divisions), taken from the packet issued last
+     * when that packet is {@code w}'s: every packet of a message has that one length, the payload
+     * size being fixed before any data leaves (by the handshake). The packet issued last is still
+     * in the table while it is at or above the floor.
+     */
+    private int equalPacketPayload(int w) {
+        long last = packets.next() - 1;
+        if (last >= packets.floor() && packets.owner(last) == w
+                && packets.ownerGeneration(last) == work.generation[w]) {
+            return packets.payloadLength(last);
+        }
+        return Segmentation.packetPayload(work.length[w], payloadBytesPerPacket());
+    }
+
     /** The datagram length of work request {@code w}'s next packet, cut as {@link #write} cuts it. */
     private int nextDatagramBytes(int w) {
         if (work.kind[w] == WorkRequests.READ) {
@@ -195,7 +211,7 @@ final class DataWriter {
         int length = 0;
         long offset = 0;
         if (work.kind[w] != WorkRequests.READ) {
-            length = equalLength ? Segmentation.packetPayload(work.length[w], payloadBytesPerPacket())
+            length = equalLength ? equalPacketPayload(w)
                     : (int) Math.min(payloadBytesPerPacket(), work.length[w] - sent);
             offset = equalLength ? Segmentation.packetOffset(work.length[w], length, sent) : sent;
         }
@@ -379,11 +395,19 @@ final class DataWriter {
 
     private Path pickPathForNewData(long nowNanos) {
         int count = paths.count();
+        // Round robin without a division per packet: (start + i) mod count by one wrap.
+        int start = paths.nextForData();
+        if (start >= count && count > 0) {
+            start %= count;
+        }
         for (int i = 0; i < count; i++) {
-            int id = (paths.nextForData() + i) % count;
+            int id = start + i;
+            if (id >= count) {
+                id -= count;
+            }
             Path path = paths.get(id);
             if (path != null && paths.usableForNewData(path) && canSendOn(path, nowNanos)) {
-                paths.nextForData((id + 1) % count);
+                paths.nextForData(id + 1 == count ? 0 : id + 1);
                 return path;
             }
         }
@@ -408,7 +432,7 @@ final class DataWriter {
             touched = true;
             return false;
         }
-        emitter.header(p, kind == WorkRequests.READ ? PacketType.READ_REQUEST : PacketType.DATA, path.id);
+        emitter.reliableHeader(p, kind == WorkRequests.READ ? PacketType.READ_REQUEST : PacketType.DATA, path.id);
         p.connectionSequence = csn;
         p.sequenceFloor = packets.floor();
         p.timestampNanos = nowNanos;

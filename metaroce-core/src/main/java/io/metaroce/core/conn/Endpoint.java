@@ -66,6 +66,13 @@ public final class Endpoint {
     private final ArrayList<Connection> connectionList = new ArrayList<>();
     private final ConnectionEvents events = new ConnectionEvents();
     private int transmitCursor;
+    /**
+     * The connection the last packet went to, and its id ({@code lastConnection} null: none): a
+     * connection's packets come in runs, and a hash lookup per packet showed in the receive path.
+     * Cleared whenever a connection leaves {@link #connections}.
+     */
+    private Connection lastConnection;
+    private long lastConnectionId;
     private boolean sweepNeeded;
     private int outstandingWork;
 
@@ -240,10 +247,16 @@ public final class Endpoint {
             onConnect(nowNanos, localSocket, remoteAddress);
             return;
         }
-        Connection c = connections.get(rx.destinationConnectionId);
-        if (c == null) {
-            stats.unknownConnection++;
-            return;
+        long id = rx.destinationConnectionId;
+        Connection c = lastConnection;
+        if (c == null || id != lastConnectionId) {
+            c = connections.get(id);
+            if (c == null) {
+                stats.unknownConnection++;
+                return;
+            }
+            lastConnection = c;
+            lastConnectionId = id;
         }
         c.handlePacket(nowNanos, rx, datagram, localSocket, remoteAddress, ecn);
         sweep();
@@ -328,12 +341,18 @@ public final class Endpoint {
         }
         latestNanos = Math.max(latestNanos, nowNanos);
         int n = connectionList.size();
+        // Round robin without a division per poll: (cursor + k) mod n by one wrap, the cursor
+        // being below n (the reduction only guards the invariant).
+        int cursor = transmitCursor < n ? transmitCursor : (n == 0 ? 0 : transmitCursor % n);
         for (int k = 0; k < n; k++) {
-            int i = (transmitCursor + k) % n;
+            int i = cursor + k;
+            if (i >= n) {
+                i -= n;
+            }
             Connection c = connectionList.get(i);
             if (c.pollTransmit(nowNanos, out, tx, codec)) {
                 // Next call starts with the next connection, so one busy connection cannot starve the rest.
-                transmitCursor = (i + 1) % n;
+                transmitCursor = i + 1 == n ? 0 : i + 1;
                 stats.datagramsSent++;
                 sweep();
                 return true;
@@ -430,6 +449,7 @@ public final class Endpoint {
             return;
         }
         sweepNeeded = false;
+        lastConnection = null;
         for (int i = connectionList.size() - 1; i >= 0; i--) {
             Connection c = connectionList.get(i);
             if (c.state() == ConnectionState.CLOSED) {

@@ -39,6 +39,26 @@ final class PacketEmitter {
         p.destinationConnectionId = destinationId;
     }
 
+    /**
+     * {@link #header} for a DATA or READ_REQUEST packet whose writer ({@code DataWriter}) sets
+     * every other field the encoder reads for that type: only the fields that writer may leave
+     * unset are reset (a few stores rather than the whole packet's forty, on every DATA packet).
+     * Fields the encoder does not read for the type may keep an earlier packet's values: every
+     * other writer starts with {@link #header}, which clears them.
+     */
+    void reliableHeader(Packet p, int type, int pathId) {
+        p.type = type;
+        p.pathId = pathId;
+        p.destinationConnectionId = destinationId;
+        p.flags = 0;
+        p.opcode = 0;
+        p.dataFlags = 0;
+        p.immediate = 0;
+        p.receiveSequence = 0;
+        p.payloadMessageOffset = 0;
+        p.payloadLength = 0;
+    }
+
     /** Encodes {@code p} into {@code out}, addressed to {@code path}; always returns true. */
     boolean emit(Transmit out, Packet p, PacketCodec codec, Path path, int ecn, ByteBuffer payload, int payloadIndex,
             long nowNanos) {

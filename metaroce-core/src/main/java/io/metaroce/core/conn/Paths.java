@@ -166,7 +166,8 @@ final class Paths {
         if (path == null) {
             path = new Path(pathId, localSocket, remoteAddress, config);
             open(path);
-        } else if (path.localSocket != localSocket || !path.remoteAddress.equals(remoteAddress)) {
+        } else if (path.localSocket != localSocket
+                || path.remoteAddress != remoteAddress && !path.remoteAddress.equals(remoteAddress)) {
             // The peer moved the path (a new source port) or a NAT rebound it: answer where it now is.
             path.localSocket = localSocket;
             path.remoteAddress = remoteAddress;

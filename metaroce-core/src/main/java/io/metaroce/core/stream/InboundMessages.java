@@ -18,6 +18,11 @@ public final class InboundMessages {
     private static final long MISSING = -1;
 
     private final Long2LongHashMap index = new Long2LongHashMap(8, 0.65f, MISSING);
+    /**
+     * The slot of the last message {@link #find} found or {@link #create} made (NONE: none): every
+     * packet of a message looks it up, and a hash lookup per packet showed in the receive path.
+     */
+    private int lastSlot = StreamTable.NONE;
     private int capacity;
     private int freeHead = StreamTable.NONE;
     private int used;
@@ -74,8 +79,16 @@ public final class InboundMessages {
 
     /** The slot of (stream, msn), or {@link StreamTable#NONE}. */
     public int find(int streamId, long msn) {
+        int last = lastSlot;
+        if (last != StreamTable.NONE && stream[last] == streamId && messageSequence[last] == msn) {
+            return last; // its own key, so the index maps that key to it
+        }
         long v = index.get(key(streamId, msn));
-        return v == MISSING ? StreamTable.NONE : (int) v;
+        if (v == MISSING) {
+            return StreamTable.NONE;
+        }
+        lastSlot = (int) v;
+        return lastSlot;
     }
 
     /** Creates a cleared slot for (stream, msn). */
@@ -100,12 +113,16 @@ public final class InboundMessages {
         status[i] = 0;
         complete[i] = false;
         index.put(key(streamId, msn), i);
+        lastSlot = i;
         return i;
     }
 
     /** Removes slot {@code i}. */
     public void remove(int i) {
         index.remove(key(stream[i], messageSequence[i]));
+        if (lastSlot == i) {
+            lastSlot = StreamTable.NONE;
+        }
         region[i] = null;
         next[i] = freeHead;
         freeHead = i;
@@ -115,6 +132,7 @@ public final class InboundMessages {
     /** Forgets every message (the connection is ending); keeps the grown columns. */
     public void clear() {
         index.clear();
+        lastSlot = StreamTable.NONE;
         java.util.Arrays.fill(region, null);
         freeHead = StreamTable.NONE;
         for (int i = capacity - 1; i >= 0; i--) {

@@ -1,5 +1,7 @@
 package io.metaroce.core.wire;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -44,8 +46,21 @@ public final class PacketCodec {
     private static final int OFF_CSN = 16;
     private static final int OFF_PSN = 24;
 
+    /** The longest header (a packet without its payload and checksum): an ACK's. */
+    private static final int MAX_HEADER_BYTES = WireConstants.ACK_BYTES - WireConstants.CHECKSUM_BYTES;
+
+    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private final CRC32C crc = new CRC32C();
-    /** Whether the buffer being processed is little-endian, so every multi-byte access is swapped. */
+    /**
+     * The header of the packet being encoded or decoded, big-endian as on the wire: fields are
+     * written here and go to the datagram in one bulk put, or come from it in one bulk get, so a
+     * packet costs one bounds check on the buffer rather than one per field.
+     */
+    private final byte[] header = new byte[MAX_HEADER_BYTES];
+    /** Whether the buffer being processed is little-endian, so the checksum trailer is swapped. */
     private boolean swap;
     /** Static description of the field that caused the last BAD_FIELD, for diagnostics. */
     private String lastFieldError = "";
@@ -145,10 +160,10 @@ public final class PacketCodec {
         if (checksum(src, offset, end) != getInt(src, end)) {
             return DecodeError.BAD_CHECKSUM;
         }
-        if (u8(src, offset + OFF_VERSION) != WireConstants.VERSION) {
+        if ((src.get(offset + OFF_VERSION) & 0xFF) != WireConstants.VERSION) {
             return DecodeError.BAD_VERSION;
         }
-        int type = u8(src, offset + OFF_TYPE);
+        int type = src.get(offset + OFF_TYPE) & 0xFF;
         if (!PacketType.isValid(type)) {
             return DecodeError.UNKNOWN_TYPE;
         }
@@ -159,6 +174,14 @@ public final class PacketCodec {
         } else if (length != fixedLength(type)) {
             return DecodeError.BAD_LENGTH;
         }
+
+        // The header (everything before the payload or the checksum) is copied out in one bulk
+        // get and its fields read from the array: a few wide array reads instead of a bounds,
+        // session and byte-order check on the buffer for each field.
+        int headerLength = type == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
+                : length - WireConstants.CHECKSUM_BYTES;
+        byte[] h = header;
+        src.get(offset, h, 0, headerLength);
 
         // Zero what this type does not overwrite, so nothing of an earlier packet leaks through:
         // the scalars always, the SACK bits unless an ACK (which writes all of them), the cookie
@@ -171,12 +194,12 @@ public final class PacketCodec {
             out.clearCookie();
         }
         out.type = type;
-        out.pathId = u16(src, offset + OFF_PATH_ID);
-        out.flags = u16(src, offset + OFF_FLAGS);
-        // offset + OFF_HDR_RESERVED: ignored on receive [SPEC-WIRE-4].
-        out.destinationConnectionId = getLong(src, offset + OFF_DCID);
-        out.connectionSequence = getLong(src, offset + OFF_CSN);
-        out.pathSequence = getLong(src, offset + OFF_PSN);
+        out.pathId = u16(h, OFF_PATH_ID);
+        out.flags = u16(h, OFF_FLAGS);
+        // OFF_HDR_RESERVED: ignored on receive [SPEC-WIRE-4].
+        out.destinationConnectionId = getLong(h, OFF_DCID);
+        out.connectionSequence = getLong(h, OFF_CSN);
+        out.pathSequence = getLong(h, OFF_PSN);
         // [SPEC-WIRE-7]
         if (out.connectionSequence < 0) {
             return badField("connectionSequence >= 2^63");
@@ -186,32 +209,32 @@ public final class PacketCodec {
         }
 
         return switch (type) {
-            case PacketType.DATA -> decodeData(src, offset, length, out);
-            case PacketType.READ_REQUEST -> decodeReadRequest(src, offset, out);
-            case PacketType.ACK -> decodeAck(src, offset, out);
-            case PacketType.NAK -> decodeNak(src, offset, out);
-            case PacketType.CONNECT -> decodeConnect(src, offset, out);
-            case PacketType.CHALLENGE -> decodeChallenge(src, offset, out);
-            case PacketType.ACCEPT -> decodeAccept(src, offset, out);
-            case PacketType.CLOSE -> decodeClose(src, offset, out);
-            default -> decodeProbe(src, offset, out); // PATH_PROBE, PROBE_ACK
+            case PacketType.DATA -> decodeData(h, offset, length, out);
+            case PacketType.READ_REQUEST -> decodeReadRequest(h, out);
+            case PacketType.ACK -> decodeAck(h, out);
+            case PacketType.NAK -> decodeNak(h, out);
+            case PacketType.CONNECT -> decodeConnect(h, out);
+            case PacketType.CHALLENGE -> decodeChallenge(h, out);
+            case PacketType.ACCEPT -> decodeAccept(h, out);
+            case PacketType.CLOSE -> decodeClose(h, out);
+            default -> decodeProbe(h, out); // PATH_PROBE, PROBE_ACK
         };
     }
 
-    private int decodeData(ByteBuffer src, int o, int length, Packet out) {
-        out.opcode = u8(src, o + 32);
-        out.dataFlags = u8(src, o + 33);
-        // o + 34: reserved u16
-        out.streamId = getInt(src, o + 36);
-        out.messageSequence = getLong(src, o + 40);
-        out.receiveSequence = getLong(src, o + 48);
-        out.messageLength = getLong(src, o + 56);
-        out.payloadMessageOffset = getLong(src, o + 64);
-        out.remoteOffset = getLong(src, o + 72);
-        out.remoteKey = getInt(src, o + 80);
-        out.immediate = getInt(src, o + 84);
-        out.timestampNanos = getLong(src, o + 88);
-        out.sequenceFloor = getLong(src, o + 96);
+    private int decodeData(byte[] h, int o, int length, Packet out) {
+        out.opcode = u8(h, 32);
+        out.dataFlags = u8(h, 33);
+        // 34: reserved u16
+        out.streamId = getInt(h, 36);
+        out.messageSequence = getLong(h, 40);
+        out.receiveSequence = getLong(h, 48);
+        out.messageLength = getLong(h, 56);
+        out.payloadMessageOffset = getLong(h, 64);
+        out.remoteOffset = getLong(h, 72);
+        out.remoteKey = getInt(h, 80);
+        out.immediate = getInt(h, 84);
+        out.timestampNanos = getLong(h, 88);
+        out.sequenceFloor = getLong(h, 96);
         out.payloadOffset = o + WireConstants.DATA_HEADER_BYTES;
         out.payloadLength = length - WireConstants.DATA_OVERHEAD_BYTES;
 
@@ -247,14 +270,14 @@ public final class PacketCodec {
         return DecodeError.OK;
     }
 
-    private int decodeReadRequest(ByteBuffer src, int o, Packet out) {
-        out.streamId = getInt(src, o + 32);
-        out.remoteKey = getInt(src, o + 36);
-        out.messageSequence = getLong(src, o + 40);
-        out.remoteOffset = getLong(src, o + 48);
-        out.messageLength = getLong(src, o + 56);
-        out.timestampNanos = getLong(src, o + 64);
-        out.sequenceFloor = getLong(src, o + 72);
+    private int decodeReadRequest(byte[] h, Packet out) {
+        out.streamId = getInt(h, 32);
+        out.remoteKey = getInt(h, 36);
+        out.messageSequence = getLong(h, 40);
+        out.remoteOffset = getLong(h, 48);
+        out.messageLength = getLong(h, 56);
+        out.timestampNanos = getLong(h, 64);
+        out.sequenceFloor = getLong(h, 72);
         if (out.messageSequence < 0) {
             return badField("READ_REQUEST messageSequence >= 2^63");
         }
@@ -270,18 +293,18 @@ public final class PacketCodec {
         return DecodeError.OK;
     }
 
-    private int decodeAck(ByteBuffer src, int o, Packet out) {
-        out.sackBase = getLong(src, o + 32);
+    private int decodeAck(byte[] h, Packet out) {
+        out.sackBase = getLong(h, 32);
         long[] bits = out.sackBits;
         for (int i = 0; i < WireConstants.SACK_WORDS; i++) {
-            bits[i] = getLong(src, o + 40 + 8 * i);
+            bits[i] = getLong(h, 40 + 8 * i);
         }
-        out.echoTimestampNanos = getLong(src, o + 72);
-        out.ackDelayNanos = getLong(src, o + 80);
-        out.ectCount = getLong(src, o + 88);
-        out.ceCount = getLong(src, o + 96);
-        out.rateHintBytesPerSecond = getLong(src, o + 104);
-        out.cumulativeSequence = getLong(src, o + 112);
+        out.echoTimestampNanos = getLong(h, 72);
+        out.ackDelayNanos = getLong(h, 80);
+        out.ectCount = getLong(h, 88);
+        out.ceCount = getLong(h, 96);
+        out.rateHintBytesPerSecond = getLong(h, 104);
+        out.cumulativeSequence = getLong(h, 112);
         if (out.sackBase < 0) {
             return badField("ACK sackBase >= 2^63");
         }
@@ -303,14 +326,14 @@ public final class PacketCodec {
         return DecodeError.OK;
     }
 
-    private int decodeNak(ByteBuffer src, int o, Packet out) {
-        out.nakCode = u8(src, o + 32);
-        // o + 33 .. o + 35: reserved
-        out.streamId = getInt(src, o + 36);
-        out.refusedPathSequence = getLong(src, o + 40);
-        out.refusedConnectionSequence = getLong(src, o + 48);
-        out.messageSequence = getLong(src, o + 56);
-        out.retryAfterNanos = getLong(src, o + 64);
+    private int decodeNak(byte[] h, Packet out) {
+        out.nakCode = u8(h, 32);
+        // 33 .. 35: reserved
+        out.streamId = getInt(h, 36);
+        out.refusedPathSequence = getLong(h, 40);
+        out.refusedConnectionSequence = getLong(h, 48);
+        out.messageSequence = getLong(h, 56);
+        out.retryAfterNanos = getLong(h, 64);
         if (!NakCode.isValid(out.nakCode)) {
             return badField("NAK code unknown");
         }
@@ -329,13 +352,13 @@ public final class PacketCodec {
         return DecodeError.OK;
     }
 
-    private int decodeConnect(ByteBuffer src, int o, Packet out) {
-        out.sourceConnectionId = getLong(src, o + 32);
-        out.maxDatagramBytes = getInt(src, o + 40);
-        out.pathCount = u16(src, o + 44);
-        int cookieLength = u16(src, o + 46);
-        out.sequenceWindow = getInt(src, o + 48);
-        // o + 52: reserved u32
+    private int decodeConnect(byte[] h, Packet out) {
+        out.sourceConnectionId = getLong(h, 32);
+        out.maxDatagramBytes = getInt(h, 40);
+        out.pathCount = u16(h, 44);
+        int cookieLength = u16(h, 46);
+        out.sequenceWindow = getInt(h, 48);
+        // 52: reserved u32
         if (out.destinationConnectionId != 0) {
             return badField("CONNECT destinationConnectionId != 0");
         }
@@ -348,7 +371,7 @@ public final class PacketCodec {
         }
         if (cookieLength == COOKIE_LENGTH_PRESENT) {
             out.hasCookie = true;
-            src.get(o + 56, out.cookie, 0, WireConstants.COOKIE_BYTES);
+            System.arraycopy(h, 56, out.cookie, 0, WireConstants.COOKIE_BYTES);
         } else if (cookieLength != 0) {
             return badField("CONNECT cookieLength not 0 or 24");
         } else {
@@ -358,19 +381,19 @@ public final class PacketCodec {
         return DecodeError.OK;
     }
 
-    private int decodeChallenge(ByteBuffer src, int o, Packet out) {
+    private int decodeChallenge(byte[] h, Packet out) {
         out.hasCookie = true;
-        src.get(o + 32, out.cookie, 0, WireConstants.COOKIE_BYTES);
+        System.arraycopy(h, 32, out.cookie, 0, WireConstants.COOKIE_BYTES);
         return DecodeError.OK;
     }
 
-    private int decodeAccept(ByteBuffer src, int o, Packet out) {
-        out.sourceConnectionId = getLong(src, o + 32);
-        out.maxDatagramBytes = getInt(src, o + 40);
-        out.sequenceWindow = getInt(src, o + 44);
-        out.pathCount = u16(src, o + 48);
-        out.announcementSequence = u16(src, o + 50);
-        out.rateHintBytesPerSecond = getLong(src, o + 52);
+    private int decodeAccept(byte[] h, Packet out) {
+        out.sourceConnectionId = getLong(h, 32);
+        out.maxDatagramBytes = getInt(h, 40);
+        out.sequenceWindow = getInt(h, 44);
+        out.pathCount = u16(h, 48);
+        out.announcementSequence = u16(h, 50);
+        out.rateHintBytesPerSecond = getLong(h, 52);
         if (out.pathCount == 0) {
             return badField("ACCEPT pathCount == 0");
         }
@@ -394,20 +417,20 @@ public final class PacketCodec {
         return DecodeError.OK;
     }
 
-    private int decodeClose(ByteBuffer src, int o, Packet out) {
-        out.closeCode = u16(src, o + 32);
-        int closeFlags = u16(src, o + 34);
+    private int decodeClose(byte[] h, Packet out) {
+        out.closeCode = u16(h, 32);
+        int closeFlags = u16(h, 34);
         out.closeReply = (closeFlags & CLOSE_FLAG_REPLY) != 0;
-        // o + 36: reserved u32
+        // 36: reserved u32
         if (!CloseCode.isValid(out.closeCode)) {
             return badField("CLOSE code unknown");
         }
         return DecodeError.OK;
     }
 
-    private int decodeProbe(ByteBuffer src, int o, Packet out) {
-        out.probeId = getLong(src, o + 32);
-        out.timestampNanos = getLong(src, o + 40);
+    private int decodeProbe(byte[] h, Packet out) {
+        out.probeId = getLong(h, 32);
+        out.timestampNanos = getLong(h, 40);
         return DecodeError.OK;
     }
 
@@ -460,103 +483,107 @@ public final class PacketCodec {
         }
         swap = dst.order() != ByteOrder.BIG_ENDIAN;
 
-        int o = offset;
-        dst.put(o + OFF_VERSION, (byte) WireConstants.VERSION);
-        dst.put(o + OFF_TYPE, (byte) type);
-        putShort(dst, o + OFF_PATH_ID, p.pathId);
-        putShort(dst, o + OFF_FLAGS, p.flags);
-        putShort(dst, o + OFF_HDR_RESERVED, 0);
-        putLong(dst, o + OFF_DCID, p.destinationConnectionId);
-        putLong(dst, o + OFF_CSN, p.connectionSequence);
-        putLong(dst, o + OFF_PSN, p.pathSequence);
+        byte[] h = header;
+        h[OFF_VERSION] = (byte) WireConstants.VERSION;
+        h[OFF_TYPE] = (byte) type;
+        putShort(h, OFF_PATH_ID, p.pathId);
+        putShort(h, OFF_FLAGS, p.flags);
+        putShort(h, OFF_HDR_RESERVED, 0);
+        putLong(h, OFF_DCID, p.destinationConnectionId);
+        putLong(h, OFF_CSN, p.connectionSequence);
+        putLong(h, OFF_PSN, p.pathSequence);
 
         switch (type) {
             case PacketType.DATA -> {
-                dst.put(o + 32, (byte) p.opcode);
-                dst.put(o + 33, (byte) p.dataFlags);
-                putShort(dst, o + 34, 0);
-                putInt(dst, o + 36, p.streamId);
-                putLong(dst, o + 40, p.messageSequence);
-                putLong(dst, o + 48, p.receiveSequence);
-                putLong(dst, o + 56, p.messageLength);
-                putLong(dst, o + 64, p.payloadMessageOffset);
-                putLong(dst, o + 72, p.remoteOffset);
-                putInt(dst, o + 80, p.remoteKey);
-                putInt(dst, o + 84, p.immediate);
-                putLong(dst, o + 88, p.timestampNanos);
-                putLong(dst, o + 96, p.sequenceFloor);
-                if (payloadLength > 0) {
-                    dst.put(o + WireConstants.DATA_HEADER_BYTES, payloadSource, payloadSourceIndex, payloadLength);
-                }
+                h[32] = (byte) p.opcode;
+                h[33] = (byte) p.dataFlags;
+                putShort(h, 34, 0);
+                putInt(h, 36, p.streamId);
+                putLong(h, 40, p.messageSequence);
+                putLong(h, 48, p.receiveSequence);
+                putLong(h, 56, p.messageLength);
+                putLong(h, 64, p.payloadMessageOffset);
+                putLong(h, 72, p.remoteOffset);
+                putInt(h, 80, p.remoteKey);
+                putInt(h, 84, p.immediate);
+                putLong(h, 88, p.timestampNanos);
+                putLong(h, 96, p.sequenceFloor);
             }
             case PacketType.READ_REQUEST -> {
-                putInt(dst, o + 32, p.streamId);
-                putInt(dst, o + 36, p.remoteKey);
-                putLong(dst, o + 40, p.messageSequence);
-                putLong(dst, o + 48, p.remoteOffset);
-                putLong(dst, o + 56, p.messageLength);
-                putLong(dst, o + 64, p.timestampNanos);
-                putLong(dst, o + 72, p.sequenceFloor);
+                putInt(h, 32, p.streamId);
+                putInt(h, 36, p.remoteKey);
+                putLong(h, 40, p.messageSequence);
+                putLong(h, 48, p.remoteOffset);
+                putLong(h, 56, p.messageLength);
+                putLong(h, 64, p.timestampNanos);
+                putLong(h, 72, p.sequenceFloor);
             }
             case PacketType.ACK -> {
-                putLong(dst, o + 32, p.sackBase);
+                putLong(h, 32, p.sackBase);
                 long[] bits = p.sackBits;
                 for (int i = 0; i < WireConstants.SACK_WORDS; i++) {
-                    putLong(dst, o + 40 + 8 * i, bits[i]);
+                    putLong(h, 40 + 8 * i, bits[i]);
                 }
-                putLong(dst, o + 72, p.echoTimestampNanos);
-                putLong(dst, o + 80, p.ackDelayNanos);
-                putLong(dst, o + 88, p.ectCount);
-                putLong(dst, o + 96, p.ceCount);
-                putLong(dst, o + 104, p.rateHintBytesPerSecond);
-                putLong(dst, o + 112, p.cumulativeSequence);
+                putLong(h, 72, p.echoTimestampNanos);
+                putLong(h, 80, p.ackDelayNanos);
+                putLong(h, 88, p.ectCount);
+                putLong(h, 96, p.ceCount);
+                putLong(h, 104, p.rateHintBytesPerSecond);
+                putLong(h, 112, p.cumulativeSequence);
             }
             case PacketType.NAK -> {
-                dst.put(o + 32, (byte) p.nakCode);
-                dst.put(o + 33, (byte) 0);
-                putShort(dst, o + 34, 0);
-                putInt(dst, o + 36, p.streamId);
-                putLong(dst, o + 40, p.refusedPathSequence);
-                putLong(dst, o + 48, p.refusedConnectionSequence);
-                putLong(dst, o + 56, p.messageSequence);
-                putLong(dst, o + 64, p.retryAfterNanos);
+                h[32] = (byte) p.nakCode;
+                h[33] = (byte) 0;
+                putShort(h, 34, 0);
+                putInt(h, 36, p.streamId);
+                putLong(h, 40, p.refusedPathSequence);
+                putLong(h, 48, p.refusedConnectionSequence);
+                putLong(h, 56, p.messageSequence);
+                putLong(h, 64, p.retryAfterNanos);
             }
             case PacketType.CONNECT -> {
-                putLong(dst, o + 32, p.sourceConnectionId);
-                putInt(dst, o + 40, p.maxDatagramBytes);
-                putShort(dst, o + 44, p.pathCount);
-                putShort(dst, o + 46, p.hasCookie ? COOKIE_LENGTH_PRESENT : 0);
-                putInt(dst, o + 48, p.sequenceWindow);
-                putInt(dst, o + 52, 0);
+                putLong(h, 32, p.sourceConnectionId);
+                putInt(h, 40, p.maxDatagramBytes);
+                putShort(h, 44, p.pathCount);
+                putShort(h, 46, p.hasCookie ? COOKIE_LENGTH_PRESENT : 0);
+                putInt(h, 48, p.sequenceWindow);
+                putInt(h, 52, 0);
                 if (p.hasCookie) {
-                    dst.put(o + 56, p.cookie, 0, WireConstants.COOKIE_BYTES);
+                    System.arraycopy(p.cookie, 0, h, 56, WireConstants.COOKIE_BYTES);
                 } else {
                     for (int i = 0; i < WireConstants.COOKIE_BYTES; i += 8) {
-                        putLong(dst, o + 56 + i, 0L);
+                        putLong(h, 56 + i, 0L);
                     }
                 }
             }
-            case PacketType.CHALLENGE -> dst.put(o + 32, p.cookie, 0, WireConstants.COOKIE_BYTES);
+            case PacketType.CHALLENGE -> System.arraycopy(p.cookie, 0, h, 32, WireConstants.COOKIE_BYTES);
             case PacketType.ACCEPT -> {
-                putLong(dst, o + 32, p.sourceConnectionId);
-                putInt(dst, o + 40, p.maxDatagramBytes);
-                putInt(dst, o + 44, p.sequenceWindow);
-                putShort(dst, o + 48, p.pathCount);
-                putShort(dst, o + 50, p.announcementSequence);
-                putLong(dst, o + 52, p.rateHintBytesPerSecond);
+                putLong(h, 32, p.sourceConnectionId);
+                putInt(h, 40, p.maxDatagramBytes);
+                putInt(h, 44, p.sequenceWindow);
+                putShort(h, 48, p.pathCount);
+                putShort(h, 50, p.announcementSequence);
+                putLong(h, 52, p.rateHintBytesPerSecond);
             }
             case PacketType.CLOSE -> {
-                putShort(dst, o + 32, p.closeCode);
-                putShort(dst, o + 34, p.closeReply ? CLOSE_FLAG_REPLY : 0);
-                putInt(dst, o + 36, 0);
+                putShort(h, 32, p.closeCode);
+                putShort(h, 34, p.closeReply ? CLOSE_FLAG_REPLY : 0);
+                putInt(h, 36, 0);
             }
             default -> { // PATH_PROBE, PROBE_ACK
-                putLong(dst, o + 32, p.probeId);
-                putLong(dst, o + 40, p.timestampNanos);
+                putLong(h, 32, p.probeId);
+                putLong(h, 40, p.timestampNanos);
             }
         }
-        int end = o + length - WireConstants.CHECKSUM_BYTES;
-        putInt(dst, end, checksum(dst, o, end));
+        // The header goes out in one bulk put (see decode), then the payload.
+        int headerLength = type == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
+                : length - WireConstants.CHECKSUM_BYTES;
+        dst.put(offset, h, 0, headerLength);
+        if (payloadLength > 0) {
+            dst.put(offset + WireConstants.DATA_HEADER_BYTES, payloadSource, payloadSourceIndex, payloadLength);
+        }
+        int end = offset + length - WireConstants.CHECKSUM_BYTES;
+        putInt(dst, end, checksum(dst, offset, end));
         return length;
     }
 
@@ -598,35 +625,41 @@ public final class PacketCodec {
         return (int) c.getValue();
     }
 
-    private static int u8(ByteBuffer b, int i) {
-        return b.get(i) & 0xFF;
+    private static int u8(byte[] h, int i) {
+        return h[i] & 0xFF;
     }
 
-    private int u16(ByteBuffer b, int i) {
-        short v = b.getShort(i);
-        return (swap ? Short.reverseBytes(v) : v) & 0xFFFF;
+    private static int u16(byte[] h, int i) {
+        return (short) SHORT.get(h, i) & 0xFFFF;
     }
 
+    private static int getInt(byte[] h, int i) {
+        return (int) INT.get(h, i);
+    }
+
+    private static long getLong(byte[] h, int i) {
+        return (long) LONG.get(h, i);
+    }
+
+    private static void putShort(byte[] h, int i, int v) {
+        SHORT.set(h, i, (short) v);
+    }
+
+    private static void putInt(byte[] h, int i, int v) {
+        INT.set(h, i, v);
+    }
+
+    private static void putLong(byte[] h, int i, long v) {
+        LONG.set(h, i, v);
+    }
+
+    /** The checksum trailer, big-endian whatever the buffer's order. */
     private int getInt(ByteBuffer b, int i) {
         int v = b.getInt(i);
         return swap ? Integer.reverseBytes(v) : v;
     }
 
-    private long getLong(ByteBuffer b, int i) {
-        long v = b.getLong(i);
-        return swap ? Long.reverseBytes(v) : v;
-    }
-
-    private void putShort(ByteBuffer b, int i, int v) {
-        short s = (short) v;
-        b.putShort(i, swap ? Short.reverseBytes(s) : s);
-    }
-
     private void putInt(ByteBuffer b, int i, int v) {
         b.putInt(i, swap ? Integer.reverseBytes(v) : v);
-    }
-
-    private void putLong(ByteBuffer b, int i, long v) {
-        b.putLong(i, swap ? Long.reverseBytes(v) : v);
     }
 }

@@ -32,7 +32,7 @@ final class PathCases {
         return List.of(ConformanceCase.of("path.failover",
                 "with one of two paths black-holed, the IUT resends what it lost on the other, sends nothing more on it"
                         + " but PATH_PROBEs, and uses it again once a probe is answered",
-                "SPEC-PATH-9, SPEC-PATH-10, SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-3, SPEC-LOSS-7, SPEC-STATE-9",
+                "SPEC-PATH-9, SPEC-PATH-10, SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-3, SPEC-LOSS-7, SPEC-STATE-9, SPEC-CONF-10",
                 "R-PATH-4, R-PATH-1, R-SACK-2", PathCases::failover));
     }
 

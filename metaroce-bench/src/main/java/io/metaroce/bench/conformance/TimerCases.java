@@ -28,12 +28,12 @@ final class TimerCases {
                 ConformanceCase.of("timer.rto",
                         "an echo the suite never acknowledges is sent again no sooner than the minimum RTO, and again"
                                 + " no sooner than twice that (back-off), by the suite's clock",
-                        "SPEC-LOSS-4, SPEC-LOSS-5, SPEC-LOSS-10, SPEC-PATH-5, SPEC-CONF-5", "R-SACK-2",
+                        "SPEC-LOSS-4, SPEC-LOSS-5, SPEC-LOSS-10, SPEC-PATH-5, SPEC-CONF-5, SPEC-CONF-10", "R-SACK-2",
                         TimerCases::rto),
                 ConformanceCase.of("timer.ack-delay",
                         "a lone DATA packet without FLAG_ACK_NOW is acknowledged within maxAckDelayNanos (plus a margin"
                                 + " for the host), with an ackDelayNanos no longer than the round trip",
-                        "SPEC-SACK-3, SPEC-SACK-4, SPEC-WIRE-18", "R-SACK-1", TimerCases::ackDelay));
+                        "SPEC-SACK-3, SPEC-SACK-4, SPEC-WIRE-18, SPEC-CONF-10", "R-SACK-1", TimerCases::ackDelay));
     }
 
     /** The suite's allowance for a datagram read late: a quarter of {@code nanos}, at least 5 ms. */

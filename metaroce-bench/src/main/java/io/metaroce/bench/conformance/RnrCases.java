@@ -80,7 +80,45 @@ final class RnrCases {
         Scenarios.checkAllAcks(s);
     }
 
+    /** Attempts before {@code rnr.sender-waits} gives up on a host too slow for the IUT's timer. */
+    private static final int ATTEMPTS = 3;
+
+    /**
+     * Thrown when the IUT's retransmission timer fired before the suite's NAK reached it: a copy of
+     * a CSN was read before the NAK left. Legal ([SPEC-CONF-5]), but it says nothing of the delay.
+     */
+    private static final class Blurred extends RuntimeException {
+        Blurred() {
+            super("the IUT's retransmission timer fired before the suite's NAK", null, false, false);
+        }
+    }
+
     private static void senderWaits(CaseContext c) {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            try {
+                senderWaitsOnce(c);
+                return;
+            } catch (Blurred b) {
+                // a fresh connection: the host was too slow this time
+            }
+        }
+        throw new CaseSkipped("in " + ATTEMPTS + " attempts the IUT's retransmission timer fired before the suite's"
+                + " RECEIVER_NOT_READY NAK reached it: the host is too slow for the IUT's minimum RTO; run the"
+                + " responder with a longer one [SPEC-CONF-5]");
+    }
+
+    /** Throws {@link Blurred} if a copy of {@code csn} was read (stamped) before {@code nakSent}, at or after {@code mark}. */
+    private static void checkNotBlurred(WireSession s, int mark, long csn, long nakSent) {
+        List<Received> all = s.received();
+        for (int i = mark; i < all.size(); i++) {
+            Received r = all.get(i);
+            if (r.type() == PacketType.DATA && r.packet().connectionSequence == csn && r.arrivalNanos() < nakSent) {
+                throw new Blurred();
+            }
+        }
+    }
+
+    private static void senderWaitsOnce(CaseContext c) {
         WireSession s = c.connect(1);
         s.autoAck(false);
         byte[] m = Scenarios.bytes(3 * s.payloadSize() - 9, 92);
@@ -90,8 +128,7 @@ final class RnrCases {
                 + " unacknowledged (%d DATA packets came)", c.options().waitMillis(), s.data().size());
         for (Received r : s.data()) {
             if ((r.packet().flags & io.metaroce.core.wire.WireConstants.FLAG_RETRANSMISSION) != 0) {
-                throw new CaseSkipped("the IUT's retransmission timer fired before the suite could refuse a packet of"
-                        + " its echo: the host is too slow for the IUT's minimum RTO [SPEC-CONF-5]");
+                throw new Blurred();
             }
         }
         Received first = s.data().getFirst();
@@ -105,14 +142,16 @@ final class RnrCases {
         byte[] m2 = Scenarios.bytes(200, 93);
         Scenarios.sendAll(s, s.send(ECHO, m2), 0);
         Received copy = awaitCopy(c, s, mark, csn, "refused once");
-        checkWaited(copy, nakSent, csn, "first");
+        checkNotBlurred(s, mark, csn, nakSent);
+        checkWaited(c, first, copy, nakSent, csn, "first");
         // Refused again: no retry limit ([SPEC-NAK-6]).
         int mark2 = s.mark();
         s.sendNak(copy, NakCode.RECEIVER_NOT_READY, RETRY_AFTER_NANOS);
         long nak2Sent = System.nanoTime();
         s.ack(0);
         Received copy2 = awaitCopy(c, s, mark2, csn, "refused twice");
-        checkWaited(copy2, nak2Sent, csn, "second");
+        checkNotBlurred(s, mark2, csn, nak2Sent);
+        checkWaited(c, copy, copy2, nak2Sent, csn, "second");
         s.autoAck(true);
         s.ack(0);
         boolean both = s.await(() -> s.messagesOn(ECHO).size() >= 2);
@@ -138,11 +177,29 @@ final class RnrCases {
         return found[0];
     }
 
-    private static void checkWaited(Received copy, long nakSent, long csn, String which) {
+    /**
+     * The copy {@code copy} of the CSN refused in {@code refused} came no sooner than the NAK's
+     * delay after the NAK left. A copy that came sooner but left the IUT at least a minimum RTO
+     * (less the suite's allowance) after {@code refused}, by the IUT's own timestamps, may be its
+     * retransmission timer's, fired before it read the NAK (legal, [SPEC-CONF-5]): the attempt is
+     * blurred, not failed.
+     */
+    private static void checkWaited(CaseContext c, Received refused, Received copy, long nakSent, long csn,
+            String which) {
         double waited = (copy.arrivalNanos() - nakSent) / 1e6;
-        Checks.check(copy.arrivalNanos() - nakSent >= RETRY_AFTER_NANOS - CLOCK_SLACK_NANOS, "the %s copy of CSN %d"
-                + " arrived %.1f ms after the RECEIVER_NOT_READY NAK asked for %d ms: a refused CSN is held back for"
-                + " retryAfterNanos [SPEC-NAK-4]", which, csn, waited, TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS));
+        if (copy.arrivalNanos() - nakSent >= RETRY_AFTER_NANOS - CLOCK_SLACK_NANOS) {
+            return;
+        }
+        long minRto = TimeUnit.MILLISECONDS.toNanos(c.options().minRtoMillis());
+        long sinceRefused = copy.packet().timestampNanos - refused.packet().timestampNanos;
+        if (sinceRefused >= minRto - Math.max(CLOCK_SLACK_NANOS, minRto / 4)) {
+            throw new Blurred();
+        }
+        throw new CaseFailure(String.format(java.util.Locale.ROOT, "the %s copy of CSN %d arrived %.1f ms after the"
+                + " RECEIVER_NOT_READY NAK asked for %d ms, and left the IUT %.1f ms after the refused transmission (by"
+                + " its timestamps), too soon for its retransmission timer: a refused CSN is held back for"
+                + " retryAfterNanos [SPEC-NAK-4]", which, csn, waited, TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS),
+                sinceRefused / 1e6));
     }
 
     private static Received copyOf(WireSession s, int mark, long csn) {

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Cases of the timers whose values the spec fixes, judged by the suite's clock with tolerances
- * for a loaded host: the retransmission timeout's floor and back-off ([SPEC-LOSS-4]) against the
+ * Cases of the timers whose values the spec fixes, judged by the suite's clock (and, for the
+ * intervals between the IUT's own transmissions, by its timestamps) with tolerances for a loaded
+ * host: the retransmission timeout's floor and back-off ([SPEC-LOSS-4]) against the
  * minimum RTO the responder's operator gives ([SPEC-CONF-5], {@code --min-rto-ms}), and the ACK
  * delay bound ([SPEC-SACK-4]) against {@code maxAckDelayNanos} ({@code --max-ack-delay-us}).
  *
@@ -18,7 +19,7 @@ final class TimerCases {
     /** Least allowance for reading a datagram late (a descheduled suite thread). */
     private static final long MIN_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** What a loaded host may add to a timer that should fire at once: the ACK-delay case's margin. */
-    static final long ACK_DELAY_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long ACK_DELAY_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private TimerCases() {
     }
@@ -27,7 +28,7 @@ final class TimerCases {
         return List.of(
                 ConformanceCase.of("timer.rto",
                         "an echo the suite never acknowledges is sent again no sooner than the minimum RTO, and again"
-                                + " no sooner than twice that (back-off), by the suite's clock",
+                                + " no sooner than twice that (back-off)",
                         "SPEC-LOSS-4, SPEC-LOSS-5, SPEC-LOSS-10, SPEC-PATH-5, SPEC-CONF-5, SPEC-CONF-10", "R-SACK-2",
                         TimerCases::rto),
                 ConformanceCase.of("timer.ack-delay",
@@ -57,8 +58,8 @@ final class TimerCases {
         Checks.check(three, "an echo never acknowledged was sent %d time(s) in %d ms; with a minimum RTO of %d ms it is"
                 + " sent again when the path's timer expires, and again after the doubled timeout [SPEC-LOSS-5]",
                 t.size(), TimeUnit.NANOSECONDS.toMillis(wait), c.options().minRtoMillis());
-        long first = t.get(1).arrivalNanos() - t.get(0).arrivalNanos();
-        long second = t.get(2).arrivalNanos() - t.get(1).arrivalNanos();
+        long first = interval(t.get(0), t.get(1));
+        long second = interval(t.get(1), t.get(2));
         Checks.check(first >= minRto - slack(minRto), "the first copy of an unacknowledged echo came %.1f ms after it,"
                 + " below the minimum RTO of %d ms (less %.1f ms for the suite's clock) [SPEC-LOSS-4], [SPEC-CONF-5]",
                 first / 1e6, c.options().minRtoMillis(), slack(minRto) / 1e6);
@@ -69,6 +70,17 @@ final class TimerCases {
         s.ack(0);
         Scenarios.awaitEchoes(s, 1, "an echo acknowledged after two timeouts");
         Scenarios.checkEcho(s, 0, m, "an echo acknowledged after two timeouts");
+    }
+
+    /**
+     * The time between two transmissions: the longer of the gap between their arrivals (the suite's
+     * clock) and the gap between their timestamps (the IUT's send times, nanoseconds of its own clock,
+     * [SPEC-WIRE-8]). A suite thread that reads two datagrams in one go sees them arrive together;
+     * the IUT's own stamps still tell when each left.
+     */
+    private static long interval(Received earlier, Received later) {
+        return Math.max(later.arrivalNanos() - earlier.arrivalNanos(),
+                later.packet().timestampNanos - earlier.packet().timestampNanos);
     }
 
     private static List<Received> transmissions(WireSession s, long csn) {

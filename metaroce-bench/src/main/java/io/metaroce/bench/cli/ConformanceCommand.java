@@ -72,6 +72,15 @@ public final class ConformanceCommand implements Callable<Integer> {
             + "reports no ECN counts.")
     boolean requireEcn;
 
+    @Option(names = "--min-rto-ms", defaultValue = "20", description = "The responder's minimum retransmission "
+            + "timeout in ms, as its operator runs it (SPEC-CONF-5); the timer cases check its copies against it "
+            + "(default: ${DEFAULT-VALUE}).")
+    long minRtoMillis;
+
+    @Option(names = "--max-ack-delay-us", defaultValue = "20", description = "The responder's maxAckDelayNanos in "
+            + "microseconds (spec section 12.1; default: ${DEFAULT-VALUE}).")
+    long maxAckDelayMicros;
+
     @Option(names = "--seed", description = "Seed of the suite's connection ids and shuffles (default: drawn at random"
             + " and printed; a server ignores a CONNECT that reuses the id of one of its connections that ended"
             + " after the cookie was issued, [SPEC-CONN-16], so two runs should not share a seed).")
@@ -97,7 +106,8 @@ public final class ConformanceCommand implements Callable<Integer> {
         try {
             address = HostPort.parse(target, ResponderContract.DEFAULT_PORT);
             long s = seed != null ? seed : new SecureRandom().nextLong();
-            options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, s);
+            options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, s, minRtoMillis,
+                    maxAckDelayMicros);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

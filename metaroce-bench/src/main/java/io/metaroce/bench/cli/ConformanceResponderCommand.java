@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "conformance-responder", mixinStandardHelpOptions = true,
         description = {"Runs this implementation as a conformance responder (the suite's target).",
                 "Listens for the conformance suite ('metaroce conformance --target') and keeps the responder "
-                + "contract of docs/spec.md chapter 14: every SEND on stream 0 is echoed back. Prints 'listening on "
+                + "contract of docs/spec.md chapter 14: every SEND on stream 0 is echoed back, stream 1 takes "
+                + "the suite's commands (region, post, connect), stream 2 gets receives only when told. Prints 'listening on "
                 + "ADDR:PORT' once bound and runs until stopped (or for --seconds)."})
 public final class ConformanceResponderCommand implements Callable<Integer> {
     @Spec

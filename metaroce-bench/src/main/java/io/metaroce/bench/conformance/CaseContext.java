@@ -18,6 +18,7 @@ public final class CaseContext implements AutoCloseable {
     private final SuiteOptions options;
     private final String caseId;
     private final List<WireSession> sessions = new ArrayList<>();
+    private final List<Integer> ports = new ArrayList<>();
 
     CaseContext(SuiteOptions options, String caseId) {
         this.options = options;
@@ -36,11 +37,32 @@ public final class CaseContext implements AutoCloseable {
 
     /** A new, not yet connected, session announcing {@code maxDatagram} and {@code window}. */
     public WireSession open(int paths, int maxDatagram, int window) {
-        WirePeer peer = new WirePeer(options.target(), paths);
+        return add(new WirePeer(options.target(), paths), maxDatagram, window);
+    }
+
+    /**
+     * A session for the suite as a server ([SPEC-CONF-9]): one socket taking datagrams from any
+     * address until the case retargets it at the IUT's client ({@link WireSession#serverRole()} set).
+     */
+    public WireSession openServer() {
+        WireSession s = add(WirePeer.listening(options.target(), 1), DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW);
+        s.serverRole();
+        return s;
+    }
+
+    private WireSession add(WirePeer peer, int maxDatagram, int window) {
         long seed = options.seed() * 1_000_003L + caseId.hashCode() * 31L + sessions.size();
         WireSession s = new WireSession(peer, maxDatagram, window, options.waitMillis(), seed);
         sessions.add(s);
+        for (int port : peer.localPorts()) {
+            ports.add(port);
+        }
         return s;
+    }
+
+    /** The local ports of every socket the case opened. */
+    int[] ports() {
+        return ports.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** A connected session with {@code paths} paths ({@link WireSession#handshake}). */

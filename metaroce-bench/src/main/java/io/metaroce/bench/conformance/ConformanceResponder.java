@@ -23,10 +23,12 @@ import org.agrona.collections.Long2ObjectHashMap;
 /**
  * The reference implementation as an implementation under test: a listening {@link UdpEndpoint}
  * that keeps the conformance responder contract of docs/spec.md chapter 14 ([SPEC-CONF-1] to
- * [SPEC-CONF-4]). On every accepted connection it keeps receives of
- * {@link ResponderContract#RECEIVE_BYTES} posted ahead on the echo stream and sends every SEND it
- * receives there back, same bytes (and immediate data), as a SEND on the same stream, in the order
- * the receives complete.
+ * [SPEC-CONF-9]). On every connection (accepted, or opened as a client on the suite's command) it
+ * keeps receives of {@link ResponderContract#RECEIVE_BYTES} posted ahead on the echo stream and
+ * sends every SEND it receives there back, same bytes (and immediate data), as a SEND on the same
+ * stream, in the order the receives complete; it exposes a region of
+ * {@link ResponderContract#REGION_BYTES} to the peer's WRITEs and READs, answers commands on the
+ * control stream and posts receives on the held stream only when told to.
  *
  * <p>Thread safety: {@link #start} and {@link #close} from any thread but the endpoint's event
  * loop; every connection's state lives on the event loop; the counters are readable from any
@@ -101,6 +103,11 @@ public final class ConformanceResponder implements AutoCloseable {
 
     private void onAccepted(UdpConnection connection) {
         accepted.incrementAndGet();
+        serve(connection);
+    }
+
+    /** Starts the contract on {@code connection} (accepted, or opened as a client on the suite's command). */
+    private void serve(UdpConnection connection) {
         Echo echo = new Echo(connection);
         echoes.put(connection.localId(), echo);
         connection.closeFuture().whenComplete((reason, error) -> {
@@ -113,14 +120,14 @@ public final class ConformanceResponder implements AutoCloseable {
     private void onCompletion(UdpConnection connection, int streamId, long id, int opcode, int status, long byteLength,
             int immediate, boolean hasImmediate) {
         Echo echo = echoes.get(connection.localId());
-        if (echo == null || streamId != ResponderContract.ECHO_STREAM) {
+        if (echo == null || streamId > ResponderContract.HELD_STREAM) {
             return;
         }
         try {
             if (opcode == WorkOpcode.RECV) {
-                echo.onReceive(id, status, byteLength, immediate, hasImmediate);
+                echo.onReceive(streamId, id, status, byteLength, immediate, hasImmediate);
             } else if (opcode == WorkOpcode.SEND) {
-                echo.onEchoSent(id);
+                echo.onSent(id);
             }
         } catch (RuntimeException e) {
             errors.incrementAndGet(); // counted for the tests; the endpoint logs it
@@ -134,27 +141,39 @@ public final class ConformanceResponder implements AutoCloseable {
     }
 
     /**
-     * The echo stream of one connection. Event loop only. Its buffers come from a pool that grows by
+     * The contract on one connection: the echo stream (0), the control stream (1), the held stream
+     * (2) and the connection's region. Event loop only. Buffers come from a pool that grows by
      * {@link #CHUNK_BUFFERS} when every buffer is taken (by receives posted ahead or by echoes the
-     * peer has not acknowledged yet), so the receives ahead never wait for echoes to end.
+     * peer has not acknowledged yet), so the receives ahead never wait for echoes to end. A work
+     * request's id is its stream in the top bits and its RSN below ({@link #workId}): an echo or
+     * reply reuses the id (and buffer) of the receive it answers.
      */
     private final class Echo {
         private final UdpConnection connection;
         private final Arena arena = Arena.ofShared();
         private final List<MemoryRegion> regions = new ArrayList<>();
+        /** The region the suite WRITEs and READs ([SPEC-CONF-7]). */
+        private final MemoryRegion exposed;
         /** Free buffer indexes, a stack; buffer i lies in chunk i / CHUNK_BUFFERS. */
         private int[] free = new int[0];
         private int freeCount;
-        /** The buffer of each posted receive and echo in progress, by RSN (the echo's work id). */
+        /** The buffer of each posted receive and echo in progress, by work id. */
         private final Long2LongHashMap bufferOf = new Long2LongHashMap(-1);
-        /** RSN of the next receive to post. */
-        private long nextReceive;
-        /** Receives completed (they complete in RSN order). */
-        private long completed;
+        /** Per stream (echo, control, held): RSN of the next receive to post. */
+        private final long[] nextReceive = new long[3];
+        /** Per stream: receives completed (they complete in RSN order). */
+        private final long[] completed = new long[3];
+        /** Receives the suite asked for on the held stream and not yet posted. */
+        private long heldToPost;
         private boolean freed;
 
         Echo(UdpConnection connection) {
             this.connection = connection;
+            MemorySegment region = arena.allocate(ResponderContract.REGION_BYTES);
+            for (int i = 0; i < ResponderContract.REGION_BYTES; i++) {
+                region.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, ResponderContract.regionByte(i));
+            }
+            this.exposed = endpoint.register(region, Access.REMOTE_WRITE | Access.REMOTE_READ);
             grow();
         }
 
@@ -171,51 +190,124 @@ public final class ConformanceResponder implements AutoCloseable {
         }
 
         void postReceives() {
-            while (!freed && nextReceive < completed + ResponderContract.RECEIVES_AHEAD) {
-                if (freeCount == 0) {
-                    grow();
-                }
-                long rsn = nextReceive++;
-                int buffer = free[--freeCount];
-                bufferOf.put(rsn, buffer);
-                int posted = connection.postRecvDirect(ResponderContract.ECHO_STREAM, rsn, region(buffer),
-                        offset(buffer), ResponderContract.RECEIVE_BYTES);
-                if (posted != PostResult.OK) {
-                    release(rsn);
-                    return; // the connection is ending; nothing more to echo
-                }
+            postAhead(ResponderContract.ECHO_STREAM, ResponderContract.RECEIVES_AHEAD);
+            postAhead(ResponderContract.CONTROL_STREAM, ResponderContract.CONTROL_RECEIVES_AHEAD);
+            while (heldToPost > 0 && post(ResponderContract.HELD_STREAM)) {
+                heldToPost--;
             }
         }
 
-        void onReceive(long rsn, int status, long length, int immediate, boolean hasImmediate) {
-            completed++;
-            int buffer = (int) bufferOf.get(rsn);
+        private void postAhead(int stream, int ahead) {
+            while (nextReceive[stream] < completed[stream] + ahead && post(stream)) {
+                // posted one more
+            }
+        }
+
+        /** Posts the next receive of {@code stream}; false when the connection refuses it (it is ending). */
+        private boolean post(int stream) {
+            if (freed) {
+                return false;
+            }
+            if (freeCount == 0) {
+                grow();
+            }
+            long id = workId(stream, nextReceive[stream]++);
+            int buffer = free[--freeCount];
+            bufferOf.put(id, buffer);
+            int posted = connection.postRecvDirect(stream, id, region(buffer), offset(buffer),
+                    ResponderContract.RECEIVE_BYTES);
+            if (posted != PostResult.OK) {
+                release(id);
+                return false; // the connection is ending; nothing more to echo
+            }
+            return true;
+        }
+
+        void onReceive(int stream, long id, int status, long length, int immediate, boolean hasImmediate) {
+            completed[stream]++;
+            int buffer = (int) bufferOf.get(id);
             if (status != CompletionStatus.SUCCESS || freed || buffer < 0) {
-                release(rsn);
+                release(id);
                 postReceives();
                 return;
             }
+            if (stream == ResponderContract.CONTROL_STREAM) {
+                length = command(buffer, length);
+                hasImmediate = false;
+                if (length < 0) {
+                    release(id);
+                    postReceives();
+                    return;
+                }
+            }
             int posted = hasImmediate
-                    ? connection.postSendWithImmediateDirect(ResponderContract.ECHO_STREAM, rsn, region(buffer),
-                            offset(buffer), length, immediate)
-                    : connection.postSendDirect(ResponderContract.ECHO_STREAM, rsn, region(buffer), offset(buffer),
-                            length);
+                            ? connection.postSendWithImmediateDirect(stream, id, region(buffer), offset(buffer), length,
+                                    immediate)
+                            : connection.postSendDirect(stream, id, region(buffer), offset(buffer), length);
             if (posted != PostResult.OK) {
-                release(rsn);
+                release(id);
             } else {
                 echoed.incrementAndGet();
             }
             postReceives();
         }
 
-        void onEchoSent(long rsn) {
-            release(rsn);
+        /**
+         * Carries out the command in {@code buffer} and writes the reply over it: the reply's length,
+         * or -1 for a command the contract does not define (no reply).
+         */
+        private long command(int buffer, long length) {
+            MemorySegment b = region(buffer).segment().asSlice(offset(buffer), ResponderContract.RECEIVE_BYTES);
+            int code = length < 1 ? 0 : b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0);
+            java.nio.ByteBuffer bytes = b.asByteBuffer(); // big-endian, as the wire
+            switch (code) {
+                case ResponderContract.COMMAND_REGION -> {
+                    bytes.put(0, (byte) code).putInt(1, exposed.remoteKey()).putLong(5, exposed.length());
+                    return ResponderContract.REGION_REPLY_BYTES;
+                }
+                case ResponderContract.COMMAND_POST_HELD -> {
+                    if (length < 3) {
+                        return -1;
+                    }
+                    heldToPost += Short.toUnsignedInt(bytes.getShort(1));
+                    postReceives(); // posted before the reply leaves, so the suite may send at once
+                    return 1;
+                }
+                case ResponderContract.COMMAND_CONNECT -> {
+                    if (length < 5 || length < 5 + Byte.toUnsignedInt(bytes.get(4))) {
+                        return -1;
+                    }
+                    int paths = Byte.toUnsignedInt(bytes.get(1));
+                    int port = Short.toUnsignedInt(bytes.getShort(2));
+                    byte[] address = new byte[Byte.toUnsignedInt(bytes.get(4))];
+                    bytes.get(5, address);
+                    try {
+                        InetSocketAddress to = new InetSocketAddress(java.net.InetAddress.getByAddress(address), port);
+                        endpoint.connect(to, Math.max(1, paths)).whenComplete((c, error) -> {
+                            if (c != null) {
+                                serve(c);
+                            }
+                        });
+                    } catch (java.net.UnknownHostException e) {
+                        return -1; // an address of a length no family has
+                    }
+                    return 1;
+                }
+                default -> {
+                    return -1;
+                }
+            }
+        }
+
+        void onSent(long id) {
+            release(id);
             postReceives();
         }
 
         void free() {
             if (!freed) {
                 freed = true;
+                endpoint.deregister(exposed);
                 for (MemoryRegion r : regions) {
                     endpoint.deregister(r);
                 }
@@ -223,8 +315,8 @@ public final class ConformanceResponder implements AutoCloseable {
             }
         }
 
-        private void release(long rsn) {
-            long buffer = bufferOf.remove(rsn);
+        private void release(long id) {
+            long buffer = bufferOf.remove(id);
             if (buffer >= 0) {
                 free[freeCount++] = (int) buffer;
             }
@@ -237,5 +329,10 @@ public final class ConformanceResponder implements AutoCloseable {
         private long offset(int buffer) {
             return (long) (buffer % CHUNK_BUFFERS) * ResponderContract.RECEIVE_BYTES;
         }
+    }
+
+    /** The work id of the receive with RSN {@code rsn} of {@code stream} (and of the echo or reply it makes). */
+    static long workId(int stream, long rsn) {
+        return ((long) stream << 48) | rsn;
     }
 }

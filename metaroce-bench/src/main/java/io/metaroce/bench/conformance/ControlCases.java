@@ -104,7 +104,7 @@ final class ControlCases {
         goesOn(c, s, "a SEND after a refused WRITE on its stream [SPEC-NAK-3]");
     }
 
-    private static void checkNak(Received nak, int code, Sent refused, Segment seg) {
+    static void checkNak(Received nak, int code, Sent refused, Segment seg) {
         Packet n = nak.packet();
         Checks.check(n.nakCode == code, "the NAK has code %d, expected %d [SPEC-NAK-2]", n.nakCode, code);
         Checks.check(n.pathId == refused.path() && n.refusedPathSequence == refused.pathSequence()

@@ -2,7 +2,8 @@ package io.metaroce.bench.conformance;
 
 /**
  * The conformance responder contract of docs/spec.md chapter 14 ([SPEC-CONF-1] to
- * [SPEC-CONF-5]): what an implementation under test runs so that the suite can make it send.
+ * [SPEC-CONF-9]): what an implementation under test runs so that the suite can make it send,
+ * expose a region to WRITE and READ, hold receives back and connect to the suite as a client.
  *
  * <p>Constants only; thread-safe.
  */
@@ -15,9 +16,33 @@ public final class ResponderContract {
     public static final int RECEIVES_AHEAD = 16;
     /** The receive capacity the responder divides among its senders by default ([SPEC-CONF-4]), bytes per second. */
     public static final long CAPACITY_BYTES_PER_SECOND = 1_000_000_000L;
+    /** The stream of the suite's commands and the responder's replies ([SPEC-CONF-6]). */
+    public static final int CONTROL_STREAM = 1;
+    /** Receives posted ahead on the control stream, at least ([SPEC-CONF-6]). */
+    public static final int CONTROL_RECEIVES_AHEAD = 4;
+    /** The stream whose receives the responder posts only when told to ([SPEC-CONF-8]). */
+    public static final int HELD_STREAM = 2;
+    /** Length of the region every connection exposes ([SPEC-CONF-7]). */
+    public static final int REGION_BYTES = 65_536;
+    /** Command: announce the connection's region; reply {@code [1][u32 remoteKey][u64 length]} ([SPEC-CONF-7]). */
+    public static final int COMMAND_REGION = 1;
+    /** Command {@code [2][u16 n]}: post n receives on the held stream; reply {@code [2]} once posted ([SPEC-CONF-8]). */
+    public static final int COMMAND_POST_HELD = 2;
+    /**
+     * Command {@code [3][u8 paths][u16 port][u8 addressLength][address]}: open a client connection
+     * of that many paths to that address; reply {@code [3]} once started ([SPEC-CONF-9]).
+     */
+    public static final int COMMAND_CONNECT = 3;
+    /** Length of the reply to {@link #COMMAND_REGION}. */
+    public static final int REGION_REPLY_BYTES = 13;
     /** Conventional UDP port of a responder. */
     public static final int DEFAULT_PORT = 7_480;
 
     private ResponderContract() {
+    }
+
+    /** Byte {@code offset} of a connection's region before anything is written to it: {@code offset mod 251} ([SPEC-CONF-7]). */
+    public static byte regionByte(long offset) {
+        return (byte) (offset % 251);
     }
 }

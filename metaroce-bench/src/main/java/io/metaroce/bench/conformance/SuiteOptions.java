@@ -17,11 +17,19 @@ import java.util.Objects;
  *     instead of skipping it
  * @param cases ids or id prefixes of the cases to run (empty: all)
  * @param seed seed of the suite's connection ids and shuffles
+ * @param minRtoMillis the responder's minimum retransmission timeout as its operator runs it
+ *     ([SPEC-CONF-5]; 20 by default): the timer cases check the IUT's copies against it
+ * @param maxAckDelayMicros the responder's {@code maxAckDelayNanos} in microseconds (the spec's
+ *     default 20 unless its operator says otherwise): the ACK-delay case checks against it
  *
  * <p>Immutable; thread-safe.
  */
 public record SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
-        boolean requireEcn, List<String> cases, long seed) {
+        boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros) {
+    /** The minimum RTO a responder SHOULD run with ([SPEC-CONF-5]), the suite's default. */
+    public static final long DEFAULT_MIN_RTO_MILLIS = 20;
+    /** The default {@code maxAckDelayNanos} of docs/spec.md §12.1, in microseconds. */
+    public static final long DEFAULT_MAX_ACK_DELAY_MICROS = 20;
 
     /** Validates. */
     public SuiteOptions {
@@ -33,7 +41,23 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
             throw new IllegalArgumentException("capacity is " + capacityBytesPerSecond + " but must be -1 (unknown), 0"
                     + " (allocator off) or positive");
         }
+        if (minRtoMillis < 1 || maxAckDelayMicros < 1) {
+            throw new IllegalArgumentException("minRtoMillis and maxAckDelayMicros must be at least 1");
+        }
         cases = List.copyOf(cases);
+    }
+
+    /** Options as before session 8 (no timer values given): the spec's and the contract's defaults. */
+    public SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
+            boolean requireEcn, List<String> cases, long seed) {
+        this(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, DEFAULT_MIN_RTO_MILLIS,
+                DEFAULT_MAX_ACK_DELAY_MICROS);
+    }
+
+    /** The same options with the responder's minimum RTO {@code millis}. */
+    public SuiteOptions withMinRtoMillis(long millis) {
+        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, millis,
+                maxAckDelayMicros);
     }
 
     /** Defaults for {@code target}: waits of 2 s, quiet spells of 200 ms, the contract's capacity, every case. */
@@ -43,7 +67,8 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
 
     /** The same options running only the cases {@code ids} (ids or prefixes). */
     public SuiteOptions withCases(List<String> ids) {
-        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, ids, seed);
+        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, ids, seed,
+                minRtoMillis, maxAckDelayMicros);
     }
 
     /** Whether the case {@code id} is selected. */

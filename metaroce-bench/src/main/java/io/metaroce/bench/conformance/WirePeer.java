@@ -29,7 +29,10 @@ public final class WirePeer implements AutoCloseable {
     /** Larger than any UDP payload, so no datagram is ever cut. */
     private static final int RECEIVE_BUFFER_BYTES = 65_536;
 
-    private final InetSocketAddress target;
+    private InetSocketAddress target;
+    /** Until the first datagram from a client: datagrams from any address are taken (the suite as a server). */
+    private boolean anySender;
+    private InetSocketAddress lastSender;
     private final DatagramChannel[] sockets;
     private final int[] tos;
     private final Selector selector;
@@ -45,6 +48,21 @@ public final class WirePeer implements AutoCloseable {
      * @throws UncheckedIOException if a socket cannot be opened
      */
     public WirePeer(InetSocketAddress target, int paths) {
+        this(target, paths, false);
+    }
+
+    /**
+     * Sockets for the suite as a server ([SPEC-CONF-9]): bound like those of
+     * {@link #WirePeer(InetSocketAddress, int)} (the family of {@code implementation}, the IUT's
+     * listening address), but taking datagrams from any address until {@link #retarget} names the
+     * client's.
+     */
+    public static WirePeer listening(InetSocketAddress implementation, int paths) {
+        return new WirePeer(implementation, paths, true);
+    }
+
+    private WirePeer(InetSocketAddress target, int paths, boolean anySender) {
+        this.anySender = anySender;
         if (target.isUnresolved()) {
             throw new IllegalArgumentException("cannot resolve the target host " + target.getHostString());
         }
@@ -70,6 +88,26 @@ public final class WirePeer implements AutoCloseable {
             close();
             throw new UncheckedIOException("cannot open the suite's UDP sockets: " + e.getMessage(), e);
         }
+    }
+
+    /** From now on the peer is {@code address}: datagrams go there and only its datagrams are taken. */
+    public void retarget(InetSocketAddress address) {
+        this.target = address;
+        this.anySender = false;
+    }
+
+    /** The address the latest datagram taken came from. */
+    public InetSocketAddress lastSender() {
+        return lastSender;
+    }
+
+    /** The local UDP port of each socket. */
+    public int[] localPorts() {
+        int[] ports = new int[sockets.length];
+        for (int i = 0; i < ports.length; i++) {
+            ports[i] = localAddress(i).getPort();
+        }
+        return ports;
     }
 
     /** The address of the implementation under test. */
@@ -154,9 +192,10 @@ public final class WirePeer implements AutoCloseable {
                 if (from == null) {
                     break;
                 }
-                if (!from.equals(target)) {
+                if (!anySender && !from.equals(target)) {
                     continue;
                 }
+                lastSender = from;
                 datagramsReceived++;
                 receiveBuffer.flip();
                 byte[] bytes = new byte[receiveBuffer.remaining()];

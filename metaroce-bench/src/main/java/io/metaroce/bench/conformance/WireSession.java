@@ -77,7 +77,14 @@ public final class WireSession implements AutoCloseable {
     private final BitSet ackedBySuite = new BitSet();
     private final Map<Long, Incoming> incoming = new HashMap<>();
     private final List<EchoMessage> echoes = new ArrayList<>();
+    private final List<EchoMessage> readResponses = new ArrayList<>();
+    private final List<Received> blackHoled = new ArrayList<>();
+    private final boolean[] blackHole;
+    private final List<Long> probeAnswerTimes = new ArrayList<>();
+    private final List<Set<Long>> withheld = new ArrayList<>();
     private boolean autoAck = true;
+    private boolean answerProbes = true;
+    private boolean server;
     private int acksSent;
 
     /**
@@ -97,11 +104,13 @@ public final class WireSession implements AutoCloseable {
         this.iutHighestTimestamp = new long[paths];
         this.iutHighestArrival = new long[paths];
         Arrays.fill(iutHighest, -1);
+        this.blackHole = new boolean[paths];
         for (int i = 0; i < paths; i++) {
             sentByPath.add(new ArrayList<>());
             acksByPath.add(new ArrayList<>());
             iutPsns.add(new TreeSet<>());
             iutPsnToCsn.add(new HashMap<>());
+            withheld.add(new java.util.HashSet<>());
         }
     }
 
@@ -160,6 +169,45 @@ public final class WireSession implements AutoCloseable {
         this.grantedPaths = Math.min(a.pathCount, peer.paths());
     }
 
+    /**
+     * Plays the server of a connection the IUT opens as a client ([SPEC-CONF-9]): from now on a
+     * CONNECT (destination id 0) is no violation. {@link #acceptClient} completes the handshake.
+     */
+    public void serverRole() {
+        this.server = true;
+    }
+
+    /** Answers the client's CONNECT {@code connect} with a CHALLENGE carrying {@code cookie} ([SPEC-CONN-9]). */
+    public void sendChallenge(Received connect, byte[] cookie) {
+        Packet p = new Packet();
+        p.type = PacketType.CHALLENGE;
+        p.destinationConnectionId = connect.packet().sourceConnectionId;
+        p.hasCookie = true;
+        System.arraycopy(cookie, 0, p.cookie, 0, WireConstants.COOKIE_BYTES);
+        sendPacket(0, p, null, 0);
+    }
+
+    /**
+     * Accepts the client's CONNECT {@code connect}: sends an ACCEPT with the suite's id, datagram
+     * size, window and {@code paths} paths ([SPEC-CONN-12]), and takes the client's values.
+     */
+    public void acceptClient(Received connect, int paths) {
+        Packet c = connect.packet();
+        Packet p = new Packet();
+        p.type = PacketType.ACCEPT;
+        p.destinationConnectionId = c.sourceConnectionId;
+        p.sourceConnectionId = localId;
+        p.maxDatagramBytes = ownMaxDatagram;
+        p.pathCount = paths;
+        p.sequenceWindow = ownWindow;
+        sendPacket(0, p, null, 0);
+        this.accept = connect;
+        this.peerId = c.sourceConnectionId;
+        this.peerMaxDatagram = Integer.toUnsignedLong(c.maxDatagramBytes);
+        this.peerWindow = Integer.toUnsignedLong(c.sequenceWindow);
+        this.grantedPaths = Math.min(paths, Math.min(c.pathCount, peer.paths()));
+    }
+
     // =====================================================================================
     // Sending
     // =====================================================================================
@@ -187,6 +235,23 @@ public final class WireSession implements AutoCloseable {
         long[] counters = streamCounters.computeIfAbsent(streamId, s -> new long[2]);
         long msn = counters[0]++;
         return segments(DataOpcode.WRITE, streamId, msn, 0, bytes, remoteKey, remoteOffset);
+    }
+
+    /**
+     * The READ_REQUEST of a READ of {@code length} bytes at {@code remoteOffset} of the region
+     * {@code remoteKey}, taking the stream's next MSN ([SPEC-MSG-2]).
+     */
+    public Segment read(int streamId, int remoteKey, long remoteOffset, long length) {
+        long[] counters = streamCounters.computeIfAbsent(streamId, s -> new long[2]);
+        return Segment.readRequest(streamId, counters[0]++, remoteKey, remoteOffset, length);
+    }
+
+    /** The packets of a SEND of {@code bytes} on {@code streamId} with receive sequence {@code rsn}, taking the next MSN. */
+    public List<Segment> sendWithRsn(int streamId, byte[] bytes, long rsn) {
+        long[] counters = streamCounters.computeIfAbsent(streamId, s -> new long[2]);
+        long msn = counters[0]++;
+        counters[1] = Math.max(counters[1], rsn + 1);
+        return segments(DataOpcode.SEND, streamId, msn, rsn, bytes, 0, 0);
     }
 
     private List<Segment> segments(int opcode, int streamId, long msn, long rsn, byte[] bytes, int key, long offset) {
@@ -242,7 +307,7 @@ public final class WireSession implements AutoCloseable {
 
     private int encode(Segment s, int path, long psn, int flags, long ts, byte[] into) {
         Packet p = new Packet();
-        p.type = PacketType.DATA;
+        p.type = s.readRequest ? PacketType.READ_REQUEST : PacketType.DATA;
         p.pathId = path;
         p.flags = flags;
         p.destinationConnectionId = peerId;
@@ -333,6 +398,60 @@ public final class WireSession implements AutoCloseable {
         this.autoAck = value;
     }
 
+    /** Whether a PATH_PROBE from the IUT is answered at once with its PROBE_ACK (default true). */
+    public void answerProbes(boolean value) {
+        this.answerProbes = value;
+    }
+
+    /**
+     * Black-holes {@code path} (or ends that): what arrives on its socket is kept in
+     * {@link #blackHoled()} but otherwise ignored, as if the network had lost it; nothing is
+     * acknowledged or answered on it.
+     */
+    public void blackHole(int path, boolean value) {
+        blackHole[path] = value;
+    }
+
+    /** Sends the PROBE_ACK of {@code probe} on its path ([SPEC-STATE-9]), whether or not the path is black-holed. */
+    public void answerProbe(Received probe) {
+        Packet p = probe.packet();
+        Packet reply = new Packet();
+        reply.type = PacketType.PROBE_ACK;
+        reply.pathId = p.pathId;
+        reply.probeId = p.probeId;
+        reply.timestampNanos = p.timestampNanos;
+        sendPacket(Math.min(p.pathId, peer.paths() - 1), reply, null, 0);
+        probeAnswerTimes.add(System.nanoTime());
+    }
+
+    /**
+     * The suite refuses the IUT's transmission {@code psn} of {@code path} (it sent a NAK for it):
+     * no later ACK of the suite acknowledges it ([SPEC-NAK-1]).
+     */
+    public void withhold(int path, long psn) {
+        withheld.get(path).add(psn);
+    }
+
+    /**
+     * Sends a NAK ([SPEC-WIRE-20]) refusing the IUT's DATA {@code refused} with {@code nakCode}
+     * and {@code retryAfterNanos}, on the refused packet's path, and withholds its PSN from later
+     * ACKs ({@link #withhold}).
+     */
+    public void sendNak(Received refused, int nakCode, long retryAfterNanos) {
+        Packet r = refused.packet();
+        Packet p = new Packet();
+        p.type = PacketType.NAK;
+        p.pathId = r.pathId;
+        p.nakCode = nakCode;
+        p.streamId = r.streamId;
+        p.refusedPathSequence = r.pathSequence;
+        p.refusedConnectionSequence = r.connectionSequence;
+        p.messageSequence = r.messageSequence;
+        p.retryAfterNanos = retryAfterNanos;
+        withhold(r.pathId, r.pathSequence);
+        sendPacket(r.pathId, p, null, 0);
+    }
+
     /** Sends the ACK a conforming receiver sends for {@code path} now ([SPEC-SACK-3]). */
     public void ack(int path) {
         ackExcept(path, Set.of());
@@ -344,6 +463,25 @@ public final class WireSession implements AutoCloseable {
      */
     public void ackExcept(int path, Set<Long> missing) {
         long highest = iutHighest[path];
+        long echoTimestamp = iutHighestTimestamp[path];
+        long arrival = iutHighestArrival[path];
+        if (withheld.get(path).contains(highest)) {
+            // A refused packet is not recorded ([SPEC-SACK-2]): the ACK is about the highest one recorded.
+            Long lower = iutPsns.get(path).lower(highest);
+            while (lower != null && withheld.get(path).contains(lower)) {
+                lower = iutPsns.get(path).lower(lower);
+            }
+            if (lower == null) {
+                return;
+            }
+            highest = lower;
+            for (Received r : data) {
+                if (r.packet().pathId == path && r.packet().pathSequence == highest) {
+                    echoTimestamp = r.packet().timestampNanos;
+                    arrival = r.arrivalNanos();
+                }
+            }
+        }
         if (highest < 0) {
             return;
         }
@@ -352,7 +490,7 @@ public final class WireSession implements AutoCloseable {
         p.pathId = path;
         p.sackBase = Math.max(0, highest - (WireConstants.SACK_BITS - 1));
         for (long psn : iutPsns.get(path).subSet(p.sackBase, true, highest, true)) {
-            if (!missing.contains(psn)) {
+            if (!missing.contains(psn) && !withheld.get(path).contains(psn)) {
                 int bit = (int) (psn - p.sackBase);
                 p.sackBits[bit >>> 6] |= 1L << (bit & 63);
                 Long csn = iutPsnToCsn.get(path).get(psn);
@@ -361,8 +499,8 @@ public final class WireSession implements AutoCloseable {
                 }
             }
         }
-        p.echoTimestampNanos = iutHighestTimestamp[path];
-        p.ackDelayNanos = Math.max(0, System.nanoTime() - iutHighestArrival[path]);
+        p.echoTimestampNanos = echoTimestamp;
+        p.ackDelayNanos = Math.max(0, System.nanoTime() - arrival);
         sendPacket(path, p, null, 0);
         acksSent++;
     }
@@ -444,6 +582,15 @@ public final class WireSession implements AutoCloseable {
         }
         byte[] bytes = d.bytes();
         ByteBuffer buf = ByteBuffer.wrap(bytes);
+        if (blackHole[d.path()]) {
+            Packet p = new Packet();
+            int head = PacketCodec.bundledHeadLength(buf, 0, bytes.length);
+            if (codec.decode(buf, head, bytes.length - head, p) == DecodeError.OK) {
+                blackHoled.add(new Received(p, new byte[0], d.path(), bytes.length - head, bytes.length,
+                        d.arrivalNanos()));
+            }
+            return true;
+        }
         if (bytes.length > ownMaxDatagram) {
             senderViolations.add("a datagram of " + bytes.length + " bytes, above the " + ownMaxDatagram
                     + " the suite announced [SPEC-CONN-14]");
@@ -481,6 +628,9 @@ public final class WireSession implements AutoCloseable {
     private void handle(Received r) {
         received.add(r);
         Packet p = r.packet();
+        if (p.type == PacketType.CONNECT && server && p.destinationConnectionId == 0) {
+            return; // a client's CONNECT, kept in received for the case
+        }
         if (p.destinationConnectionId != localId) {
             senderViolations.add(r + " names connection " + Long.toUnsignedString(p.destinationConnectionId)
                     + ", not the suite's " + Long.toUnsignedString(localId) + " [SPEC-CONN-2]");
@@ -494,12 +644,9 @@ public final class WireSession implements AutoCloseable {
             }
             case PacketType.DATA -> onData(r);
             case PacketType.PATH_PROBE -> {
-                Packet reply = new Packet();
-                reply.type = PacketType.PROBE_ACK;
-                reply.pathId = p.pathId;
-                reply.probeId = p.probeId;
-                reply.timestampNanos = p.timestampNanos;
-                sendPacket(Math.min(p.pathId, peer.paths() - 1), reply, null, 0);
+                if (answerProbes) {
+                    answerProbe(r);
+                }
             }
             default -> {
                 // kept in received for the cases to look at
@@ -586,10 +733,11 @@ public final class WireSession implements AutoCloseable {
 
     private void deliver(Received r) {
         Packet p = r.packet();
-        if (p.opcode != DataOpcode.SEND) {
+        if (p.opcode != DataOpcode.SEND && p.opcode != DataOpcode.READ_RESPONSE) {
             return;
         }
-        long key = ((long) p.streamId << 40) ^ p.messageSequence;
+        boolean response = p.opcode == DataOpcode.READ_RESPONSE;
+        long key = ((long) p.streamId << 40) ^ p.messageSequence ^ (response ? 1L << 63 : 0);
         Incoming m = incoming.get(key);
         if (m == null) {
             if (p.messageLength > MAX_REASSEMBLY_BYTES) {
@@ -597,7 +745,7 @@ public final class WireSession implements AutoCloseable {
                 return;
             }
             m = new Incoming(p.streamId, p.messageSequence, p.receiveSequence, (int) p.messageLength,
-                    (p.dataFlags & WireConstants.DATA_FLAG_HAS_IMMEDIATE) != 0, p.immediate);
+                    (p.dataFlags & WireConstants.DATA_FLAG_HAS_IMMEDIATE) != 0, p.immediate, response);
             incoming.put(key, m);
         } else if (m.length != p.messageLength || m.receiveSequence != p.receiveSequence) {
             senderViolations.add(r + " disagrees with the first packet of its message on messageLength or"
@@ -614,8 +762,8 @@ public final class WireSession implements AutoCloseable {
         if (m.covered.cardinality() == m.length) {
             m.complete = true;
             checkCut(m);
-            echoes.add(new EchoMessage(m.streamId, m.messageSequence, m.receiveSequence, m.bytes, m.hasImmediate,
-                    m.immediate));
+            (m.response ? readResponses : echoes).add(new EchoMessage(m.streamId, m.messageSequence,
+                    m.receiveSequence, m.bytes, m.hasImmediate, m.immediate));
         }
     }
 
@@ -691,6 +839,37 @@ public final class WireSession implements AutoCloseable {
         return echoes;
     }
 
+    /** The READ responses reassembled so far, in the order they completed ([SPEC-MSG-11]). */
+    public List<EchoMessage> readResponses() {
+        return readResponses;
+    }
+
+    /** The SENDs received on {@code streamId}, in the order they completed. */
+    public List<EchoMessage> messagesOn(int streamId) {
+        List<EchoMessage> out = new ArrayList<>();
+        for (EchoMessage m : echoes) {
+            if (m.streamId() == streamId) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** What arrived on black-holed paths' sockets, in arrival order ({@link #blackHole}). */
+    public List<Received> blackHoled() {
+        return blackHoled;
+    }
+
+    /** When ({@link System#nanoTime()}) the suite sent each PROBE_ACK. */
+    public List<Long> probeAnswerTimes() {
+        return probeAnswerTimes;
+    }
+
+    /** The peer (sockets) of this session. */
+    public WirePeer peer() {
+        return peer;
+    }
+
     /** What the suite sent on {@code path}, in order. */
     public List<Sent> sent(int path) {
         return sentByPath.get(path);
@@ -740,11 +919,13 @@ public final class WireSession implements AutoCloseable {
         final BitSet covered;
         final boolean hasImmediate;
         final int immediate;
+        final boolean response;
         final List<long[]> cuts = new ArrayList<>();
         boolean complete;
 
         Incoming(int streamId, long messageSequence, long receiveSequence, int length, boolean hasImmediate,
-                int immediate) {
+                int immediate, boolean response) {
+            this.response = response;
             this.streamId = streamId;
             this.messageSequence = messageSequence;
             this.receiveSequence = receiveSequence;

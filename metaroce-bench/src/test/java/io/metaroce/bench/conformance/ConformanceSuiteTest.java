@@ -32,6 +32,9 @@ class ConformanceSuiteTest {
     private static final long WAIT_MILLIS = 5_000;
     private static final long QUIET_MILLIS = 200;
 
+    /** The responder's minimum RTO, and what the suite is told of it ([SPEC-CONF-5]). */
+    private static final long MIN_RTO_MILLIS = 250;
+
     private static ConformanceResponder responder;
 
     @BeforeAll
@@ -39,7 +42,7 @@ class ConformanceSuiteTest {
         // A minimum RTO well above the contract's 20 ms [SPEC-CONF-5]: the build machine may be loaded, and the
         // suite retries or skips the hole cases when the responder's timer fires before the suite answers.
         responder = ConformanceResponder.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                ResponderContract.CAPACITY_BYTES_PER_SECOND, TimeUnit.MILLISECONDS.toNanos(250), Datapath.AUTO);
+                ResponderContract.CAPACITY_BYTES_PER_SECOND, TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS), Datapath.AUTO);
     }
 
     @AfterAll
@@ -56,7 +59,7 @@ class ConformanceSuiteTest {
 
     private static SuiteOptions options(InetSocketAddress target, List<String> cases) {
         return new SuiteOptions(target, WAIT_MILLIS, QUIET_MILLIS, ResponderContract.CAPACITY_BYTES_PER_SECOND, false,
-                cases, SEEDS.getAndIncrement());
+                cases, SEEDS.getAndIncrement(), MIN_RTO_MILLIS, SuiteOptions.DEFAULT_MAX_ACK_DELAY_MICROS);
     }
 
     @Test
@@ -191,6 +194,106 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.RESEND_TWICE,
                 List.of("send.repeated-ack", "sack.in-order", "handshake.accept"));
         assertFailed(r, Set.of("send.repeated-ack"), "[SPEC-LOSS-3]");
+    }
+
+    @Test
+    void misplacingWriteSegmentsFailsTheWriteCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.WRITE_MISPLACED,
+                List.of("mem.write-placement", "mem.read", "mem.access-refused", "sack.in-order"));
+        assertFailed(r, Set.of("mem.write-placement"), "[SPEC-MSG-7]");
+    }
+
+    @Test
+    void corruptingReadResponsesFailsTheCasesThatRead() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.READ_CORRUPTED,
+                List.of("mem.read", "mem.write-placement", "sack.in-order", "nak.unknown-key"));
+        assertFailed(r, Set.of("mem.read", "mem.write-placement"), "[SPEC-MSG-11]");
+    }
+
+    @Test
+    void refusingForTheWrongReasonFailsTheRefusalCases() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.NAK_CODES_ROTATED,
+                List.of("mem.access-refused", "rnr.receiver", "nak.unknown-key", "mem.write-placement", "send.echo"));
+        assertFailed(r, Set.of("mem.access-refused", "rnr.receiver", "nak.unknown-key"), "[SPEC-NAK-2]");
+    }
+
+    @Test
+    void ignoringTheRetryDelayFailsTheSenderRnrCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.RNR_DELAY_IGNORED,
+                List.of("rnr.sender-waits", "rnr.receiver", "sack.in-order"));
+        assertFailed(r, Set.of("rnr.sender-waits"), "[SPEC-NAK-4]");
+    }
+
+    @Test
+    void resendingOnABlackHoledPathFailsTheFailoverCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.RESEND_ON_PATH_ONE,
+                List.of("path.failover", "sack.multipath", "send.echo"));
+        assertFailed(r, Set.of("path.failover"), "[SPEC-PATH-10]");
+    }
+
+    @Test
+    void claimingALongerAckDelayFailsTheAckDelayCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACK_DELAY_INFLATED,
+                List.of("timer.ack-delay", "sack.in-order", "sack.holes"));
+        assertFailed(r, Set.of("timer.ack-delay"), "[SPEC-SACK-3]");
+    }
+
+    @Test
+    void aClientDroppingTheCookieFailsTheClientCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLIENT_COOKIE_DROPPED,
+                List.of("client.handshake", "handshake.accept"));
+        assertFailed(r, Set.of("client.handshake"), "[SPEC-CONN-6]");
+    }
+
+    @Test
+    void aResponderRetransmittingBeforeTheMinimumRtoItClaimsFailsTheRtoCase() {
+        // A faulty responder option: it runs with a 5 ms minimum RTO, its operator tells the suite 250 ms.
+        try (ConformanceResponder hasty = ConformanceResponder.start(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ResponderContract.CAPACITY_BYTES_PER_SECOND,
+                TimeUnit.MILLISECONDS.toNanos(5), Datapath.AUTO)) {
+            List<CaseResult> results = ConformanceSuite.run(options(hasty.localAddress(),
+                    List.of("timer.rto", "sack.in-order")), x -> { });
+            Map<String, CaseResult> r = results.stream().collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("timer.rto"), "[SPEC-LOSS-4]");
+        }
+    }
+
+    @Test
+    void aCaseThatFailsWhileTheHostDroppedDatagramsIsSkippedWithTheReason() throws IOException {
+        // A real drop at the suite's socket: more datagrams than its receive buffer holds, none read, then a FAIL.
+        ConformanceCase overflowed = ConformanceCase.of("fake.overflow", "fails after its socket overflowed",
+                "SPEC-CONF-1", "R-SPEC-2", context -> {
+                    WireSession s = context.open(1);
+                    int port = s.peer().localPorts()[0];
+                    try (java.nio.channels.DatagramChannel blast = java.nio.channels.DatagramChannel.open()) {
+                        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1400);
+                        InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+                        // Reading /proc/net/udp costs a millisecond or more: look once per burst.
+                        for (int burst = 0; burst < 100 && UdpDrops.at(port) == 0; burst++) {
+                            for (int i = 0; i < 500; i++) {
+                                b.clear();
+                                blast.send(b, to);
+                            }
+                        }
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    throw new CaseFailure("a verdict the loss makes unjudgeable [SPEC-SACK-3]");
+                });
+        CaseResult r = ConformanceSuite.runOne(overflowed, options(responder.localAddress(), List.of()));
+        if (UdpDrops.at(0) < 0) {
+            assertThat(r.verdict()).as("no /proc/net/udp on this host: nothing detected").isEqualTo(Verdict.FAIL);
+            return;
+        }
+        assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
+        assertThat(r.detail()).contains("dropped").contains("cannot judge").contains("[SPEC-SACK-3]");
+        // The same failure without a drop stays a failure.
+        ConformanceCase plain = ConformanceCase.of("fake.fail", "fails", "SPEC-CONF-1", "R-SPEC-2", context -> {
+            context.open(1);
+            throw new CaseFailure("a real failure [SPEC-SACK-3]");
+        });
+        assertThat(ConformanceSuite.runOne(plain, options(responder.localAddress(), List.of())).verdict())
+                .isEqualTo(Verdict.FAIL);
     }
 
     private static Map<String, CaseResult> runThrough(FaultyRelay.Fault fault, List<String> cases) {

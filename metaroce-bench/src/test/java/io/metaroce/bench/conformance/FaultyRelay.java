@@ -1,5 +1,6 @@
 package io.metaroce.bench.conformance;
 
+import io.metaroce.core.wire.DataOpcode;
 import io.metaroce.core.wire.DecodeError;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
@@ -39,7 +40,21 @@ final class FaultyRelay implements AutoCloseable {
         /** Retransmissions on paths other than 0 are moved to path 0 ([SPEC-LOSS-3]). */
         RESEND_ON_PATH_ZERO,
         /** Every retransmission is followed by a second copy with a PSN of its own: a hole resent twice ([SPEC-LOSS-3]). */
-        RESEND_TWICE
+        RESEND_TWICE,
+        /** WRITE packets after the message's first are placed one byte further into the region ([SPEC-MSG-7]). */
+        WRITE_MISPLACED,
+        /** Each READ_RESPONSE towards the suite has a payload byte changed: the region read wrongly ([SPEC-MSG-11]). */
+        READ_CORRUPTED,
+        /** NAK codes towards the suite are rotated (1 to 2, 2 to 3, 3 to 1): refusals for the wrong reason ([SPEC-NAK-2]). */
+        NAK_CODES_ROTATED,
+        /** The suite's NAKs reach the responder with retryAfterNanos 0: the delay asked for is ignored ([SPEC-NAK-4]). */
+        RNR_DELAY_IGNORED,
+        /** Retransmissions on path 0 are moved to path 1: what a path in doubt lost is resent on it ([SPEC-PATH-10]). */
+        RESEND_ON_PATH_ONE,
+        /** ACKs towards the suite claim a second more of ackDelayNanos than the receiver held the packet ([SPEC-SACK-3]). */
+        ACK_DELAY_INFLATED,
+        /** The responder's client CONNECTs reach the suite without the cookie of the CHALLENGE ([SPEC-CONN-6]). */
+        CLIENT_COOKIE_DROPPED
     }
 
     /** Added to the PSN of the second copy of {@link Fault#RESEND_TWICE}: far above any PSN the responder uses. */
@@ -52,6 +67,14 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<InetSocketAddress, DatagramChannel> upstreams = new HashMap<>();
     private final Map<Long, InetSocketAddress> pathZeroOf = new HashMap<>();
     private final Map<Long, Renumbering> renumberings = new HashMap<>();
+    /** The suite's address of path 1, by the responder's connection id (the one the suite's DATA names). */
+    private final Map<Long, InetSocketAddress> pathOneOf = new HashMap<>();
+    /** The responder's connection id, by the suite's (from the ACCEPT). */
+    private final Map<Long, Long> responderIdOf = new HashMap<>();
+    /** For {@link Fault#CLIENT_COOKIE_DROPPED}: the socket between the responder's client and the suite's server. */
+    private DatagramChannel clientLeg;
+    private InetSocketAddress suiteServer;
+    private InetSocketAddress responderClient;
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -91,6 +114,8 @@ final class FaultyRelay implements AutoCloseable {
                     keys.remove();
                     if (key.attachment() == null) {
                         fromSuite();
+                    } else if (key.channel() == clientLeg) {
+                        betweenClientAndServer();
                     } else {
                         fromResponder((DatagramChannel) key.channel(), (InetSocketAddress) key.attachment());
                     }
@@ -124,6 +149,21 @@ final class FaultyRelay implements AutoCloseable {
             boolean valid = codec.decode(buffer, 0, length, p) == DecodeError.OK;
             if (valid && p.type == PacketType.CONNECT) {
                 pathZeroOf.put(p.sourceConnectionId, client);
+            }
+            if (valid && p.type == PacketType.DATA && p.pathId == 1) {
+                pathOneOf.put(p.destinationConnectionId, client);
+            }
+            if (fault == Fault.WRITE_MISPLACED && valid && p.type == PacketType.DATA && p.opcode == DataOpcode.WRITE
+                    && p.payloadMessageOffset > 0) {
+                buffer.putLong(72, p.remoteOffset + 1);
+                codec.reseal(buffer, 0, length);
+            } else if (fault == Fault.RNR_DELAY_IGNORED && valid && p.type == PacketType.NAK) {
+                buffer.putLong(64, 0);
+                codec.reseal(buffer, 0, length);
+            } else if (fault == Fault.CLIENT_COOKIE_DROPPED && valid && p.type == PacketType.DATA
+                    && p.streamId == ResponderContract.CONTROL_STREAM && p.payloadLength >= 5
+                    && buffer.get(p.payloadOffset) == ResponderContract.COMMAND_CONNECT) {
+                redirectConnect(p, length);
             }
             if (fault == Fault.ACCEPT_BAD_CHECKSUM && length >= PacketCodec.MIN_PACKET_BYTES) {
                 codec.reseal(buffer, 0, length);
@@ -165,11 +205,36 @@ final class FaultyRelay implements AutoCloseable {
                     to = pathZeroOf.get(p.destinationConnectionId);
                 }
             }
+            int head = PacketCodec.bundledHeadLength(buffer, 0, length);
+            Packet p = new Packet();
+            boolean valid = codec.decode(buffer, head, length - head, p) == DecodeError.OK;
+            if (valid && p.type == PacketType.ACCEPT) {
+                responderIdOf.put(p.destinationConnectionId, p.sourceConnectionId);
+            }
+            if (fault == Fault.READ_CORRUPTED && valid && p.type == PacketType.DATA
+                    && p.opcode == DataOpcode.READ_RESPONSE && p.payloadLength > 0) {
+                buffer.put(p.payloadOffset, (byte) (buffer.get(p.payloadOffset) ^ 0x5A));
+                codec.reseal(buffer, head, length - head);
+            } else if (fault == Fault.NAK_CODES_ROTATED && valid && p.type == PacketType.NAK) {
+                buffer.put(head + 32, (byte) (p.nakCode % 3 + 1));
+                codec.reseal(buffer, head, length - head);
+            } else if (fault == Fault.ACK_DELAY_INFLATED && length >= WireConstants.ACK_BYTES
+                    && buffer.get(1) == PacketType.ACK) {
+                buffer.putLong(80, buffer.getLong(80) + 1_000_000_000L);
+                codec.reseal(buffer, 0, WireConstants.ACK_BYTES);
+            } else if (fault == Fault.RESEND_ON_PATH_ONE && head == 0 && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0 && p.pathId == 0) {
+                Long responderId = responderIdOf.get(p.destinationConnectionId);
+                InetSocketAddress one = responderId == null ? null : pathOneOf.get(responderId);
+                if (one != null) {
+                    buffer.putShort(2, (short) 1);
+                    codec.reseal(buffer, 0, length);
+                    to = one;
+                }
+            }
             buffer.limit(length).position(0);
             front.send(buffer, to);
             if (fault == Fault.RESEND_TWICE) {
-                Packet p = new Packet();
-                int head = PacketCodec.bundledHeadLength(buffer, 0, length);
                 if (codec.decode(buffer, head, length - head, p) == DecodeError.OK && p.type == PacketType.DATA
                         && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0) {
                     buffer.putLong(head + 24, p.pathSequence + SECOND_COPY_PSN_OFFSET);
@@ -178,6 +243,61 @@ final class FaultyRelay implements AutoCloseable {
                     front.send(buffer, to);
                 }
             }
+        }
+    }
+
+    /**
+     * Points the suite's connect command at {@link #clientLeg}, a socket of the relay's, and
+     * remembers the suite's server address, so the responder's client connection runs through the
+     * relay too.
+     */
+    private void redirectConnect(Packet p, int length) throws IOException {
+        int at = p.payloadOffset;
+        int port = Short.toUnsignedInt(buffer.getShort(at + 2));
+        byte[] address = new byte[Byte.toUnsignedInt(buffer.get(at + 4))];
+        buffer.get(at + 5, address);
+        suiteServer = new InetSocketAddress(java.net.InetAddress.getByAddress(address), port);
+        if (clientLeg == null) {
+            clientLeg = DatagramChannel.open();
+            clientLeg.bind(new InetSocketAddress(upstream.getAddress(), 0));
+            clientLeg.configureBlocking(false);
+            clientLeg.register(selector, SelectionKey.OP_READ, "client leg");
+        }
+        InetSocketAddress leg = (InetSocketAddress) clientLeg.getLocalAddress();
+        byte[] legAddress = leg.getAddress().getAddress();
+        if (legAddress.length == address.length) {
+            buffer.putShort(at + 2, (short) leg.getPort());
+            buffer.put(at + 5, legAddress);
+            codec.reseal(buffer, 0, length);
+        }
+    }
+
+    /** Relays between the responder's client and the suite's server, the client's CONNECTs without a cookie. */
+    private void betweenClientAndServer() throws IOException {
+        while (true) {
+            buffer.clear();
+            InetSocketAddress from = (InetSocketAddress) clientLeg.receive(buffer);
+            if (from == null) {
+                return;
+            }
+            buffer.flip();
+            int length = buffer.remaining();
+            if (from.equals(suiteServer)) {
+                if (responderClient != null) {
+                    clientLeg.send(buffer, responderClient);
+                }
+                continue;
+            }
+            responderClient = from;
+            Packet p = new Packet();
+            if (codec.decode(buffer, 0, length, p) == DecodeError.OK && p.type == PacketType.CONNECT && p.hasCookie) {
+                p.hasCookie = false;
+                java.util.Arrays.fill(p.cookie, (byte) 0);
+                buffer.clear();
+                length = codec.encode(p, buffer, 0, null, 0);
+            }
+            buffer.limit(length).position(0);
+            clientLeg.send(buffer, suiteServer);
         }
     }
 
@@ -190,6 +310,9 @@ final class FaultyRelay implements AutoCloseable {
             front.close();
             for (DatagramChannel c : upstreams.values()) {
                 c.close();
+            }
+            if (clientLeg != null) {
+                clientLeg.close();
             }
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException(e);

@@ -5,11 +5,24 @@ import io.netty.channel.SelectStrategyFactory;
 import io.netty.util.IntSupplier;
 
 /**
- * The select strategy of a busy-polling event loop: every turn polls the sockets without waiting
- * ({@code epoll_wait} or {@code selectNow} with a zero timeout) and then runs the loop's tasks, so
- * the loop never parks in the kernel and a datagram is handled as soon as it is in the socket,
- * without a wakeup. It costs a whole core per loop; a turn that found nothing to do yields the
- * core to any other runnable thread ({@code sched_yield}).
+ * The select strategy of a busy-polling event loop: every turn checks the endpoint's timer, reads
+ * the endpoint's sockets and drives its engine, all on the loop's thread before Netty's own I/O
+ * and task processing (run to completion: a datagram read here is answered, its response and ACK
+ * flushed, in the same turn, with no task hand-off), then runs the loop's tasks. The loop never
+ * parks in the kernel. It costs a whole core per loop; turns that find nothing to do spin, and
+ * yield the core to any other runnable thread ({@code sched_yield}) once the loop has been idle for
+ * {@link UdpEndpoint.Builder#BUSY_POLL_IDLE_SPIN_NANOS} (see {@link #idle()}).
+ *
+ * <p>Reading: where the socket layer can read its sockets directly ({@link UdpSocket#readNow}, the
+ * Linux layer) and the endpoint has at most {@link #DIRECT_POLL_MAX_SOCKETS} sockets, a turn reads
+ * each one that can carry traffic (path sockets; listen sockets when the endpoint listens) with
+ * one {@code recvmmsg} and asks the selector ({@code epoll_wait} with a zero timeout)
+ * only every {@link #SELECT_EVERY_TURNS} turns (for the rest of what is registered on the loop):
+ * a datagram is then read by the same system call that notices it, not by an {@code epoll_wait}
+ * that reports it and a {@code recvmmsg} after it, as Aeron's receiver polls a few channels
+ * directly rather than through a selector. Otherwise (NIO, or many sockets) every turn polls the
+ * selector without waiting ({@code epoll_wait} or {@code selectNow}) and Netty reads what it
+ * reports.
  *
  * <p>Not Netty's own {@link SelectStrategy#BUSY_WAIT}: that spins inside one native call until a
  * file descriptor is ready, so tasks handed to the loop from other threads and Netty's scheduled
@@ -19,11 +32,43 @@ import io.netty.util.IntSupplier;
  * {@link PolledLoopTimer} that this strategy checks on every turn, so moving the engine's deadline
  * costs no system call (a {@code timerfd} costs one per move, and one read when it fires).
  *
- * <p>Thread-safety: one instance per event loop group of one endpoint; {@link #calculateStrategy}
- * and the timer run on that loop. {@link #timer} is set once, before the loop has any work.
+ * <p>Thread-safety: one instance per event loop group of one endpoint; {@link #calculateStrategy},
+ * the timer and the poller run on that loop. {@link #timer} and {@link #poller} are set once,
+ * before the loop has any work.
  */
 final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
+    /**
+     * Most sockets read directly on every turn; with more, one {@code epoll_wait} is cheaper than a
+     * {@code recvmmsg} per socket (Aeron's receiver switches to a selector above 5 channels).
+     */
+    static final int DIRECT_POLL_MAX_SOCKETS = 4;
+    /**
+     * Turns between two selector polls while the sockets are read directly: the selector then
+     * serves only what else is registered on the loop (nothing, for an endpoint's own loop), so
+     * it may lag by a few microseconds.
+     */
+    static final int SELECT_EVERY_TURNS = 16;
+
+    private static final long BUSY = Long.MIN_VALUE;
+
+    /** One turn's direct reads and drive, by the endpoint on this loop. */
+    @FunctionalInterface
+    interface Poller {
+        /**
+         * Reads the endpoint's sockets directly and drives its engine if anything came.
+         *
+         * @return the datagrams read (0 if none), or -1 if the sockets must be read through the
+         *     selector this turn (a layer that cannot read directly, or too many sockets)
+         */
+        int poll();
+    }
+
     private volatile PolledLoopTimer timer;
+    private volatile Poller poller;
+    /** Turns since the selector was last polled (loop only). */
+    private int turnsSinceSelect;
+    /** {@link System#nanoTime()} of the first of the idle turns in a row; {@link #BUSY} after a busy turn. */
+    private long idleSince = BUSY;
 
     @Override
     public int calculateStrategy(IntSupplier selectSupplier, boolean hasTasks) throws Exception {
@@ -31,14 +76,40 @@ final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
         if (t != null) {
             t.poll();
         }
-        int ready = selectSupplier.get(); // ready sockets now (0 or more), never a blocking wait
-        if (ready == 0 && !hasTasks) {
-            // Nothing to do this turn: let another runnable thread have the core for a moment (on
-            // a host with more runnable threads than cores, the peer this loop waits for may be
-            // one); with the core to itself, the loop is back at once.
-            Thread.yield();
+        Poller p = poller;
+        int direct = p == null ? -1 : p.poll();
+        int ready = 0;
+        if (direct < 0 || ++turnsSinceSelect >= SELECT_EVERY_TURNS) {
+            turnsSinceSelect = 0;
+            ready = selectSupplier.get(); // ready sockets now (0 or more), never a blocking wait
+        }
+        if (ready == 0 && direct <= 0 && !hasTasks) {
+            idle();
+        } else {
+            idleSince = BUSY;
         }
         return ready;
+    }
+
+    /**
+     * A turn that found nothing to do: spins on ({@link Thread#onSpinWait}) while the loop has been
+     * idle for less than {@link UdpEndpoint.Builder#BUSY_POLL_IDLE_SPIN_NANOS}, and yields the core
+     * on every idle turn after that (on a host with more runnable threads than cores, the peer this
+     * loop waits for may be one; with the core to itself, the loop is back at once). Not a yield on
+     * every idle turn: the kernel may then hand the core to any runnable thread, even one at the
+     * lowest priority, until its next tick (4 ms at 250 Hz), and a loop that waits a round trip for
+     * each reply would wait that long for most of them on a host busy with other work.
+     */
+    private void idle() {
+        long now = System.nanoTime();
+        if (idleSince == BUSY) {
+            idleSince = now;
+        }
+        if (now - idleSince >= UdpEndpoint.Builder.BUSY_POLL_IDLE_SPIN_NANOS) {
+            Thread.yield();
+        } else {
+            Thread.onSpinWait();
+        }
     }
 
     @Override
@@ -54,5 +125,13 @@ final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
         PolledLoopTimer t = new PolledLoopTimer(task);
         timer = t;
         return t;
+    }
+
+    /** Sets the endpoint's poller, called on every turn; once per strategy. */
+    void poller(Poller value) {
+        if (poller != null) {
+            throw new IllegalStateException("a busy-polling loop polls one endpoint's sockets");
+        }
+        poller = value;
     }
 }

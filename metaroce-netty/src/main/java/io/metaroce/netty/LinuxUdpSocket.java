@@ -159,21 +159,42 @@ final class LinuxUdpSocket implements UdpSocket {
 
     /** Reads what the socket holds (up to {@link #MAX_CALLS_PER_WAKEUP} batches) into the receiver. */
     void readAvailable() {
+        readBatches();
+        receiver.onReadBatchComplete(socketId);
+    }
+
+    /**
+     * Reads what the socket holds now, as a readiness event would but without waiting for one and
+     * without {@link DatagramReceiver#onReadBatchComplete}: a busy-polling loop calls it on every
+     * turn and drives the engine itself. A call that finds the socket empty ({@code EAGAIN}) is
+     * not counted in {@link #receiveCalls()}, which stays the count of calls that read something.
+     */
+    @Override
+    public int readNow() {
+        return closed ? 0 : readBatches();
+    }
+
+    /** Up to {@link #MAX_CALLS_PER_WAKEUP} {@code recvmmsg} calls into the receiver; returns the messages read. */
+    private int readBatches() {
+        int messages = 0;
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
             receive.prepareReceive(receive.capacity);
             int n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
-            receiveCalls++;
             if (n < 0) {
                 int errno = LinuxSyscalls.errno(errnoState);
+                if (errno == EAGAIN) {
+                    break; // empty: nothing read, not counted
+                }
+                receiveCalls++;
                 if (errno == EINTR) {
                     continue;
                 }
-                if (errno != EAGAIN) {
-                    // Rare (the socket is being closed, say): the endpoint counts and logs it.
-                    receiver.onSocketError(socketId, new IOException("recvmmsg: " + LinuxSyscalls.describe(errno)));
-                }
+                // Rare (the socket is being closed, say): the endpoint counts and logs it.
+                receiver.onSocketError(socketId, new IOException("recvmmsg: " + LinuxSyscalls.describe(errno)));
                 break;
             }
+            receiveCalls++;
+            messages += n;
             // The receiver may drive the engine in the middle of a read, and what it completes may
             // close this socket (and free the batch): stop there.
             for (int i = 0; i < n && !closed; i++) {
@@ -183,7 +204,7 @@ final class LinuxUdpSocket implements UdpSocket {
                 break;
             }
         }
-        receiver.onReadBatchComplete(socketId);
+        return messages;
     }
 
     private void deliver(int i) {

@@ -98,6 +98,8 @@ public final class UdpEndpoint implements AutoCloseable {
     private final AcceptListener acceptListener;
     private final double dropProbability;
     private final boolean repathOnFailure;
+    /** Whether the listen sockets accept connections (else they only receive strays). */
+    private final boolean listening;
     private final CompletionListener completionListener;
     private final CompletionSink completionSink;
     private final long clockOrigin;
@@ -231,6 +233,7 @@ public final class UdpEndpoint implements AutoCloseable {
         this.acceptListener = b.acceptListener;
         this.dropProbability = b.dropProbability;
         this.repathOnFailure = b.repathOnFailure;
+        this.listening = b.listening;
         this.completionListener = b.completionListener;
         this.completionSink = b.completionSink;
         this.dropRandom = new SplittableRandom(b.dropSeed);
@@ -251,6 +254,9 @@ public final class UdpEndpoint implements AutoCloseable {
                 : busyPoll != null ? layer.newBusyPollEventLoopGroup(1, busyPoll) : layer.newEventLoopGroup(1);
         this.loop = (b.eventLoopGroup == null ? ownedGroup : b.eventLoopGroup).next();
         this.timer = busyPoll != null ? busyPoll.timer(timerTask) : layer.newTimer(loop, timerTask);
+        if (busyPoll != null) {
+            busyPoll.poller(this::pollSocketsDirectly);
+        }
         UdpSocket[] listen = new UdpSocket[planes.length];
         try {
             for (int p = 0; p < planes.length; p++) {
@@ -682,6 +688,61 @@ public final class UdpEndpoint implements AutoCloseable {
         }
     }
 
+    /**
+     * One turn of a busy-polling loop ({@link BusyPollStrategy}): reads every socket directly and,
+     * if anything came, drives the engine at once, so what the datagrams complete is answered and
+     * flushed in this turn rather than by a drive task after Netty's I/O processing. Returns the
+     * datagrams read, or -1 when the sockets are to be read through the loop's selector (a socket
+     * layer that cannot read directly, or more than {@link BusyPollStrategy#DIRECT_POLL_MAX_SOCKETS}
+     * sockets). A failure is logged, as a failing task's would be, and the loop goes on.
+     */
+    private int pollSocketsDirectly() {
+        if (shutDown) {
+            return -1;
+        }
+        // The listen sockets of an endpoint that does not listen carry nothing but strays: the
+        // selector serves them, so the turns stay short.
+        int first = listening ? 0 : planes.length;
+        if (socketHighWater - first > BusyPollStrategy.DIRECT_POLL_MAX_SOCKETS
+                && openSockets(first) > BusyPollStrategy.DIRECT_POLL_MAX_SOCKETS) {
+            return -1;
+        }
+        int read = 0;
+        try {
+            for (int i = first; i < socketHighWater; i++) {
+                UdpSocket socket = sockets[i];
+                if (socket != null) {
+                    int n = socket.readNow();
+                    if (n < 0) {
+                        return -1; // one layer per endpoint: no socket of this one reads directly
+                    }
+                    read += n;
+                }
+            }
+            return read > 0 ? drivenAfter(read) : 0;
+        } catch (RuntimeException e) {
+            LOG.warn("busy-polling turn failed", e);
+            return read;
+        }
+    }
+
+    /** Drives the engine after a busy-polling turn read {@code read} datagrams; returns {@code read}. */
+    private int drivenAfter(int read) {
+        drive();
+        return read;
+    }
+
+    /** Open sockets from index {@code first} on. */
+    private int openSockets(int first) {
+        int open = 0;
+        for (int i = first; i < socketHighWater; i++) {
+            if (sockets[i] != null) {
+                open++;
+            }
+        }
+        return open;
+    }
+
     /** Whether the endpoint has shut down (read on the event loop). */
     boolean isShutDown() {
         return shutDown;
@@ -936,6 +997,15 @@ public final class UdpEndpoint implements AutoCloseable {
     public static final class Builder {
         /** Default SO_SNDBUF / SO_RCVBUF request; the kernel may cap it (net.core.[rw]mem_max). */
         public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 << 20;
+        /**
+         * How long a {@linkplain #busyPoll busy-polling} loop with nothing to do spins before it
+         * yields its core on each idle turn (1 ms): far longer than a loopback or rack round trip, so
+         * a loop waiting for a reply keeps its core even when the peer is held up for a moment (a
+         * loop that yields then may not get its core back before the kernel's next tick, 4 ms at
+         * 250 Hz, when other threads want it); short enough that a loop sharing a core with the
+         * peer it waits for (more loops than cores) hands the core over within a tick.
+         */
+        public static final long BUSY_POLL_IDLE_SPIN_NANOS = 1_000_000;
 
         private InetAddress[] planes = {InetAddress.getLoopbackAddress()};
         private int listenPort;
@@ -1034,8 +1104,13 @@ public final class UdpEndpoint implements AutoCloseable {
          * {@code epoll_wait} (or the NIO selector) until a datagram, a timer or a task wakes it, the
          * loop polls its sockets without waiting on every turn and runs its tasks in between, so a
          * datagram is handled without a wakeup's delay, and the engine's timer is a deadline the loop
-         * checks on every turn (no {@code timerfd} system calls). For latency; it keeps one core busy
-         * for as long as the endpoint is open. Applies to the loop the endpoint makes: with
+         * checks on every turn (no {@code timerfd} system calls). On the Linux datapath a turn reads
+         * the endpoint's sockets itself ({@code recvmmsg}, no {@code epoll_wait} in between, while it
+         * has a few) and answers what it read in the same turn: the engine, the completion sink and
+         * the posts it makes, and the flush all run there, on the loop's thread. For latency; it
+         * keeps one core busy for as long as the endpoint is open (a loop idle for
+         * {@link #BUSY_POLL_IDLE_SPIN_NANOS} yields its core on each idle turn, so other threads
+         * still run). Applies to the loop the endpoint makes: with
          * {@link #eventLoopGroup} the group's own strategy rules, and asking for both fails.
          */
         public Builder busyPoll(boolean value) {

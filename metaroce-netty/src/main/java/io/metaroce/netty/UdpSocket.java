@@ -44,6 +44,18 @@ interface UdpSocket {
      */
     int flush();
 
+    /**
+     * Reads what the socket holds now, without waiting for the event loop to report it readable,
+     * handing each datagram to the socket's receiver; for a busy-polling loop, which then drives
+     * the engine itself (no {@link DatagramReceiver#onReadBatchComplete}).
+     *
+     * @return the datagrams (or coalesced buffers) read, 0 if none; -1 if this layer's sockets
+     *     are read only when the event loop's selector reports them (the default)
+     */
+    default int readNow() {
+        return -1;
+    }
+
     /** Closes the socket; the future completes when it is closed. */
     Future<?> close();
 

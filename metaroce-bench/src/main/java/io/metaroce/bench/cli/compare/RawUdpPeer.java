@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli.compare;
 
 import io.metaroce.bench.cli.perf.LatencyPercentiles;
+import io.metaroce.netty.UdpEndpoint;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -13,6 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategy;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
@@ -25,6 +27,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.IntSupplier;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.spi.SelectorProvider;
@@ -164,16 +167,12 @@ final class RawUdpPeer {
 
     /**
      * One event loop; busy-polling: every turn polls without waiting (a zero-timeout epoll_wait or
-     * selectNow) and a turn with nothing to do yields the core, as MetaRoCE's busy-polling loops do.
+     * selectNow), and turns with nothing to do spin, then yield the core on each idle turn once the
+     * loop has been idle for {@link UdpEndpoint.Builder#BUSY_POLL_IDLE_SPIN_NANOS}, as MetaRoCE's
+     * busy-polling loops do.
      */
     private EventLoopGroup group(boolean busyPoll) {
-        SelectStrategyFactory strategy = busyPoll ? () -> (selectNow, hasTasks) -> {
-            int ready = selectNow.get();
-            if (ready == 0 && !hasTasks) {
-                Thread.yield();
-            }
-            return ready;
-        } : DefaultSelectStrategyFactory.INSTANCE;
+        SelectStrategyFactory strategy = busyPoll ? IdleSpinStrategy::new : DefaultSelectStrategyFactory.INSTANCE;
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory(0, strategy)
                 : NioIoHandler.newFactory(SelectorProvider.provider(), strategy);
         return new MultiThreadIoEventLoopGroup(1, factory);
@@ -251,6 +250,31 @@ final class RawUdpPeer {
                 offsetInMessage = 0;
             }
             return new DatagramPacket(payload.retainedSlice(0, length), target);
+        }
+    }
+
+    /** The busy-polling select strategy of one raw UDP loop (confined to it). */
+    private static final class IdleSpinStrategy implements SelectStrategy {
+        private static final long BUSY = Long.MIN_VALUE;
+        private long idleSince = BUSY;
+
+        @Override
+        public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+            int ready = selectNow.get();
+            if (ready > 0 || hasTasks) {
+                idleSince = BUSY;
+                return ready;
+            }
+            long now = System.nanoTime();
+            if (idleSince == BUSY) {
+                idleSince = now;
+            }
+            if (now - idleSince >= UdpEndpoint.Builder.BUSY_POLL_IDLE_SPIN_NANOS) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+            return ready;
         }
     }
 

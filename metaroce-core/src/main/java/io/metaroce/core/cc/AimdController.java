@@ -104,6 +104,11 @@ public final class AimdController implements CongestionController {
      * 4/3 of its hint) [SPEC-CC-25]: beyond it the loss estimate is mostly the lost ACKs.
      */
     private static final long MAX_COMPENSATED_LOSS = ALPHA_ONE >> 1;
+    /**
+     * The unmarked-loss average ({@link #unmarkedLoss}, of {@link #ALPHA_ONE}) from which a full
+     * window's share of the hint goes to the paths with room [SPEC-CC-35].
+     */
+    private final long handoffAboveLoss;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -246,6 +251,8 @@ public final class AimdController implements CongestionController {
         this.minWindow = config.aimdMinWindowBytes();
         this.maxWindow = config.aimdMaxWindowBytes();
         this.gainShift = config.aimdEcnGainShift();
+        this.handoffAboveLoss = config.fullWindowAboveLossPercent() >= 100 ? Long.MAX_VALUE
+                : ALPHA_ONE * config.fullWindowAboveLossPercent() / 100;
         this.initialRtt = config.initialRttNanos();
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
@@ -835,8 +842,35 @@ public final class AimdController implements CongestionController {
         }
         double total = totalOwnRate();
         double hint = effectiveHint();
-        return total > hint ? own * hint / total : own;
+        if (total <= hint) {
+            return own;
+        }
+        if (unmarkedLoss >= handoffAboveLoss) {
+            // Random loss: a window full of packets lost but not yet judged leaves its share of the
+            // hint unused; the paths with room take it, the connection's clock still bounding the
+            // total [SPEC-CC-35].
+            total = ownRateOfPathsWithRoom(pathId);
+            if (total <= hint) {
+                return own;
+            }
+        }
+        return own * hint / total;
     }
+
+    /**
+     * The own rates added up over the paths in service whose windows have room, and path
+     * {@code pathId} whatever its window [SPEC-CC-35].
+     */
+    private double ownRateOfPathsWithRoom(int pathId) {
+        double total = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i] && (i == pathId || window[i] - inFlight[i] > 0)) {
+                total += ownRate(window[i], srtt[i]);
+            }
+        }
+        return total;
+    }
+
 
     private double ownRate(long windowBytes, long smoothedRtt) {
         long rtt = smoothedRtt > 0 ? smoothedRtt : initialRtt;

@@ -43,6 +43,8 @@ final class DataWriter {
     private final boolean equalLength;
     private final boolean idleResend;
     private final int idleResendMaxCopies;
+    /** Lost fraction above which a window-full path may carry an idle resend [SPEC-LOSS-11]. */
+    private final double fullWindowAboveLoss;
     private final long maxAckDelayNanos;
     private int peerPayloadBytes;
     private int peerWindow;
@@ -70,6 +72,7 @@ final class DataWriter {
         this.equalLength = config.equalLengthPackets();
         this.idleResend = config.idleResend();
         this.idleResendMaxCopies = config.idleResendMaxCopies();
+        this.fullWindowAboveLoss = config.fullWindowAboveLossPercent() / 100.0;
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
@@ -180,7 +183,10 @@ final class DataWriter {
         }
         Path path = pickPathForNewData(nowNanos);
         if (path == null) {
-            return false;
+            // Every window full: on a lossy path they are full of packets lost but not yet judged,
+            // and a copy of the oldest is what brings the verdicts sooner [SPEC-LOSS-11].
+            Path full = idleResend ? pickWindowFullLossyPath(nowNanos) : null;
+            return full != null && writeIdleResend(nowNanos, full, out, p, codec);
         }
         if (scheduler.hasWork()) {
             touched = true; // the scheduler may drop or pause streams even when it finds nothing
@@ -375,6 +381,35 @@ final class DataWriter {
         return path.scoreboard.hasRoom()
                 && congestion.sendAllowanceBytes(path.id, nowNanos) > 0
                 && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos;
+    }
+
+    /**
+     * When no path may take new data [SPEC-LOSS-11]: the next path (round-robin) that may take new
+     * data but for its full window, whose pacing lets it send now and whose lost fraction is above
+     * {@code fullWindowAboveLossPercent}; null if one of the paths that may take new data has room
+     * in its window (it only waits for its pacing, so the windows are not all full), or none fits.
+     */
+    private Path pickWindowFullLossyPath(long nowNanos) {
+        int count = paths.count();
+        Path found = null;
+        for (int i = 0; i < count; i++) {
+            int id = (paths.nextForData() + i) % count;
+            Path path = paths.get(id);
+            if (path == null || !paths.usableForNewData(path)) {
+                continue;
+            }
+            if (!path.scoreboard.hasRoom()) {
+                continue;
+            }
+            if (congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
+                return null; // a path with room waits for its pacing: not every window is full
+            }
+            if (found == null && path.lossFraction > fullWindowAboveLoss
+                    && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos) {
+                found = path;
+            }
+        }
+        return found;
     }
 
     private Path pickPathForNewData(long nowNanos) {

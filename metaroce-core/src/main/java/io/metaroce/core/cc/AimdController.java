@@ -105,10 +105,11 @@ public final class AimdController implements CongestionController {
      */
     private static final long MAX_COMPENSATED_LOSS = ALPHA_ONE >> 1;
     /**
-     * The unmarked-loss average ({@link #unmarkedLoss}, of {@link #ALPHA_ONE}) from which a full
-     * window's share of the hint goes to the paths with room [SPEC-CC-35].
+     * {@code fullWindowAboveLossPercent}: the unmarked-loss average, in percent, from which a full
+     * window's share of the hint goes to the paths with room [SPEC-CC-35] (1 to 100: a byte, which
+     * fits the object's padding, so the idle connection's footprint stays within its goal).
      */
-    private final long handoffAboveLoss;
+    private final byte handoffAboveLossPercent;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -251,8 +252,7 @@ public final class AimdController implements CongestionController {
         this.minWindow = config.aimdMinWindowBytes();
         this.maxWindow = config.aimdMaxWindowBytes();
         this.gainShift = config.aimdEcnGainShift();
-        this.handoffAboveLoss = config.fullWindowAboveLossPercent() >= 100 ? Long.MAX_VALUE
-                : ALPHA_ONE * config.fullWindowAboveLossPercent() / 100;
+        this.handoffAboveLossPercent = (byte) config.fullWindowAboveLossPercent();
         this.initialRtt = config.initialRttNanos();
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
@@ -829,7 +829,8 @@ public final class AimdController implements CongestionController {
     /**
      * Path {@code pathId}'s pacing rate now, bytes per second: {@code gain * window / srtt}, scaled
      * down with every other path's when their sum exceeds the receiver's rate hint (raised for
-     * random loss, [SPEC-CC-25]).
+     * random loss, [SPEC-CC-25]); under random loss above {@code fullWindowAboveLossPercent}, the
+     * paths whose windows are full are left out of that sum ([SPEC-CC-35]).
      */
     public double pacingRateBytesPerSecond(int pathId) {
         checkPath(pathId);
@@ -845,7 +846,7 @@ public final class AimdController implements CongestionController {
         if (total <= hint) {
             return own;
         }
-        if (unmarkedLoss >= handoffAboveLoss) {
+        if (handoffAboveLossPercent < 100 && unmarkedLoss >= ALPHA_ONE * handoffAboveLossPercent / 100) {
             // Random loss: a window full of packets lost but not yet judged leaves its share of the
             // hint unused; the paths with room take it, the connection's clock still bounding the
             // total [SPEC-CC-35].

@@ -43,8 +43,6 @@ final class DataWriter {
     private final boolean equalLength;
     private final boolean idleResend;
     private final int idleResendMaxCopies;
-    /** Lost fraction above which a window-full path may carry an idle resend [SPEC-LOSS-11]. */
-    private final double fullWindowAboveLoss;
     private final long maxAckDelayNanos;
     private int peerPayloadBytes;
     private int peerWindow;
@@ -72,7 +70,6 @@ final class DataWriter {
         this.equalLength = config.equalLengthPackets();
         this.idleResend = config.idleResend();
         this.idleResendMaxCopies = config.idleResendMaxCopies();
-        this.fullWindowAboveLoss = config.fullWindowAboveLossPercent() / 100.0;
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
@@ -134,8 +131,12 @@ final class DataWriter {
         return length + WireConstants.DATA_OVERHEAD_BYTES;
     }
 
-    /** Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now. */
-    boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+    /**
+     * Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now.
+     * {@code fullWindowAboveLossPercent} is the configuration's, passed in by the send side, which
+     * keeps it: a field here would grow every idle connection by 8 bytes, past its footprint goal.
+     */
+    boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec, int fullWindowAboveLossPercent) {
         // Retransmissions first, each on the path that lost it (R-SACK-2). With none queued, the
         // paths' queues are not read.
         for (int i = 0; i < paths.count() && paths.queuedRetransmissions() > 0; i++) {
@@ -185,7 +186,7 @@ final class DataWriter {
         if (path == null) {
             // Every window full: on a lossy path they are full of packets lost but not yet judged,
             // and a copy of the oldest is what brings the verdicts sooner [SPEC-LOSS-11].
-            Path full = idleResend ? pickWindowFullLossyPath(nowNanos) : null;
+            Path full = idleResend ? pickWindowFullLossyPath(nowNanos, fullWindowAboveLossPercent) : null;
             return full != null && writeIdleResend(nowNanos, full, out, p, codec);
         }
         if (scheduler.hasWork()) {
@@ -389,7 +390,7 @@ final class DataWriter {
      * {@code fullWindowAboveLossPercent}; null if one of the paths that may take new data has room
      * in its window (it only waits for its pacing, so the windows are not all full), or none fits.
      */
-    private Path pickWindowFullLossyPath(long nowNanos) {
+    private Path pickWindowFullLossyPath(long nowNanos, int fullWindowAboveLossPercent) {
         int count = paths.count();
         Path found = null;
         for (int i = 0; i < count; i++) {
@@ -404,7 +405,7 @@ final class DataWriter {
             if (congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
                 return null; // a path with room waits for its pacing: not every window is full
             }
-            if (found == null && path.lossFraction > fullWindowAboveLoss
+            if (found == null && path.lossFraction > fullWindowAboveLossPercent / 100.0
                     && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos) {
                 found = path;
             }

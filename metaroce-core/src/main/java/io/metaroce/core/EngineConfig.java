@@ -113,6 +113,12 @@ import io.metaroce.core.wire.WireConstants;
  *     this percent, three times while it is above twice this percent ([SPEC-SACK-14]): on a path
  *     that loses that much, an ACK that nothing follows soon is the only word of the packets it
  *     covers; 100: never
+ * @param fullWindowAboveLossPercent above this percent of random loss, a path whose window is
+ *     full gives its pacing share of the rate hint to the paths with room (the AIMD controller's
+ *     moving average of unmarked losses, with {@code aimdLossCutScaledByAlpha}, [SPEC-CC-35]), and
+ *     while every window is full an idle resend may leave on a path that loses more than this
+ *     percent though its window is full (with {@code idleResend}, [SPEC-LOSS-11]): the windows are
+ *     then full of packets that are lost but not yet judged; 100: never
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  * @param equalLengthPackets cut every message into packets of one length, the last overlapping
@@ -183,6 +189,7 @@ public record EngineConfig(
         boolean idleResend,
         int idleResendMaxCopies,
         int ackRepeatAboveLossPercent,
+        int fullWindowAboveLossPercent,
         boolean bundleAcks,
         boolean equalLengthPackets,
         boolean timeoutProbes,
@@ -203,6 +210,7 @@ public record EngineConfig(
         range("maxDatagramBytes", maxDatagramBytes, MIN_DATAGRAM_BYTES, MAX_DATAGRAM_BYTES);
         range("idleResendMaxCopies", idleResendMaxCopies, 2, 64);
         range("ackRepeatAboveLossPercent", ackRepeatAboveLossPercent, 1, 100);
+        range("fullWindowAboveLossPercent", fullWindowAboveLossPercent, 1, 100);
         powerOfTwo("sequenceWindow", sequenceWindow, 64, 1 << 24);
         powerOfTwo("pathWindowPackets", pathWindowPackets, 64, 1 << 20);
         range("maxPaths", maxPaths, 1, 65_535);
@@ -317,6 +325,7 @@ public record EngineConfig(
                 false, // idleResend: off, a packet awaiting its verdict waits for it or its timer
                 4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
                 15, // ackRepeatAboveLossPercent: ACKs twice above 15% loss, three times above 30%
+                2, // fullWindowAboveLossPercent: above 2% random loss a full window's share goes to the others
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
                 true, // equalLengthPackets: one packet length per message, the last overlapping
                 true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
@@ -408,6 +417,7 @@ public record EngineConfig(
         private boolean idleResend;
         private int idleResendMaxCopies;
         private int ackRepeatAboveLossPercent;
+        private int fullWindowAboveLossPercent;
         private boolean bundleAcks;
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
@@ -463,6 +473,7 @@ public record EngineConfig(
             idleResend = c.idleResend;
             idleResendMaxCopies = c.idleResendMaxCopies;
             ackRepeatAboveLossPercent = c.ackRepeatAboveLossPercent;
+            fullWindowAboveLossPercent = c.fullWindowAboveLossPercent;
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
@@ -530,6 +541,8 @@ public record EngineConfig(
         public Builder idleResendMaxCopies(int v) { idleResendMaxCopies = v; return this; }
         /** Sets {@link EngineConfig#ackRepeatAboveLossPercent}. */
         public Builder ackRepeatAboveLossPercent(int v) { ackRepeatAboveLossPercent = v; return this; }
+        /** Sets {@link EngineConfig#fullWindowAboveLossPercent}. */
+        public Builder fullWindowAboveLossPercent(int v) { fullWindowAboveLossPercent = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
         /** Sets {@link EngineConfig#equalLengthPackets}. */
@@ -554,7 +567,7 @@ public record EngineConfig(
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
-                    idleResendMaxCopies, ackRepeatAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes,
+                    idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes,
                     aimdSlowStart, aimdBalancedIncrease);
         }
     }

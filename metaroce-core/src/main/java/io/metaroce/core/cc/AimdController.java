@@ -104,6 +104,12 @@ public final class AimdController implements CongestionController {
      * 4/3 of its hint) [SPEC-CC-25]: beyond it the loss estimate is mostly the lost ACKs.
      */
     private static final long MAX_COMPENSATED_LOSS = ALPHA_ONE >> 1;
+    /**
+     * {@code fullWindowAboveLossPercent}: the unmarked-loss average, in percent, from which a full
+     * window's share of the hint goes to the paths with room [SPEC-CC-35] (1 to 100: a byte, which
+     * fits the object's padding, so the idle connection's footprint stays within its goal).
+     */
+    private final byte handoffAboveLossPercent;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -246,6 +252,7 @@ public final class AimdController implements CongestionController {
         this.minWindow = config.aimdMinWindowBytes();
         this.maxWindow = config.aimdMaxWindowBytes();
         this.gainShift = config.aimdEcnGainShift();
+        this.handoffAboveLossPercent = (byte) config.fullWindowAboveLossPercent();
         this.initialRtt = config.initialRttNanos();
         this.pacingGainPercent = config.aimdPacingGainPercent();
         this.pacingBurstBytes = config.pacingBurstBytes();
@@ -822,7 +829,8 @@ public final class AimdController implements CongestionController {
     /**
      * Path {@code pathId}'s pacing rate now, bytes per second: {@code gain * window / srtt}, scaled
      * down with every other path's when their sum exceeds the receiver's rate hint (raised for
-     * random loss, [SPEC-CC-25]).
+     * random loss, [SPEC-CC-25]); under random loss above {@code fullWindowAboveLossPercent}, the
+     * paths whose windows are full are left out of that sum ([SPEC-CC-35]).
      */
     public double pacingRateBytesPerSecond(int pathId) {
         checkPath(pathId);
@@ -835,8 +843,35 @@ public final class AimdController implements CongestionController {
         }
         double total = totalOwnRate();
         double hint = effectiveHint();
-        return total > hint ? own * hint / total : own;
+        if (total <= hint) {
+            return own;
+        }
+        if (handoffAboveLossPercent < 100 && unmarkedLoss >= ALPHA_ONE * handoffAboveLossPercent / 100) {
+            // Random loss: a window full of packets lost but not yet judged leaves its share of the
+            // hint unused; the paths with room take it, the connection's clock still bounding the
+            // total [SPEC-CC-35].
+            total = ownRateOfPathsWithRoom(pathId);
+            if (total <= hint) {
+                return own;
+            }
+        }
+        return own * hint / total;
     }
+
+    /**
+     * The own rates added up over the paths in service whose windows have room, and path
+     * {@code pathId} whatever its window [SPEC-CC-35].
+     */
+    private double ownRateOfPathsWithRoom(int pathId) {
+        double total = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i] && (i == pathId || window[i] - inFlight[i] > 0)) {
+                total += ownRate(window[i], srtt[i]);
+            }
+        }
+        return total;
+    }
+
 
     private double ownRate(long windowBytes, long smoothedRtt) {
         long rtt = smoothedRtt > 0 ? smoothedRtt : initialRtt;

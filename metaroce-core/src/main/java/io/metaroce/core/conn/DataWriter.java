@@ -147,8 +147,12 @@ final class DataWriter {
         return length + WireConstants.DATA_OVERHEAD_BYTES;
     }
 
-    /** Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now. */
-    boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+    /**
+     * Writes the next DATA or READ_REQUEST packet, retransmissions first; false if none may go now.
+     * {@code fullWindowAboveLossPercent} is the configuration's, passed in by the send side, which
+     * keeps it: a field here would grow every idle connection by 8 bytes, past its footprint goal.
+     */
+    boolean write(long nowNanos, Transmit out, Packet p, PacketCodec codec, int fullWindowAboveLossPercent) {
         // Retransmissions first, each on the path that lost it (R-SACK-2). With none queued, the
         // paths' queues are not read.
         for (int i = 0; i < paths.count() && paths.queuedRetransmissions() > 0; i++) {
@@ -196,7 +200,10 @@ final class DataWriter {
         }
         Path path = pickPathForNewData(nowNanos);
         if (path == null) {
-            return false;
+            // Every window full: on a lossy path they are full of packets lost but not yet judged,
+            // and a copy of the oldest is what brings the verdicts sooner [SPEC-LOSS-11].
+            Path full = idleResend ? pickWindowFullLossyPath(nowNanos, fullWindowAboveLossPercent) : null;
+            return full != null && writeIdleResend(nowNanos, full, out, p, codec);
         }
         if (scheduler.hasWork()) {
             touched = true; // the scheduler may drop or pause streams even when it finds nothing
@@ -391,6 +398,35 @@ final class DataWriter {
         return path.scoreboard.hasRoom()
                 && congestion.sendAllowanceBytes(path.id, nowNanos) > 0
                 && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos;
+    }
+
+    /**
+     * When no path may take new data [SPEC-LOSS-11]: the next path (round-robin) that may take new
+     * data but for its full window, whose pacing lets it send now and whose lost fraction is above
+     * {@code fullWindowAboveLossPercent}; null if one of the paths that may take new data has room
+     * in its window (it only waits for its pacing, so the windows are not all full), or none fits.
+     */
+    private Path pickWindowFullLossyPath(long nowNanos, int fullWindowAboveLossPercent) {
+        int count = paths.count();
+        Path found = null;
+        for (int i = 0; i < count; i++) {
+            int id = (paths.nextForData() + i) % count;
+            Path path = paths.get(id);
+            if (path == null || !paths.usableForNewData(path)) {
+                continue;
+            }
+            if (!path.scoreboard.hasRoom()) {
+                continue;
+            }
+            if (congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
+                return null; // a path with room waits for its pacing: not every window is full
+            }
+            if (found == null && path.lossFraction > fullWindowAboveLossPercent / 100.0
+                    && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos) {
+                found = path;
+            }
+        }
+        return found;
     }
 
     private Path pickPathForNewData(long nowNanos) {

@@ -48,6 +48,12 @@ final class Sender {
     private final int reorderAllowancePackets;
     private final long rnrRetryDelayNanos;
     private final long maxRtoNanos;
+    /**
+     * {@code fullWindowAboveLossPercent} (1 to 100), for the packetizer's idle resend on a full
+     * window [SPEC-LOSS-11]: kept here, in a byte that fits this object's padding, so the idle
+     * connection's footprint stays within its goal.
+     */
+    private final byte fullWindowAboveLossPercent;
 
     private final WorkRequests work;
     private final PacketTable packets;
@@ -89,6 +95,7 @@ final class Sender {
         this.reorderAllowancePackets = config.reorderAllowancePackets();
         this.rnrRetryDelayNanos = config.rnrRetryDelayNanos();
         this.maxRtoNanos = config.maxRtoNanos();
+        this.fullWindowAboveLossPercent = (byte) config.fullWindowAboveLossPercent();
         this.work = new WorkRequests(config.maxWorkRequests());
         this.packets = new PacketTable(config.sequenceWindow());
         this.scheduler = new SendScheduler(streams, work);
@@ -579,7 +586,7 @@ final class Sender {
      * or if the packet's source region was found deregistered (see {@link #takeLocalProtectionFault}).
      */
     boolean writeData(long nowNanos, Transmit out, Packet p, PacketCodec codec, Endpoint endpoint) {
-        if (writer.write(nowNanos, out, p, codec)) {
+        if (writer.write(nowNanos, out, p, codec, fullWindowAboveLossPercent)) {
             return true;
         }
         int w = writer.takeUnusableSource();

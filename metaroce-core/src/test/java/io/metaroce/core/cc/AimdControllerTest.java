@@ -942,6 +942,49 @@ class AimdControllerTest {
     }
 
     /**
+     * [SPEC-CC-35]: under a hint that limits the rate, once the unmarked losses are above
+     * {@code fullWindowAboveLossPercent}, a path whose window is full leaves its share of the
+     * (compensated) hint to the path with room; below it, or with 100, the shares stay as they are,
+     * and a window with room again takes its share back.
+     */
+    @Test
+    void underRandomLossAFullWindowsShareOfTheHintGoesToThePathsWithRoom() {
+        long hint = 1_000_000L; // far below the windows' own rates: the hint limits
+        for (int percent : new int[] {2, 100}) {
+            EngineConfig scaled = CONFIG.toBuilder().aimdLossCutScaledByAlpha(true).fullWindowAboveLossPercent(percent)
+                    .build();
+            AimdController cc = new AimdController(scaled);
+            for (int path = 0; path < 2; path++) {
+                cc.onPacketSent(path, D, 0);
+                cc.onEcnFeedback(path, 1, 0, 0);
+            }
+            cc.onRateHint(hint, 0);
+            int filled = 0;
+            while (cc.sendAllowanceBytes(0, 0) > 0) {
+                cc.onPacketSent(0, D, 0);
+                filled++;
+            }
+            assertThat(cc.pacingRateBytesPerSecond(1)).as("no loss yet: path 1 keeps its half")
+                    .isCloseTo(hint / 2.0, within(1.0));
+            cc.onPacketSent(1, D, 0);
+            cc.onPacketLost(1, D, 0); // unmarked: the loss average is 1/16, above 2%
+            double compensated = hint / (1 - 1.0 / 32);
+            if (percent == 2) {
+                assertThat(cc.pacingRateBytesPerSecond(1)).as("path 0's window is full: path 1 takes all of it")
+                        .isCloseTo(compensated, within(50.0));
+            } else {
+                assertThat(cc.pacingRateBytesPerSecond(1)).as("100: the shares stay")
+                        .isCloseTo(compensated / 2, within(50.0));
+            }
+            cc.onPacketAcked(0, filled * D, -1, 0);
+            assertThat(cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(1))
+                    .as("path 0 has room again: the two share the hint").isCloseTo(compensated, within(hint * 0.005));
+            assertThat(cc.pacingRateBytesPerSecond(1)).as("path 1 gives path 0 its share back")
+                    .isLessThan(compensated * 0.9);
+        }
+    }
+
+    /**
      * [SPEC-CC-25]: losses on a path that takes no new data (SUSPECT beside an ACTIVE path, as a
      * black-holed path during a failover) or that has failed do not raise the rate allowed under
      * the hint; the same losses on a path that carries new data do.

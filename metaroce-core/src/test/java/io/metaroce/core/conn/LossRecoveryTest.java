@@ -245,6 +245,51 @@ class LossRecoveryTest {
     }
 
     /**
+     * [SPEC-LOSS-11]: a quarter of the data lost, then every ACK lost for a while with the window
+     * full and more data waiting. With the rule, the idle sender copies its oldest packets on the
+     * lossy window-full path about a round trip after they left, long before the timer; with
+     * {@code fullWindowAboveLossPercent} 100 nothing leaves until the timer.
+     */
+    @Test
+    void whileEveryWindowIsFullOnALossyPathAnIdleSenderResendsOnItBeforeTheTimer() {
+        for (int percent : new int[] {2, 100}) {
+            Recorder rec = new Recorder();
+            long[] blackout = {Long.MAX_VALUE};
+            int[] data = {0};
+            rec.rule = (fromClient, p, now) -> {
+                if (now >= blackout[0]) {
+                    return !fromClient && p.type == PacketType.ACK && now < blackout[0] + MIN_RTO;
+                }
+                return fromClient && p.type == PacketType.DATA && ++data[0] % 4 == 0;
+            };
+            // A 64 KiB window (the harness's fixed one): the window, not the harness's unlimited rate, holds the sender.
+            EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).congestionWindowBytes(64 << 10)
+                    .fullWindowAboveLossPercent(percent).build();
+            completions = 0;
+            Pair p = pair(16, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec, config);
+            int length = 8 << 20;
+            MemoryRegion src = region(p.client(), length);
+            MemoryRegion dst = region(p.server(), length);
+            p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
+            p.advance(200_000);
+            Connection c = p.clientConnection();
+            assertThat(completions).as("the write is still going at the blackout").isZero();
+            assertThat(c.pathsForTest().get(0).lossFraction).as("the path loses more than 2%").isGreaterThan(0.02);
+            blackout[0] = p.now();
+            long resendsBefore = c.stats().idleResends();
+            p.advance(MIN_RTO / 2);
+            long resends = c.stats().idleResends() - resendsBefore;
+            if (percent == 2) {
+                assertThat(resends).as("copies on the window-full lossy path within half the timer").isPositive();
+            } else {
+                assertThat(resends).as("without the rule nothing leaves a full window before the timer").isZero();
+            }
+            p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
+            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+        }
+    }
+
+    /**
      * [SPEC-LOSS-8] under heavy random loss of data and ACKs on four paths: idle resends add
      * copies, never deliveries; every message completes once on each side and every byte is in
      * place; the resends take the place of timeouts.

@@ -100,13 +100,6 @@ public final class Connection implements ScoreboardListener {
      * usually have not; see {@link #pollTransmit} and {@link #handleTimeout}).
      */
     private long cachedDeadlineNanos;
-    /**
-     * {@link #cachedDeadlineNanos} without the paths' ACK deadlines, valid with it: the earliest
-     * time a timer pass has something to do. A due ACK is the transmit poll's work, and a receiving
-     * connection's delayed ACK made every timer pass of its endpoint a full one (every path's
-     * retransmission, overdue and probe deadlines read, then every cached deadline recomputed).
-     */
-    private long cachedTimerDeadlineNanos;
     private boolean deadlinesStale = true;
     /**
      * The per-path part of {@link #cachedDeadlineNanos}: an input that touched one path marks that
@@ -788,7 +781,6 @@ public final class Connection implements ScoreboardListener {
         if (deadlinesStale || pathTouched) {
             if (deadlinesStale) {
                 pathDeadlines.markAll();
-                sender.pacingPathsTouched();
             }
             cachedDeadlineNanos = cachedDeadlinesNanos();
             deadlinesStale = false;
@@ -824,27 +816,9 @@ public final class Connection implements ScoreboardListener {
     long nextTimeoutNanosUncached(long latestNanos) {
         long t = deadlinesNanos();
         if (state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING) {
-            t = Math.min(t, sender.nextPacedSendNanosUncached(latestNanos, false));
+            t = Math.min(t, sender.nextPacedSendNanos(latestNanos));
         }
         return t;
-    }
-
-    /**
-     * The pacing term computed again now from the per-path inputs the sender keeps (not an answer
-     * reused from an earlier query), for tests that compare it with
-     * {@code Sender#nextPacedSendNanosUncached}.
-     */
-    long pacedSendNanosRecomputedForTest(long latestNanos) {
-        if (deadlinesStale) {
-            sender.pacingPathsTouched();
-        }
-        pacingKnown = false;
-        return pacedSendNanos(latestNanos);
-    }
-
-    /** The send side, for tests. */
-    Sender senderForTest() {
-        return sender;
     }
 
     /** The earliest of the paths' ACK deadlines ({@link Long#MAX_VALUE}: none), for tests. */
@@ -880,25 +854,30 @@ public final class Connection implements ScoreboardListener {
     /** Only path {@code pathId}'s timer inputs may have changed (with the connection's own). */
     private void touchPath(int pathId) {
         pathDeadlines.mark(pathId);
-        sender.pacingPathTouched(pathId);
         pathTouched = true;
     }
 
-    /**
-     * {@link #deadlinesNanos} with the per-path deadlines from {@link #pathDeadlines}; also sets
-     * {@link #cachedTimerDeadlineNanos}.
-     */
+    /** {@link #deadlinesNanos} with the per-path deadlines from {@link #pathDeadlines}. */
     private long cachedDeadlinesNanos() {
         long t = connectionDeadlinesNanos();
         if (!watchesPaths()) {
-            cachedTimerDeadlineNanos = t;
             return t;
         }
         boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
-        long all = pathDeadlines.earliestNanos(paths, config, health, latestAckedSentNanos, probing);
-        t = Math.min(t, sender.nextRetryNanos());
-        cachedTimerDeadlineNanos = Math.min(t, pathDeadlines.timerEarliestNanos());
-        return Math.min(t, all);
+        t = Math.min(t, pathDeadlines.earliestNanos(paths, config, health, latestAckedSentNanos, probing));
+        return Math.min(t, sender.nextRetryNanos());
+    }
+
+    /**
+     * {@link #cachedDeadlinesNanos} without the paths' ACK deadlines, from the entries it last
+     * read (valid while they are fresh, in ESTABLISHED): the earliest time a timer pass has
+     * something to do. A due ACK is the transmit poll's work, and a receiving connection's delayed
+     * ACK made every timer pass of its endpoint a full one (every path's retransmission, overdue
+     * and probe deadlines read, then every cached deadline recomputed).
+     */
+    private long cachedTimerDeadlineNanos() {
+        long t = Math.min(connectionDeadlinesNanos(), sender.nextRetryNanos());
+        return Math.min(t, pathDeadlines.timerEarliestNanos(latestAckedSentNanos, true));
     }
 
     /**
@@ -981,7 +960,8 @@ public final class Connection implements ScoreboardListener {
 
     /** Runs every timer due at {@code nowNanos}. A call with nothing due does nothing. */
     void handleTimeout(long nowNanos) {
-        if (!deadlinesStale && !pathTouched && state == ConnectionState.ESTABLISHED && cachedTimerDeadlineNanos > nowNanos) {
+        if (!deadlinesStale && !pathTouched && state == ConnectionState.ESTABLISHED
+                && (cachedDeadlineNanos > nowNanos || cachedTimerDeadlineNanos() > nowNanos)) {
             // Nothing is due: every timer below is one of the cached deadlines (the paths' ACK
             // deadlines aside, which no timer acts on: the transmit poll sends a due ACK), none has
             // come, and nothing has changed since they were computed. An endpoint runs the timers

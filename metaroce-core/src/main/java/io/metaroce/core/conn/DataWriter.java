@@ -243,14 +243,6 @@ final class DataWriter {
      * oldest-sent candidate plus the wait; {@link Long#MAX_VALUE} if none or the rule is off.
      */
     long idleResendDueNanos() {
-        return idleResendDueNanos(null);
-    }
-
-    /**
-     * {@link #idleResendDueNanos()}, with the wait taken from {@code waits}, which reads again only
-     * the paths marked since it last did; null: read from every path.
-     */
-    long idleResendDueNanos(PathPacingInputs waits) {
         if (!idleResend) {
             return Long.MAX_VALUE;
         }
@@ -269,7 +261,7 @@ final class DataWriter {
         if (earliest == Long.MAX_VALUE) {
             return Long.MAX_VALUE; // the wait, which reads every path's RTT, is not needed (a receiving side)
         }
-        long wait = waits != null ? waits.resendWaitNanos(paths, this) : resendWaitNanos();
+        long wait = resendWaitNanos();
         return wait == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
     }
 
@@ -371,16 +363,12 @@ final class DataWriter {
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && paths.usableForNewData(path)) {
-                long due = resendWaitNanos(path);
+                long due = path.rtt.smoothedNanos()
+                        + (path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS ? 0 : maxAckDelayNanos);
                 wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
             }
         }
         return wait;
-    }
-
-    /** What {@code path}, if it may take new data, adds to {@link #resendWaitNanos()}: its smoothed round trip plus the ACK delay its packets allow. */
-    long resendWaitNanos(Path path) {
-        return path.rtt.smoothedNanos() + (path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS ? 0 : maxAckDelayNanos);
     }
 
     private boolean canSendOn(Path path, long nowNanos) {

@@ -42,8 +42,6 @@ final class PathDeadlines {
     private int count;
     /** Bit i: path i's entry may be stale. Meaningful while {@link #count} is at most 64. */
     private long marked = -1L;
-    /** {@link #earliestNanos}'s last answer without the ACK deadlines. */
-    private long timerEarliest = Long.MAX_VALUE;
 
     /** Every entry may be stale. */
     void markAll() {
@@ -88,10 +86,25 @@ final class PathDeadlines {
             }
         }
         marked = 0;
+        return scan(latestAckedSentNanos, probing, true);
+    }
+
+    /**
+     * The earliest per-path deadline a timer pass acts on: that of the last {@link #earliestNanos}
+     * without the paths' ACK deadlines (a due ACK is the transmit poll's work), from the entries it
+     * read.
+     */
+    long timerEarliestNanos(long latestAckedSentNanos, boolean probing) {
+        return scan(latestAckedSentNanos, probing, false);
+    }
+
+    private long scan(long latestAckedSentNanos, boolean probing, boolean acks) {
         long t = Long.MAX_VALUE;
-        long acks = Long.MAX_VALUE;
-        for (int b = 0; b < n * WORDS; b += WORDS) {
-            acks = Math.min(acks, e[b + ACK]);
+        long[] e = entries;
+        for (int b = 0; b < count * WORDS; b += WORDS) {
+            if (acks) {
+                t = Math.min(t, e[b + ACK]);
+            }
             t = Math.min(t, e[b + RTO]);
             // Path#overdueDeadlineNanos: only once something sent after the oldest was acknowledged.
             if (e[b + OLDEST] < latestAckedSentNanos) {
@@ -106,16 +119,7 @@ final class PathDeadlines {
                 t = Math.min(t, Math.min(probe, e[b + NEXT_PROBE]));
             }
         }
-        timerEarliest = t;
-        return Math.min(t, acks);
-    }
-
-    /**
-     * The last {@link #earliestNanos} answer without the paths' ACK deadlines: the earliest per-path
-     * deadline a timer pass acts on (an ACK that is due is sent by the transmit poll).
-     */
-    long timerEarliestNanos() {
-        return timerEarliest;
+        return t;
     }
 
     private static void refresh(long[] e, int b, Path p, EngineConfig config, PathHealth health) {

@@ -30,12 +30,6 @@ final class Paths {
      * cache miss per path of a connection with nothing to resend.
      */
     private int queuedRetransmissions;
-    /**
-     * Counts the changes of which paths are open and of their states: caches of what each path
-     * reads ({@link PathPacingInputs}) start over when it moves, since a state change also changes
-     * which other paths may take new data.
-     */
-    private long layoutVersion;
 
     Paths(int count) {
         this.byId = new Path[count];
@@ -63,7 +57,6 @@ final class Paths {
         byId[path.id] = path;
         openCount++;
         countIn(path.state, 1);
-        layoutVersion++;
     }
 
     private void countIn(int state, int delta) {
@@ -86,12 +79,6 @@ final class Paths {
         }
         path.state = state;
         stateChanged = true;
-        layoutVersion++;
-    }
-
-    /** Changes so far of which paths are open and of their states (see {@link PathPacingInputs}). */
-    long layoutVersion() {
-        return layoutVersion;
     }
 
     /** Whether a path changed state since the last call; clears the flag. */
@@ -199,7 +186,6 @@ final class Paths {
         }
         count = granted;
         nextForData = 0;
-        layoutVersion++;
     }
 
     /** The path in service with the lowest id, else the open path with the lowest id, or null. */

@@ -60,8 +60,6 @@ final class Sender {
      * {@link #repeatExhaustedAllowanceQueries}.
      */
     private long exhaustedPaths;
-    /** Each path's part of {@link #nextPacedSendNanos} read from its own objects, kept between queries. */
-    private final PathPacingInputs pacingInputs = new PathPacingInputs();
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
     /** CSNs refused as receiver-not-ready, with the time each may be retried. */
@@ -480,60 +478,18 @@ final class Sender {
      * the earliest such time after {@code afterNanos}, or {@link Long#MAX_VALUE}.
      */
     long nextPacedSendNanos(long afterNanos) {
-        if (!PathPacingInputs.covers(paths.count())) {
-            return nextPacedSendNanosUncached(afterNanos, true);
-        }
-        long exhausted = 0;
+        exhaustedPaths = 0;
         boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
         // while another path is free). If it is due already, it waits for a path that may send,
         // as new data would.
-        long due = writer.idleResendDueNanos(pacingInputs);
+        long due = writer.idleResendDueNanos();
         if (!waiting && due > afterNanos) {
-            exhaustedPaths = 0;
             return due;
         }
         if (waiting) {
             writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
-        }
-        long t = Long.MAX_VALUE;
-        // Bit i is path i (Paths keeps a path at the index of its id), in the order of the ids, so
-        // the controller hears the same questions in the same order as from a walk of the paths.
-        for (long m = pacingInputs.sendable(paths); m != 0; m &= m - 1) {
-            int i = Long.numberOfTrailingZeros(m);
-            if (congestion.sendAllowanceBytes(i, afterNanos) <= 0) {
-                if (!congestion.allowanceQuestionSettled(i, afterNanos)) {
-                    exhausted |= 1L << i;
-                }
-                continue;
-            }
-            long next = congestion.nextSendTimeNanos(i, afterNanos);
-            if (next > afterNanos) {
-                t = Math.min(t, next);
-            }
-        }
-        exhaustedPaths = exhausted;
-        return due > afterNanos ? Math.min(t, due) : t;
-    }
-
-    /**
-     * {@link #nextPacedSendNanos} computed from the paths themselves, without the kept per-path
-     * inputs: the reference for tests of the cache; {@code record} keeps the paths found without
-     * allowance for {@link #repeatExhaustedAllowanceQueries}, as {@link #nextPacedSendNanos} does.
-     */
-    long nextPacedSendNanosUncached(long afterNanos, boolean record) {
-        long exhausted = 0;
-        boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
-        long due = writer.idleResendDueNanos();
-        if (!waiting && due > afterNanos) {
-            if (record) {
-                exhaustedPaths = 0;
-            }
-            return due;
-        }
-        if (waiting) {
-            writer.tellFirstPacketBytes(afterNanos);
         }
         long t = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
@@ -543,7 +499,7 @@ final class Sender {
             }
             if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
                 if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
-                    exhausted |= 1L << i; // i < 64 whenever the caller reuses the result
+                    exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
                 }
                 continue;
             }
@@ -552,25 +508,7 @@ final class Sender {
                 t = Math.min(t, next);
             }
         }
-        if (record) {
-            exhaustedPaths = exhausted;
-        }
         return due > afterNanos ? Math.min(t, due) : t;
-    }
-
-    /** The paths the last pacing computation found without allowance and not settled, for tests. */
-    long exhaustedPathsForTest() {
-        return exhaustedPaths;
-    }
-
-    /** Path {@code pathId}'s inputs to {@link #nextPacedSendNanos} may have changed. */
-    void pacingPathTouched(int pathId) {
-        pacingInputs.mark(pathId);
-    }
-
-    /** Every path's inputs to {@link #nextPacedSendNanos} may have changed. */
-    void pacingPathsTouched() {
-        pacingInputs.markAll();
     }
 
     /**

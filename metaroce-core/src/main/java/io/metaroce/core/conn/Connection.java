@@ -821,6 +821,18 @@ public final class Connection implements ScoreboardListener {
         return t;
     }
 
+    /** The earliest of the paths' ACK deadlines ({@link Long#MAX_VALUE}: none), for tests. */
+    long ackDeadlinesNanosForTest() {
+        long t = Long.MAX_VALUE;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null) {
+                t = Math.min(t, p.receiveTracker.ackDeadlineNanos());
+            }
+        }
+        return t;
+    }
+
     /** The connection's paths, for tests. */
     Paths pathsForTest() {
         return paths;
@@ -853,6 +865,41 @@ public final class Connection implements ScoreboardListener {
         }
         boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
         t = Math.min(t, pathDeadlines.earliestNanos(paths, config, health, latestAckedSentNanos, probing));
+        return Math.min(t, sender.nextRetryNanos());
+    }
+
+    /**
+     * {@link #cachedDeadlinesNanos} without the paths' ACK deadlines, from the entries it last
+     * read (valid while they are fresh, in ESTABLISHED): the earliest time a timer pass has
+     * something to do. A due ACK is the transmit poll's work, and a receiving connection's delayed
+     * ACK made every timer pass of its endpoint a full one (every path's retransmission, overdue
+     * and probe deadlines read, then every cached deadline recomputed).
+     */
+    private long cachedTimerDeadlineNanos() {
+        long t = Math.min(connectionDeadlinesNanos(), sender.nextRetryNanos());
+        return Math.min(t, pathDeadlines.timerEarliestNanos(latestAckedSentNanos, true));
+    }
+
+    /**
+     * {@link #deadlinesNanos} without the paths' ACK deadlines, computed from scratch: the earliest
+     * time a timer pass ({@link #handleTimeout}) has something to do, for tests of its shortcut.
+     */
+    long timerDeadlinesNanosUncached() {
+        long t = connectionDeadlinesNanos();
+        if (!watchesPaths()) {
+            return t;
+        }
+        boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null) {
+                t = Math.min(t, p.rtoDeadlineNanos(config));
+                t = Math.min(t, p.overdueDeadlineNanos(config, latestAckedSentNanos));
+                if (probing) {
+                    t = Math.min(t, health.nextTimeoutNanos(p, latestAckedSentNanos));
+                }
+            }
+        }
         return Math.min(t, sender.nextRetryNanos());
     }
 
@@ -913,10 +960,12 @@ public final class Connection implements ScoreboardListener {
 
     /** Runs every timer due at {@code nowNanos}. A call with nothing due does nothing. */
     void handleTimeout(long nowNanos) {
-        if (!deadlinesStale && !pathTouched && state == ConnectionState.ESTABLISHED && cachedDeadlineNanos > nowNanos) {
-            // Nothing is due: every timer below is one of the cached deadlines, none has come, and
-            // nothing has changed since they were computed. An endpoint runs the timers of all its
-            // connections whenever one of them is due.
+        if (!deadlinesStale && !pathTouched && state == ConnectionState.ESTABLISHED
+                && (cachedDeadlineNanos > nowNanos || cachedTimerDeadlineNanos() > nowNanos)) {
+            // Nothing is due: every timer below is one of the cached deadlines (the paths' ACK
+            // deadlines aside, which no timer acts on: the transmit poll sends a due ACK), none has
+            // come, and nothing has changed since they were computed. An endpoint runs the timers
+            // of all its connections whenever one of them is due.
             return;
         }
         deadlinesStale = true;

@@ -20,8 +20,8 @@ import io.metaroce.core.EngineConfig;
  * <p>Not thread-safe; owned by its connection.
  */
 final class PathDeadlines {
-    /** min(ACK deadline, retransmission deadline). */
-    private static final int FIXED = 0;
+    /** The retransmission deadline. */
+    private static final int RTO = 0;
     /** The oldest send time in flight ({@link Long#MAX_VALUE}: nothing in flight). */
     private static final int OLDEST = 1;
     /** When the oldest transmission is overdue, once something sent after it was acknowledged. */
@@ -34,6 +34,8 @@ final class PathDeadlines {
     private static final int PROBE_OVERDUE_AT = 5;
     /** When the next probe of a FAILED path goes out. */
     private static final int NEXT_PROBE = 6;
+    /** The ACK deadline: the transmit poll's, not a timer pass's ({@link #timerEarliestNanos}). */
+    private static final int ACK = 7;
     private static final int WORDS = 8;
 
     private long[] entries = new long[0];
@@ -84,9 +86,26 @@ final class PathDeadlines {
             }
         }
         marked = 0;
+        return scan(latestAckedSentNanos, probing, true);
+    }
+
+    /**
+     * The earliest per-path deadline a timer pass acts on: that of the last {@link #earliestNanos}
+     * without the paths' ACK deadlines (a due ACK is the transmit poll's work), from the entries it
+     * read.
+     */
+    long timerEarliestNanos(long latestAckedSentNanos, boolean probing) {
+        return scan(latestAckedSentNanos, probing, false);
+    }
+
+    private long scan(long latestAckedSentNanos, boolean probing, boolean acks) {
         long t = Long.MAX_VALUE;
-        for (int b = 0; b < n * WORDS; b += WORDS) {
-            t = Math.min(t, e[b + FIXED]);
+        long[] e = entries;
+        for (int b = 0; b < count * WORDS; b += WORDS) {
+            if (acks) {
+                t = Math.min(t, e[b + ACK]);
+            }
+            t = Math.min(t, e[b + RTO]);
             // Path#overdueDeadlineNanos: only once something sent after the oldest was acknowledged.
             if (e[b + OLDEST] < latestAckedSentNanos) {
                 t = Math.min(t, e[b + OVERDUE_AT]);
@@ -105,7 +124,8 @@ final class PathDeadlines {
 
     private static void refresh(long[] e, int b, Path p, EngineConfig config, PathHealth health) {
         if (p == null) {
-            e[b + FIXED] = Long.MAX_VALUE;
+            e[b + RTO] = Long.MAX_VALUE;
+            e[b + ACK] = Long.MAX_VALUE;
             e[b + OLDEST] = Long.MAX_VALUE;
             e[b + OVERDUE_AT] = Long.MAX_VALUE;
             e[b + PROBE_DEADLINE] = Long.MAX_VALUE;
@@ -115,7 +135,8 @@ final class PathDeadlines {
             return;
         }
         long oldest = p.scoreboard.oldestSentAtNanos();
-        e[b + FIXED] = Math.min(p.receiveTracker.ackDeadlineNanos(), p.rtoDeadlineNanos(config));
+        e[b + ACK] = p.receiveTracker.ackDeadlineNanos();
+        e[b + RTO] = p.rtoDeadlineNanos(config);
         e[b + OLDEST] = oldest;
         e[b + OVERDUE_AT] = oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + p.overdueNanos(config);
         e[b + PROBE_DEADLINE] = p.probeDeadlineNanos;

@@ -147,8 +147,11 @@ public final class UdpEndpoint implements AutoCloseable {
     private final Runnable timerTask = this::onTimer;
     /** Whether {@link #dueTask} is queued on the loop. */
     private boolean dueTaskPending;
+    /** How many times {@link #dueTask} ran; event loop only ({@link UdpEndpointStats#dueDeadlinesRun}). */
+    private long dueDeadlinesRun;
     private final Runnable dueTask = () -> {
         dueTaskPending = false;
+        dueDeadlinesRun++;
         onDue();
     };
     private final CompletionHandler completionHandler = this::onCompletion;
@@ -427,7 +430,7 @@ public final class UdpEndpoint implements AutoCloseable {
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
                     layer.readsEcn(), offloadSends, offloadDatagrams, sendCalls, receiveCalls, offloadReceives,
-                    offloadReceivedDatagrams);
+                    offloadReceivedDatagrams, dueDeadlinesRun);
         });
     }
 

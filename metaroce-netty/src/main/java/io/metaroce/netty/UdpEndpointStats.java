@@ -25,15 +25,18 @@ package io.metaroce.netty;
  * @param offloadDatagrams datagrams carried by the {@code offloadSends} (same sockets)
  * @param sendCalls system calls that sent datagrams ({@code sendmmsg}; one per datagram on layers
  *     that send one at a time), same sockets
- * @param receiveCalls system calls that read datagrams ({@code recvmmsg}), same sockets; 0 on
- *     layers that do not count them
+ * @param receiveCalls system calls that read datagrams ({@code recvmmsg}), same sockets; a call
+ *     that found the socket empty is not counted (since session 8; busy-polling loops make one
+ *     every idle turn); 0 on layers that do not count them
  * @param offloadReceives buffers read that held a run of several datagrams coalesced by the
  *     kernel (Linux GRO), same sockets; 0 on layers without it
  * @param offloadReceivedDatagrams datagrams held by the {@code offloadReceives}
+ * @param dueDeadlinesRun engine deadlines found already passed after a drive and run as the event
+ *     loop's next task instead of through the timer (a saturated sender's pacing clock lagging)
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
         boolean ecnCapable, long offloadSends, long offloadDatagrams, long sendCalls, long receiveCalls,
-        long offloadReceives, long offloadReceivedDatagrams) {
+        long offloadReceives, long offloadReceivedDatagrams, long dueDeadlinesRun) {
 }

@@ -50,6 +50,7 @@ public final class ConformanceResponder implements AutoCloseable {
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong echoed = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
+    private final EngineConfig endpointConfig;
 
     private ConformanceResponder(InetSocketAddress bind, long capacity, long minRtoNanos, Datapath datapath) {
         EngineConfig config = EngineConfig.defaults().toBuilder()
@@ -57,6 +58,7 @@ public final class ConformanceResponder implements AutoCloseable {
                 .minRtoNanos(minRtoNanos)
                 .maxRtoNanos(Math.max(minRtoNanos, EngineConfig.defaults().maxRtoNanos()))
                 .build();
+        this.endpointConfig = config;
         this.endpoint = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
                 .config(config).datapath(datapath).acceptListener(this::onAccepted)
                 .completionSink(this::onCompletion).build();
@@ -269,7 +271,13 @@ public final class ConformanceResponder implements AutoCloseable {
                     if (length < 3) {
                         return -1;
                     }
-                    heldToPost += Short.toUnsignedInt(bytes.getShort(1));
+                    long outstanding = nextReceive[ResponderContract.HELD_STREAM]
+                            - completed[ResponderContract.HELD_STREAM] + heldToPost;
+                    int more = Short.toUnsignedInt(bytes.getShort(1));
+                    if (outstanding + more > ResponderContract.MAX_HELD_RECEIVES) {
+                        return -1; // beyond the contract's bound: no reply, nothing posted
+                    }
+                    heldToPost += more;
                     postReceives(); // posted before the reply leaves, so the suite may send at once
                     return 1;
                 }
@@ -278,6 +286,9 @@ public final class ConformanceResponder implements AutoCloseable {
                         return -1;
                     }
                     int paths = Byte.toUnsignedInt(bytes.get(1));
+                    if (paths > endpointConfig.maxPaths()) {
+                        return -1; // a connection the endpoint could not open: no reply
+                    }
                     int port = Short.toUnsignedInt(bytes.getShort(2));
                     byte[] address = new byte[Byte.toUnsignedInt(bytes.get(4))];
                     bytes.get(5, address);
@@ -285,7 +296,7 @@ public final class ConformanceResponder implements AutoCloseable {
                         InetSocketAddress to = new InetSocketAddress(java.net.InetAddress.getByAddress(address), port);
                         endpoint.connect(to, Math.max(1, paths)).whenComplete((c, error) -> {
                             if (c != null) {
-                                serve(c);
+                                serve(c); // a failed attempt shows on the wire: the suite's case reports it
                             }
                         });
                     } catch (java.net.UnknownHostException e) {

@@ -29,6 +29,12 @@ public final class ResponderContract {
     /** Command {@code [2][u16 n]}: post n receives on the held stream; reply {@code [2]} once posted ([SPEC-CONF-8]). */
     public static final int COMMAND_POST_HELD = 2;
     /**
+     * Receives outstanding on the held stream, at most: a post command that would go beyond it is
+     * not carried out and gets no reply ([SPEC-CONF-8]), so a peer cannot make the responder
+     * allocate without bound.
+     */
+    public static final int MAX_HELD_RECEIVES = 64;
+    /**
      * Command {@code [3][u8 paths][u16 port][u8 addressLength][address]}: open a client connection
      * of that many paths to that address; reply {@code [3]} once started ([SPEC-CONF-9]).
      */

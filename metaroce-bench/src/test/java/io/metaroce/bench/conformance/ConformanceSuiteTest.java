@@ -138,6 +138,28 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aPostCommandBeyondTheHeldStreamsBoundGetsNoReplyAndPostsNothing() {
+        // [SPEC-CONF-8]: a peer must not make the responder allocate without bound (a u16 count of 64 KiB receives
+        // would be 4 GiB). Beyond the bound: no reply; within it: the ordinary reply, and the receives are posted.
+        try (CaseContext context = new CaseContext(options(responder.localAddress(), List.of()), "test.held-bound")) {
+            WireSession s = context.connect(1);
+            int before = s.messagesOn(ResponderContract.CONTROL_STREAM).size();
+            int tooMany = ResponderContract.MAX_HELD_RECEIVES + 1;
+            Scenarios.sendAll(s, s.send(ResponderContract.CONTROL_STREAM, new byte[] {
+                    (byte) ResponderContract.COMMAND_POST_HELD, (byte) (tooMany >>> 8), (byte) tooMany}), 0);
+            context.quiet(s);
+            assertThat(s.messagesOn(ResponderContract.CONTROL_STREAM)).as("replies to a post of %d", tooMany)
+                    .hasSize(before);
+            Commands.postHeld(s, ResponderContract.MAX_HELD_RECEIVES);
+            int mark = s.mark();
+            Scenarios.sendAll(s, s.send(ResponderContract.HELD_STREAM, new byte[] {42}), 0);
+            assertThat(s.await(() -> s.messagesOn(ResponderContract.HELD_STREAM).size() == 1))
+                    .as("the held stream's echo once receives are posted").isTrue();
+            assertThat(s.ofType(mark, PacketType.NAK)).as("NAKs for a SEND on the held stream after the post").isEmpty();
+        }
+    }
+
+    @Test
     void everyCaseNamesItsRulesAndRequirementsAndHasAUniqueId() {
         List<ConformanceCase> cases = ConformanceSuite.cases();
         assertThat(cases.stream().map(ConformanceCase::id).collect(Collectors.toSet())).hasSize(cases.size());

@@ -846,7 +846,7 @@ public final class AimdController implements CongestionController {
         if (total <= hint) {
             return own;
         }
-        if (handoffAboveLossPercent < 100 && unmarkedLoss >= ALPHA_ONE * handoffAboveLossPercent / 100) {
+        if (handoffAboveLossPercent < 100 && unmarkedLoss > ALPHA_ONE * handoffAboveLossPercent / 100) {
             // Random loss: a window full of packets lost but not yet judged leaves its share of the
             // hint unused; the paths with room take it, the connection's clock still bounding the
             // total [SPEC-CC-35].
@@ -871,7 +871,6 @@ public final class AimdController implements CongestionController {
         }
         return total;
     }
-
 
     private double ownRate(long windowBytes, long smoothedRtt) {
         long rtt = smoothedRtt > 0 ? smoothedRtt : initialRtt;

@@ -881,6 +881,15 @@ public final class Connection implements ScoreboardListener {
     }
 
     /**
+     * What the shortcut of {@link #handleTimeout} reads ({@link #cachedTimerDeadlineNanos}) while
+     * the cache is fresh, or {@link Long#MIN_VALUE} while it is not (the shortcut is not taken
+     * then); for tests that compare it with {@link #timerDeadlinesNanosUncached}.
+     */
+    long cachedTimerDeadlineNanosForTest() {
+        return deadlinesStale || pathTouched ? Long.MIN_VALUE : cachedTimerDeadlineNanos();
+    }
+
+    /**
      * {@link #deadlinesNanos} without the paths' ACK deadlines, computed from scratch: the earliest
      * time a timer pass ({@link #handleTimeout}) has something to do, for tests of its shortcut.
      */

@@ -402,9 +402,10 @@ final class DataWriter {
 
     /**
      * When no path may take new data [SPEC-LOSS-11]: the next path (round-robin) that may take new
-     * data but for its full window, whose pacing lets it send now and whose lost fraction is above
-     * {@code fullWindowAboveLossPercent}; null if one of the paths that may take new data has room
-     * in its window (it only waits for its pacing, so the windows are not all full), or none fits.
+     * data but for its full congestion window, whose pacing lets it send now and whose lost
+     * fraction is above {@code fullWindowAboveLossPercent}; null if one of the paths that may take
+     * new data has congestion allowance left (it only waits for its pacing, so the windows are not
+     * all full), or none fits. Every path considered has room in its sequence window.
      */
     private Path pickWindowFullLossyPath(long nowNanos, int fullWindowAboveLossPercent) {
         int count = paths.count();
@@ -421,12 +422,40 @@ final class DataWriter {
             if (congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
                 return null; // a path with room waits for its pacing: not every window is full
             }
-            if (found == null && path.lossFraction > fullWindowAboveLossPercent / 100.0
+            if (found == null && lossyEnoughForAFullWindowResend(path, fullWindowAboveLossPercent)
                     && congestion.nextSendTimeNanos(path.id, nowNanos) <= nowNanos) {
                 found = path;
             }
         }
         return found;
+    }
+
+    /**
+     * When a path {@link #pickWindowFullLossyPath} could choose, but for its pacing, may next send:
+     * the earliest such time after {@code afterNanos}, or {@link Long#MAX_VALUE}. Asked by the
+     * next-timeout query while an idle resend is due and every path's window is full, so that the
+     * copy leaves when the lossy path's pacing allows it, not at the next ACK or timeout.
+     */
+    long windowFullLossyPathSendTimeNanos(long afterNanos, int fullWindowAboveLossPercent) {
+        if (!idleResend) {
+            return Long.MAX_VALUE;
+        }
+        long t = Long.MAX_VALUE;
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && paths.usableForNewData(path) && path.scoreboard.hasRoom()
+                    && lossyEnoughForAFullWindowResend(path, fullWindowAboveLossPercent)) {
+                long next = congestion.nextSendTimeNanos(path.id, afterNanos);
+                if (next > afterNanos) {
+                    t = Math.min(t, next);
+                }
+            }
+        }
+        return t;
+    }
+
+    private static boolean lossyEnoughForAFullWindowResend(Path path, int fullWindowAboveLossPercent) {
+        return path.lossFraction > fullWindowAboveLossPercent / 100.0;
     }
 
     private Path pickPathForNewData(long nowNanos) {

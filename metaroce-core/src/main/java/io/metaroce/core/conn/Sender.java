@@ -499,6 +499,7 @@ final class Sender {
             writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
         }
         long t = Long.MAX_VALUE;
+        boolean anyAllowance = false;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
             if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
@@ -510,10 +511,16 @@ final class Sender {
                 }
                 continue;
             }
+            anyAllowance = true;
             long next = congestion.nextSendTimeNanos(p.id, afterNanos);
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }
+        }
+        if (waiting && !anyAllowance && due <= afterNanos) {
+            // Every window full and the resend due: it may leave on a full lossy path as soon as
+            // that path's pacing allows [SPEC-LOSS-11]; wake then.
+            t = Math.min(t, writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent));
         }
         return due > afterNanos ? Math.min(t, due) : t;
     }

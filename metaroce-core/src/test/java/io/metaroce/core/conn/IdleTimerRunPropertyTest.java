@@ -54,6 +54,30 @@ class IdleTimerRunPropertyTest {
         assertThat(checked[0]).as("timer passes with only ACK deadlines due were checked, seed %d", seed).isPositive();
     }
 
+    /**
+     * The shortcut decides by the cached timer deadline: at every event where a side's cache is
+     * fresh, that deadline must be the one computed from scratch (earlier would only cost a pass;
+     * later would skip a timer that is due).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void theCachedTimerDeadlineIsTheOneComputedFromScratch(long seed) {
+        int[] checked = {0};
+        RandomConnectionRun.run(seed, 17, 20, "IdleTimerRunPropertyTest cached", (pair, where) -> {
+            for (Connection c : new Connection[] {pair.clientConnection(), pair.serverConnection()}) {
+                long cached = c.cachedTimerDeadlineNanosForTest();
+                if (cached == Long.MIN_VALUE || c.state() != ConnectionState.ESTABLISHED) {
+                    continue;
+                }
+                assertThat(cached).as("%s side's cached timer deadline at t=%d (%s)",
+                        c.isClient() ? "client" : "server", pair.now(), where)
+                        .isEqualTo(c.timerDeadlinesNanosUncached());
+                checked[0]++;
+            }
+        });
+        assertThat(checked[0]).as("fresh caches checked, seed %d", seed).isPositive();
+    }
+
     /** Runs a full timer pass at each side's ACK deadline if no timer is due by then; returns how many it checked. */
     private static int checkAcksOnlyDue(Pair pair, String where) {
         int checked = 0;

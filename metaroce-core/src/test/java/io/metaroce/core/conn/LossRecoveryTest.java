@@ -290,6 +290,90 @@ class LossRecoveryTest {
     }
 
     /**
+     * [SPEC-LOSS-11] with pacing: while every window is full and the resend is due, the copy waits
+     * only for the lossy path's pacing, and the sender wakes for it then, not at the next ACK or
+     * the retransmission timer. The controller paces each path at one packet per 100 µs, longer
+     * than the resend wait (about a round trip of 20 µs), and every ACK is lost for a timer's
+     * length: without that wake-up no copy leaves before the timer.
+     */
+    @Test
+    void aDueResendOnAFullLossyWindowLeavesWhenItsPacingAllowsNotAtTheTimer() {
+        long gap = 100_000;
+        for (int percent : new int[] {2, 100}) {
+            Recorder rec = new Recorder();
+            long[] blackout = {Long.MAX_VALUE};
+            int[] data = {0};
+            rec.rule = (fromClient, p, now) -> {
+                if (now >= blackout[0]) {
+                    return !fromClient && p.type == PacketType.ACK && now < blackout[0] + MIN_RTO;
+                }
+                return fromClient && p.type == PacketType.DATA && ++data[0] % 4 == 0;
+            };
+            EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).congestionWindowBytes(16 << 10)
+                    .fullWindowAboveLossPercent(percent).build();
+            completions = 0;
+            Pair p = Pair.create(16, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config,
+                            c -> new PacedFixedWindow(c, gap), null)
+                    .lossModel(rec)
+                    .onClientCompletion((c, s, w, o, st, b, i, h) -> completions++)
+                    .connect();
+            int length = 2 << 20;
+            MemoryRegion src = region(p.client(), length);
+            MemoryRegion dst = region(p.server(), length);
+            p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
+            p.advance(20_000_000);
+            Connection c = p.clientConnection();
+            assertThat(completions).as("the write is still going at the blackout").isZero();
+            assertThat(c.pathsForTest().get(0).lossFraction).as("the path loses more than 2%").isGreaterThan(0.02);
+            blackout[0] = p.now();
+            long resendsBefore = c.stats().idleResends();
+            long timeoutsBefore = c.stats().timeouts();
+            p.advance(MIN_RTO * 8 / 10);
+            long resends = c.stats().idleResends() - resendsBefore;
+            assertThat(c.stats().timeouts()).as("no timer expired yet").isEqualTo(timeoutsBefore);
+            if (percent == 2) {
+                assertThat(resends).as("copies on the full lossy window, paced, before the timer").isPositive();
+            } else {
+                assertThat(resends).as("without the rule nothing leaves a full window before the timer").isZero();
+            }
+            p.driveUntil(() -> completions == 1, 5_000_000_000L, "write");
+            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+        }
+    }
+
+    /** A fixed window whose paths may each send one packet per {@code gapNanos}: a pacing clock. */
+    private static final class PacedFixedWindow extends io.metaroce.core.cc.ForwardingController {
+        private final long gapNanos;
+        private final long[] lastSentNanos = new long[256]; // path ids are u8 on the wire
+
+        PacedFixedWindow(EngineConfig config, long gapNanos) {
+            super(new io.metaroce.core.cc.FixedWindowController(config));
+            this.gapNanos = gapNanos;
+        }
+
+        @Override
+        public long nextSendTimeNanos(int pathId, long nowNanos) {
+            return Math.max(inner.nextSendTimeNanos(pathId, nowNanos), lastSentNanos[pathId] + gapNanos);
+        }
+
+        @Override
+        public boolean pacingAnswersReusable() {
+            return false;
+        }
+
+        @Override
+        public boolean allowanceQuestionSettled(int pathId, long nowNanos) {
+            return false;
+        }
+
+        @Override
+        public void onPacketSent(int pathId, int bytes, long nowNanos) {
+            lastSentNanos[pathId] = nowNanos;
+            super.onPacketSent(pathId, bytes, nowNanos);
+        }
+    }
+
+    /**
      * [SPEC-LOSS-8] under heavy random loss of data and ACKs on four paths: idle resends add
      * copies, never deliveries; every message completes once on each side and every byte is in
      * place; the resends take the place of timeouts.

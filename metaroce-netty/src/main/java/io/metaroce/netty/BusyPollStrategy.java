@@ -11,7 +11,7 @@ import io.netty.util.IntSupplier;
  * flushed, in the same turn, with no task hand-off), then runs the loop's tasks. The loop never
  * parks in the kernel. It costs a whole core per loop; turns that find nothing to do spin, and
  * yield the core to any other runnable thread ({@code sched_yield}) once the loop has been idle for
- * {@link UdpEndpoint.Builder#BUSY_POLL_IDLE_SPIN_NANOS} (see {@link #idle()}).
+ * {@link UdpEndpoint.Builder#BUSY_POLL_IDLE_SPIN_NANOS} (see {@link IdleSpin}).
  *
  * <p>Reading: where the socket layer can read its sockets directly ({@link UdpSocket#readNow}, the
  * Linux layer) and the endpoint has at most {@link #DIRECT_POLL_MAX_SOCKETS} sockets, a turn reads
@@ -49,8 +49,6 @@ final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
      */
     static final int SELECT_EVERY_TURNS = 16;
 
-    private static final long BUSY = Long.MIN_VALUE;
-
     /** One turn's direct reads and drive, by the endpoint on this loop. */
     @FunctionalInterface
     interface Poller {
@@ -67,8 +65,8 @@ final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
     private volatile Poller poller;
     /** Turns since the selector was last polled (loop only). */
     private int turnsSinceSelect;
-    /** {@link System#nanoTime()} of the first of the idle turns in a row; {@link #BUSY} after a busy turn. */
-    private long idleSince = BUSY;
+    /** What an idle turn does (loop only). */
+    private final IdleSpin idleSpin = new IdleSpin();
 
     @Override
     public int calculateStrategy(IntSupplier selectSupplier, boolean hasTasks) throws Exception {
@@ -84,32 +82,11 @@ final class BusyPollStrategy implements SelectStrategy, SelectStrategyFactory {
             ready = selectSupplier.get(); // ready sockets now (0 or more), never a blocking wait
         }
         if (ready == 0 && direct <= 0 && !hasTasks) {
-            idle();
+            idleSpin.idle();
         } else {
-            idleSince = BUSY;
+            idleSpin.busy();
         }
         return ready;
-    }
-
-    /**
-     * A turn that found nothing to do: spins on ({@link Thread#onSpinWait}) while the loop has been
-     * idle for less than {@link UdpEndpoint.Builder#BUSY_POLL_IDLE_SPIN_NANOS}, and yields the core
-     * on every idle turn after that (on a host with more runnable threads than cores, the peer this
-     * loop waits for may be one; with the core to itself, the loop is back at once). Not a yield on
-     * every idle turn: the kernel may then hand the core to any runnable thread, even one at the
-     * lowest priority, until its next tick (4 ms at 250 Hz), and a loop that waits a round trip for
-     * each reply would wait that long for most of them on a host busy with other work.
-     */
-    private void idle() {
-        long now = System.nanoTime();
-        if (idleSince == BUSY) {
-            idleSince = now;
-        }
-        if (now - idleSince >= UdpEndpoint.Builder.BUSY_POLL_IDLE_SPIN_NANOS) {
-            Thread.yield();
-        } else {
-            Thread.onSpinWait();
-        }
     }
 
     @Override

@@ -894,22 +894,7 @@ public final class Connection implements ScoreboardListener {
      * time a timer pass ({@link #handleTimeout}) has something to do, for tests of its shortcut.
      */
     long timerDeadlinesNanosUncached() {
-        long t = connectionDeadlinesNanos();
-        if (!watchesPaths()) {
-            return t;
-        }
-        boolean probing = state == ConnectionState.ESTABLISHED || state == ConnectionState.CLOSE_PENDING;
-        for (int i = 0; i < paths.count(); i++) {
-            Path p = paths.get(i);
-            if (p != null) {
-                t = Math.min(t, p.rtoDeadlineNanos(config));
-                t = Math.min(t, p.overdueDeadlineNanos(config, latestAckedSentNanos));
-                if (probing) {
-                    t = Math.min(t, health.nextTimeoutNanos(p, latestAckedSentNanos));
-                }
-            }
-        }
-        return Math.min(t, sender.nextRetryNanos());
+        return deadlinesNanos(false);
     }
 
     /** Whether the paths' timers run in this state (not before ACCEPT, nor while draining or closed). */
@@ -948,6 +933,11 @@ public final class Connection implements ScoreboardListener {
      * computed from scratch (the reference for {@link #cachedDeadlinesNanos}).
      */
     private long deadlinesNanos() {
+        return deadlinesNanos(true);
+    }
+
+    /** {@link #deadlinesNanos}, with or without the paths' ACK deadlines, from scratch. */
+    private long deadlinesNanos(boolean acks) {
         long t = connectionDeadlinesNanos();
         if (!watchesPaths()) {
             return t;
@@ -956,7 +946,9 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
             if (p != null) {
-                t = Math.min(t, p.receiveTracker.ackDeadlineNanos());
+                if (acks) {
+                    t = Math.min(t, p.receiveTracker.ackDeadlineNanos());
+                }
                 t = Math.min(t, p.rtoDeadlineNanos(config));
                 t = Math.min(t, p.overdueDeadlineNanos(config, latestAckedSentNanos));
                 if (probing) {

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
 import io.metaroce.core.api.PostResult;
+import io.metaroce.core.cc.CongestionController;
+import io.metaroce.core.cc.FixedWindowController;
+import io.metaroce.core.cc.ForwardingController;
 import io.metaroce.core.harness.LossModel;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
@@ -19,6 +22,7 @@ import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -252,40 +256,14 @@ class LossRecoveryTest {
      */
     @Test
     void whileEveryWindowIsFullOnALossyPathAnIdleSenderResendsOnItBeforeTheTimer() {
+        // A 64 KiB window (the harness's fixed one): the window, not the harness's unlimited rate, holds the sender.
         for (int percent : new int[] {2, 100}) {
-            Recorder rec = new Recorder();
-            long[] blackout = {Long.MAX_VALUE};
-            int[] data = {0};
-            rec.rule = (fromClient, p, now) -> {
-                if (now >= blackout[0]) {
-                    return !fromClient && p.type == PacketType.ACK && now < blackout[0] + MIN_RTO;
-                }
-                return fromClient && p.type == PacketType.DATA && ++data[0] % 4 == 0;
-            };
-            // A 64 KiB window (the harness's fixed one): the window, not the harness's unlimited rate, holds the sender.
-            EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).congestionWindowBytes(64 << 10)
-                    .fullWindowAboveLossPercent(percent).build();
-            completions = 0;
-            Pair p = pair(16, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec, config);
-            int length = 8 << 20;
-            MemoryRegion src = region(p.client(), length);
-            MemoryRegion dst = region(p.server(), length);
-            p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
-            p.advance(200_000);
-            Connection c = p.clientConnection();
-            assertThat(completions).as("the write is still going at the blackout").isZero();
-            assertThat(c.pathsForTest().get(0).lossFraction).as("the path loses more than 2%").isGreaterThan(0.02);
-            blackout[0] = p.now();
-            long resendsBefore = c.stats().idleResends();
-            p.advance(MIN_RTO / 2);
-            long resends = c.stats().idleResends() - resendsBefore;
+            long resends = fullWindowResendsDuringAnAckBlackout(percent, 64 << 10, null, 8 << 20, 200_000, MIN_RTO / 2);
             if (percent == 2) {
                 assertThat(resends).as("copies on the window-full lossy path within half the timer").isPositive();
             } else {
                 assertThat(resends).as("without the rule nothing leaves a full window before the timer").isZero();
             }
-            p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
-            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
         }
     }
 
@@ -298,56 +276,70 @@ class LossRecoveryTest {
      */
     @Test
     void aDueResendOnAFullLossyWindowLeavesWhenItsPacingAllowsNotAtTheTimer() {
-        long gap = 100_000;
         for (int percent : new int[] {2, 100}) {
-            Recorder rec = new Recorder();
-            long[] blackout = {Long.MAX_VALUE};
-            int[] data = {0};
-            rec.rule = (fromClient, p, now) -> {
-                if (now >= blackout[0]) {
-                    return !fromClient && p.type == PacketType.ACK && now < blackout[0] + MIN_RTO;
-                }
-                return fromClient && p.type == PacketType.DATA && ++data[0] % 4 == 0;
-            };
-            EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).congestionWindowBytes(16 << 10)
-                    .fullWindowAboveLossPercent(percent).build();
-            completions = 0;
-            Pair p = Pair.create(16, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config,
-                            c -> new PacedFixedWindow(c, gap), null)
-                    .lossModel(rec)
-                    .onClientCompletion((c, s, w, o, st, b, i, h) -> completions++)
-                    .connect();
-            int length = 2 << 20;
-            MemoryRegion src = region(p.client(), length);
-            MemoryRegion dst = region(p.server(), length);
-            p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
-            p.advance(20_000_000);
-            Connection c = p.clientConnection();
-            assertThat(completions).as("the write is still going at the blackout").isZero();
-            assertThat(c.pathsForTest().get(0).lossFraction).as("the path loses more than 2%").isGreaterThan(0.02);
-            blackout[0] = p.now();
-            long resendsBefore = c.stats().idleResends();
-            long timeoutsBefore = c.stats().timeouts();
-            p.advance(MIN_RTO * 8 / 10);
-            long resends = c.stats().idleResends() - resendsBefore;
-            assertThat(c.stats().timeouts()).as("no timer expired yet").isEqualTo(timeoutsBefore);
+            long resends = fullWindowResendsDuringAnAckBlackout(percent, 16 << 10,
+                    c -> new PacedFixedWindow(c, 100_000), 2 << 20, 20_000_000, MIN_RTO * 8 / 10);
             if (percent == 2) {
                 assertThat(resends).as("copies on the full lossy window, paced, before the timer").isPositive();
             } else {
                 assertThat(resends).as("without the rule nothing leaves a full window before the timer").isZero();
             }
-            p.driveUntil(() -> completions == 1, 5_000_000_000L, "write");
-            assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
         }
     }
 
+    /**
+     * One client WRITE of {@code length} bytes over one path of 10 µs each way, with idle resends
+     * and {@code fullWindowAboveLossPercent} at {@code percent}: every fourth DATA packet is lost
+     * for {@code lossyNanos}, then every ACK for a minimum RTO. Returns the idle resends made in the
+     * first {@code measuredNanos} of that blackout, having checked that no timer expired by then
+     * and that the write then completes intact.
+     */
+    private long fullWindowResendsDuringAnAckBlackout(int percent, int windowBytes,
+            Function<EngineConfig, CongestionController> congestion, int length, long lossyNanos, long measuredNanos) {
+        Recorder rec = new Recorder();
+        long[] blackout = {Long.MAX_VALUE};
+        int[] data = {0};
+        rec.rule = (fromClient, pk, now) -> {
+            if (now >= blackout[0]) {
+                return !fromClient && pk.type == PacketType.ACK && now < blackout[0] + MIN_RTO;
+            }
+            return fromClient && pk.type == PacketType.DATA && ++data[0] % 4 == 0;
+        };
+        EngineConfig config = EngineConfig.defaults().toBuilder().idleResend(true).congestionWindowBytes(windowBytes)
+                .fullWindowAboveLossPercent(percent).build();
+        completions = 0;
+        Pair p = Pair.create(16, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), config, congestion, null)
+                .lossModel(rec)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    completions++;
+                })
+                .connect();
+        MemoryRegion src = region(p.client(), length);
+        MemoryRegion dst = region(p.server(), length);
+        p.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
+        p.advance(lossyNanos);
+        Connection c = p.clientConnection();
+        assertThat(completions).as("the write is still going at the blackout").isZero();
+        assertThat(c.pathsForTest().get(0).lossFraction).as("the path loses more than 2%").isGreaterThan(0.02);
+        blackout[0] = p.now();
+        long resendsBefore = c.stats().idleResends();
+        long timeoutsBefore = c.stats().timeouts();
+        p.advance(measuredNanos);
+        long resends = c.stats().idleResends() - resendsBefore;
+        assertThat(c.stats().timeouts()).as("no timer expired yet").isEqualTo(timeoutsBefore);
+        p.driveUntil(() -> completions == 1, 5_000_000_000L, "write");
+        assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+        return resends;
+    }
+
     /** A fixed window whose paths may each send one packet per {@code gapNanos}: a pacing clock. */
-    private static final class PacedFixedWindow extends io.metaroce.core.cc.ForwardingController {
+    private static final class PacedFixedWindow extends ForwardingController {
         private final long gapNanos;
         private final long[] lastSentNanos = new long[256]; // path ids are u8 on the wire
 
         PacedFixedWindow(EngineConfig config, long gapNanos) {
-            super(new io.metaroce.core.cc.FixedWindowController(config));
+            super(new FixedWindowController(config));
             this.gapNanos = gapNanos;
         }
 

@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli.compare;
 
 import io.metaroce.bench.cli.perf.LatencyPercentiles;
+import io.metaroce.netty.IdleSpin;
 import io.metaroce.netty.UdpEndpoint;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -255,24 +256,15 @@ final class RawUdpPeer {
 
     /** The busy-polling select strategy of one raw UDP loop (confined to it). */
     private static final class IdleSpinStrategy implements SelectStrategy {
-        private static final long BUSY = Long.MIN_VALUE;
-        private long idleSince = BUSY;
+        private final IdleSpin idleSpin = new IdleSpin();
 
         @Override
         public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
             int ready = selectNow.get();
             if (ready > 0 || hasTasks) {
-                idleSince = BUSY;
-                return ready;
-            }
-            long now = System.nanoTime();
-            if (idleSince == BUSY) {
-                idleSince = now;
-            }
-            if (now - idleSince >= UdpEndpoint.Builder.BUSY_POLL_IDLE_SPIN_NANOS) {
-                Thread.yield();
+                idleSpin.busy();
             } else {
-                Thread.onSpinWait();
+                idleSpin.idle();
             }
             return ready;
         }

@@ -169,7 +169,7 @@ final class RnrCases {
 
     private static Received awaitCopy(CaseContext c, WireSession s, int mark, long csn, String what) {
         Received[] found = new Received[1];
-        s.await(() -> (found[0] = copyOf(s, mark, csn)) != null, RETRY_AFTER_NANOS + s.waitNanos());
+        s.await(() -> (found[0] = s.firstData(mark, csn)) != null, RETRY_AFTER_NANOS + s.waitNanos());
         Checks.check(found[0] != null, "CSN %d, %s with RECEIVER_NOT_READY and retryAfterNanos %d ms, was not sent again"
                 + " within %d ms of the NAK: the sender retries without limit [SPEC-NAK-4], [SPEC-NAK-6]", csn, what,
                 TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS),
@@ -200,17 +200,6 @@ final class RnrCases {
                 + " its timestamps), too soon for its retransmission timer: a refused CSN is held back for"
                 + " retryAfterNanos [SPEC-NAK-4]", which, csn, waited, TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS),
                 sinceRefused / 1e6));
-    }
-
-    private static Received copyOf(WireSession s, int mark, long csn) {
-        List<Received> all = s.received();
-        for (int i = mark; i < all.size(); i++) {
-            Received r = all.get(i);
-            if (r.type() == PacketType.DATA && r.packet().connectionSequence == csn) {
-                return r;
-            }
-        }
-        return null;
     }
 
     /** The first DATA of message {@code msn} of the echo stream received at or after {@code mark}, or null. */

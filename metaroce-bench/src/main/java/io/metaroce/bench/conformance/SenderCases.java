@@ -189,19 +189,8 @@ final class SenderCases {
     /** The first transmission of {@code csn} received at or after {@code mark}, waiting for it. */
     private static Received awaitCopy(WireSession s, int mark, long csn) {
         Received[] found = new Received[1];
-        s.await(() -> (found[0] = copyAfter(s, mark, csn)) != null);
+        s.await(() -> (found[0] = s.firstData(mark, csn)) != null);
         return found[0];
-    }
-
-    private static Received copyAfter(WireSession s, int mark, long csn) {
-        List<Received> all = s.received();
-        for (int i = mark; i < all.size(); i++) {
-            Received r = all.get(i);
-            if (r.type() == PacketType.DATA && r.packet().connectionSequence == csn) {
-                return r;
-            }
-        }
-        return null;
     }
 
     private static void holeResent(CaseContext c) {

@@ -570,6 +570,17 @@ public final class WireSession implements AutoCloseable {
         return out;
     }
 
+    /** The first DATA packet carrying CSN {@code csn} received at or after {@code mark}, or null. */
+    public Received firstData(int mark, long csn) {
+        for (int i = mark; i < received.size(); i++) {
+            Received r = received.get(i);
+            if (r.type() == PacketType.DATA && r.packet().connectionSequence == csn) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     /** How many packets have been received: a mark for {@link #awaitType} and {@link #ofType}. */
     public int mark() {
         return received.size();

@@ -37,7 +37,9 @@ import java.nio.ByteOrder;
  *
  * <p>Receive: on each readiness event, {@code recvmmsg} fills a {@link MessageBatch} of up to
  * {@link LinuxSocketLayer#BATCH} datagrams at a time (at most {@link #MAX_CALLS_PER_WAKEUP} calls,
- * so one busy socket cannot starve the loop; epoll is level-triggered and reports the rest), and
+ * so one busy socket cannot starve the loop; epoll is level-triggered and reports the rest; it reads
+ * again after a full batch, or after one that brought at least {@link #READ_AGAIN_DATAGRAMS}
+ * datagrams), and
  * each datagram is handed over with the ECN bits of its IP header, read from the {@code IP_TOS}
  * control message that {@code IP_RECVTOS} asks for. With GRO ({@code UDP_GRO}, where the kernel
  * has it) a slot may hold a run of datagrams coalesced by the kernel; they are handed over one by
@@ -54,6 +56,15 @@ import java.nio.ByteOrder;
 final class LinuxUdpSocket implements UdpSocket {
     /** recvmmsg calls per readiness event. */
     static final int MAX_CALLS_PER_WAKEUP = 8;
+    /**
+     * A call that did not fill the batch but brought at least this many datagrams is followed by
+     * another: a bulk flow's next burst has usually arrived while these were handled, and reading
+     * it now puts it under the same drive (one ACK, one flush, one {@code epoll_wait} fewer) instead
+     * of the next wake-up's. A trickle (a ping, a few ACKs) stops at once, so a round trip pays no
+     * call that only finds the socket empty. See docs/benchmarks.md, "Receive datapath round
+     * (session 9)".
+     */
+    static final int READ_AGAIN_DATAGRAMS = 16;
     /** {@code CMSG_LEN(sizeof(int))}: header plus an int TOS value. */
     private static final int TOS_CMSG_LEN = CMSG_HEADER_BYTES + 4;
     /** {@code CMSG_LEN(sizeof(u16))}: header plus the GSO segment size. */
@@ -197,17 +208,19 @@ final class LinuxUdpSocket implements UdpSocket {
             messages += n;
             // The receiver may drive the engine in the middle of a read, and what it completes may
             // close this socket (and free the batch): stop there.
+            int datagrams = 0;
             for (int i = 0; i < n && !closed; i++) {
-                deliver(i);
+                datagrams += deliver(i);
             }
-            if (n < receive.capacity) {
-                break;
+            if (n < receive.capacity && datagrams < READ_AGAIN_DATAGRAMS) {
+                break; // the socket is empty, or a trickle: no call that would only find it empty
             }
         }
         return messages;
     }
 
-    private void deliver(int i) {
+    /** Hands message {@code i} of the last read to the receiver; returns the datagrams it held (more than 1 with GRO). */
+    private int deliver(int i) {
         int name = receive.nameOffset(i);
         int address = receive.namesBigEndian.getInt(name + 4);
         int port = Short.toUnsignedInt(receive.namesBigEndian.getShort(name + 2));
@@ -217,15 +230,17 @@ final class LinuxUdpSocket implements UdpSocket {
         ByteBuffer view = receive.payloadView(i);
         if (receivedSegmentBytes <= 0 || receivedSegmentBytes >= length) {
             receiver.onDatagram(socketId, view, 0, length, sender, receivedEcn);
-            return;
+            return 1;
         }
         // GRO: a run of datagrams from one sender with one TOS, each of the segment size but the last.
+        int count = (length + receivedSegmentBytes - 1) / receivedSegmentBytes;
         coalescedReceives++;
-        coalescedDatagrams += (length + receivedSegmentBytes - 1) / receivedSegmentBytes;
+        coalescedDatagrams += count;
         for (int offset = 0; offset < length && !closed; offset += receivedSegmentBytes) {
             receiver.onDatagram(socketId, view, offset, Math.min(receivedSegmentBytes, length - offset), sender,
                     receivedEcn);
         }
+        return count;
     }
 
     /**

@@ -295,6 +295,95 @@ class LinuxDatapathTest {
         }
     }
 
+    /**
+     * A read that brought a bulk batch ({@link LinuxUdpSocket#READ_AGAIN_DATAGRAMS} datagrams or
+     * more) reads again, so datagrams that arrived while it was handled are delivered in the same
+     * batch (before {@link DatagramReceiver#onReadBatchComplete}, i.e. under the same drive); after
+     * a smaller one the read stops and they come with the next wake-up.
+     */
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(30)
+    void aBulkReadReadsAgainSoWhatArrivedMeanwhileJoinsItsBatchAndATrickleDoesNot(boolean gro) throws Exception {
+        int bulk = LinuxUdpSocket.READ_AGAIN_DATAGRAMS;
+        assertThat(batchesOfTwoGroups(gro, bulk, 5)).as("bulk first group: one batch").containsOnly(0);
+        int[] trickle = batchesOfTwoGroups(gro, bulk - 1, 5);
+        assertThat(trickle).as("a trickle first: the second group comes with a later batch").contains(0);
+        for (int i = bulk - 1; i < trickle.length; i++) {
+            assertThat(trickle[i]).as("batch of datagram %d (second group)", i).isPositive();
+        }
+    }
+
+    /**
+     * Sends {@code first} datagrams from one socket to another; while the receiver handles the
+     * first of them it sends {@code second} more. Returns, per datagram in sequence order, the
+     * number of read batches completed before it was delivered.
+     */
+    private static int[] batchesOfTwoGroups(boolean gro, int first, int second) throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        int total = first + second;
+        int[] batchOf = new int[total];
+        java.util.Arrays.fill(batchOf, -1);
+        int[] batches = {0};
+        int[] delivered = {0};
+        UdpSocket[] sockets = new UdpSocket[2];
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        ByteBuffer buf = ByteBuffer.allocate(256);
+        DatagramReceiver receiver = new DatagramReceiver() {
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                int sequence = data.getInt(offset);
+                batchOf[sequence] = batches[0];
+                if (sequence == 0) {
+                    // Arrives while the first read is being handled.
+                    for (int i = first; i < total; i++) {
+                        buf.putInt(0, i);
+                        sockets[0].write(buf, 100, sockets[1].localAddress(), 0);
+                    }
+                    sockets[0].flush();
+                }
+                if (++delivered[0] == total) {
+                    done.countDown();
+                }
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+                batches[0]++;
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+            }
+        };
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048, gro);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try {
+            sockets[0] = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, receiver).get(5, TimeUnit.SECONDS);
+            sockets[1] = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, receiver).get(5, TimeUnit.SECONDS);
+            loop.submit(() -> {
+                for (int i = 0; i < first; i++) {
+                    buf.putInt(0, i);
+                    sockets[0].write(buf, 100, sockets[1].localAddress(), 0);
+                }
+                return sockets[0].flush();
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(done.await(5, TimeUnit.SECONDS)).as("all %d datagrams delivered", total).isTrue();
+            return loop.submit(batchOf::clone).get(5, TimeUnit.SECONDS);
+        } finally {
+            loop.submit(() -> {
+                for (UdpSocket s : sockets) {
+                    if (s != null) {
+                        s.close();
+                    }
+                }
+            }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
     @Test
     @Timeout(30)
     void theTimerfdTimerFiresOnceAfterItsDelayTakesTheLastArmingAndStaysQuietWhenCancelled() throws Exception {

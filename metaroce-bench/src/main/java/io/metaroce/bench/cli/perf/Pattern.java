@@ -13,7 +13,7 @@ import java.lang.foreign.ValueLayout;
  * {@link #poison} before a READ or receive can never pass as any pattern: a byte the transport did
  * not place is always caught.
  *
- * <p>Thread-safe: immutable.
+ * <p>Thread-safe: immutable (each thread fills and checks through a chunk buffer of its own).
  */
 final class Pattern {
     private static final long TAG_RECEIVED = 1;
@@ -30,6 +30,44 @@ final class Pattern {
      * serial dependency per word, filling and checking cost an add per word.
      */
     private static final long STEP = 0x9E37_79B9_7F4A_7C15L;
+
+    /**
+     * Words generated per chunk. Why a pattern is made in an array and moved by one bulk copy (or
+     * compared by one bulk mismatch) per chunk rather than written a word at a time with
+     * {@code MemorySegment.set/get}: where the JIT inlines {@link #fill} deep into the event loop's
+     * call chain (perf's sink runs inside the transport's drive), the segment access's own callees
+     * are past the inlining depth limit ({@code NativeMemorySegmentImpl::maxAlignMask: inlining too
+     * deep} in {@code -XX:+PrintInlining}) and every word cost a call: 44% of the sending loop's CPU
+     * in some runs (docs/benchmarks.md, "Receive datapath round (session 9)"). A bulk call per chunk
+     * costs the same whatever the JIT decides, and the array loop has no callees.
+     */
+    private static final int CHUNK_WORDS = 512;
+    /** {@code k * STEP} for each word {@code k} of a chunk: word {@code k} is {@code (w + STEPS[k]) | 1}, no serial dependency. */
+    private static final long[] STEPS = new long[CHUNK_WORDS];
+    /** What a chunk adds to its first word. */
+    private static final long CHUNK_STEP = CHUNK_WORDS * STEP;
+    /** Each thread's chunk (a perf server and client in one process share no thread). */
+    private static final ThreadLocal<Chunk> CHUNK = ThreadLocal.withInitial(Chunk::new);
+
+    static {
+        for (int k = 0; k < CHUNK_WORDS; k++) {
+            STEPS[k] = k * STEP;
+        }
+    }
+
+    /** One thread's chunk of pattern words, and a segment view of them for bulk comparison. */
+    private static final class Chunk {
+        final long[] words = new long[CHUNK_WORDS];
+        final MemorySegment view = MemorySegment.ofArray(words);
+
+        /** Words {@code 0..n-1} of the chunk whose first word (before its low bit is set) is {@code w}. */
+        void generate(long w, int n) {
+            long[] out = words;
+            for (int k = 0; k < n; k++) {
+                out[k] = (w + STEPS[k]) | 1;
+            }
+        }
+    }
 
     private final long seed;
 
@@ -70,14 +108,17 @@ final class Pattern {
 
     /** Writes the pattern of {@code key} into {@code length} bytes at {@code offset}. */
     public void fill(MemorySegment segment, long offset, int length, long key) {
+        Chunk chunk = CHUNK.get();
         long w = start(key);
-        int words = length >>> 3;
-        for (int i = 0; i < words; i++) {
-            segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + 8L * i, w | 1);
-            w += STEP;
+        int wordCount = length >>> 3;
+        for (int done = 0; done < wordCount; done += CHUNK_WORDS) {
+            int n = Math.min(CHUNK_WORDS, wordCount - done);
+            chunk.generate(w, n);
+            MemorySegment.copy(chunk.words, 0, segment, ValueLayout.JAVA_LONG_UNALIGNED, offset + 8L * done, n);
+            w += CHUNK_STEP;
         }
-        long x = w;
-        for (int i = words << 3; i < length; i++) {
+        long x = start(key) + wordCount * STEP;
+        for (int i = wordCount << 3; i < length; i++) {
             segment.set(ValueLayout.JAVA_BYTE, offset + i, tailByte(x));
             x >>>= 8;
         }
@@ -85,16 +126,20 @@ final class Pattern {
 
     /** Whether the {@code length} bytes at {@code offset} hold exactly the pattern of {@code key}. */
     public boolean matches(MemorySegment segment, long offset, int length, long key) {
+        Chunk chunk = CHUNK.get();
         long w = start(key);
-        int words = length >>> 3;
-        for (int i = 0; i < words; i++) {
-            if (segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + 8L * i) != (w | 1)) {
+        int wordCount = length >>> 3;
+        for (int done = 0; done < wordCount; done += CHUNK_WORDS) {
+            int n = Math.min(CHUNK_WORDS, wordCount - done);
+            chunk.generate(w, n);
+            long from = offset + 8L * done;
+            if (MemorySegment.mismatch(segment, from, from + 8L * n, chunk.view, 0, 8L * n) != -1) {
                 return false;
             }
-            w += STEP;
+            w += CHUNK_STEP;
         }
-        long x = w;
-        for (int i = words << 3; i < length; i++) {
+        long x = start(key) + wordCount * STEP;
+        for (int i = wordCount << 3; i < length; i++) {
             if (segment.get(ValueLayout.JAVA_BYTE, offset + i) != tailByte(x)) {
                 return false;
             }

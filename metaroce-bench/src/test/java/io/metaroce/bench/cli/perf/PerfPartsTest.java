@@ -42,6 +42,37 @@ class PerfPartsTest {
     }
 
     @Test
+    void aPatternIsTheSameWhateverItsLengthAndAWrongByteAroundAChunkBoundaryIsCaught() {
+        // fill and matches work in chunks of words: lengths around the chunk size (4 KiB) and its
+        // multiples, at unaligned offsets, must give the prefix of one sequence and catch any byte.
+        SplittableRandom random = new SplittableRandom(SEED);
+        Pattern pattern = new Pattern(random.nextLong());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment longest = arena.allocate(3 * 4096 + 64);
+            MemorySegment m = arena.allocate(3 * 4096 + 64);
+            long key = random.nextLong();
+            pattern.fill(longest, 0, 3 * 4096 + 7, key);
+            for (int length : new int[] {4095, 4096, 4097, 4103, 8191, 8192, 8200, 12288, 12295}) {
+                long offset = 1 + random.nextInt(31);
+                String seed = "seed " + SEED + " length " + length;
+                pattern.fill(m, offset, length, key);
+                int words = length >>> 3;
+                assertThat(m.asSlice(offset, 8L * words).mismatch(longest.asSlice(0, 8L * words))).as(seed).isEqualTo(-1);
+                assertThat(pattern.matches(m, offset, length, key)).as(seed).isTrue();
+                for (long at : new long[] {offset + 4095, offset + 4096, offset + length - 1, offset}) {
+                    if (at >= offset + length) {
+                        continue;
+                    }
+                    byte b = m.get(ValueLayout.JAVA_BYTE, at);
+                    m.set(ValueLayout.JAVA_BYTE, at, (byte) (b ^ 0x40));
+                    assertThat(pattern.matches(m, offset, length, key)).as(seed + " byte " + at).isFalse();
+                    m.set(ValueLayout.JAVA_BYTE, at, b);
+                }
+            }
+        }
+    }
+
+    @Test
     void everyWordOfAPatternDiffersSoAPacketPlacedAtTheWrongOffsetIsCaught() {
         SplittableRandom random = new SplittableRandom(SEED);
         Pattern pattern = new Pattern(random.nextLong());

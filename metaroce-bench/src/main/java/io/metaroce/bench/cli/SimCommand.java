@@ -2,6 +2,7 @@ package io.metaroce.bench.cli;
 
 import io.metaroce.core.sim.fabric.BufferPreset;
 import io.metaroce.core.sim.scenario.FabricSpeed;
+import io.metaroce.core.sim.scenario.LossScenario;
 import io.metaroce.core.sim.scenario.ScenarioResult;
 import io.metaroce.core.sim.scenario.Scenarios;
 import io.metaroce.core.sim.scenario.SimParameters;
@@ -92,9 +93,8 @@ public final class SimCommand implements Callable<Integer> {
             defaultValue = "16")
     int messageKib;
 
-    @Option(names = "--outstanding", description = "Messages kept posted per flow (default ${DEFAULT-VALUE}).",
-            defaultValue = "32")
-    int outstanding;
+    @Option(names = "--outstanding", description = "Messages kept posted per flow (default 32; loss: 64).")
+    Integer outstanding;
 
     @Option(names = "--withdraw-us", description = "Failover: routing withdraws the failed link this long after"
             + " the failure; negative: never (default ${DEFAULT-VALUE}).", defaultValue = "1000")
@@ -180,12 +180,14 @@ public final class SimCommand implements Callable<Integer> {
             default -> throw new ParameterException(spec.commandLine(), "--buffer must be shallow or deep, got '" + buffer + "'");
         };
         int flows = senders != null ? senders : scenario.equals("incast") ? 64 : 8;
+        int slots = outstanding != null ? outstanding
+                : scenario.equals("loss") ? LossScenario.OUTSTANDING_MESSAGES : SimParameters.defaults().outstandingMessages();
         if (messageKib < 1 || messageKib > 1 << 20) {
             throw new ParameterException(spec.commandLine(), "--message-kib must be in [1, 1048576]");
         }
         try {
             return new SimParameters(kind, k, planeCount, preset, linkGbps, linkDelayNanos, seed, flows, loss,
-                    durationMicros * 1_000L, paths, messageKib << 10, outstanding,
+                    durationMicros * 1_000L, paths, messageKib << 10, slots,
                     withdrawMicros < 0 ? -1 : withdrawMicros * 1_000L, degradeMark, degradeLoss);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,6 +61,29 @@ class SimCommandTest {
         assertThat(a.exitCode()).as(a.out() + a.err()).isZero();
         assertThat(a.out()).contains("incast / rocev2").doesNotContain("incast / metaroce", "side by side");
         assertThat(figures(b.out())).isEqualTo(figures(a.out()));
+    }
+
+    /**
+     * The loss scenario keeps 64 messages posted per flow unless told otherwise (its flows' slots
+     * wait for the last packets of messages under loss; docs/benchmarks.md, "Loss round (session
+     * 9)"); the other scenarios keep 32, and {@code --outstanding} overrides either.
+     */
+    @Test
+    void theLossScenarioKeepsMoreMessagesPostedThanTheOthersByDefault(@TempDir Path dir) throws Exception {
+        assertThat(outstanding(dir, "loss")).isEqualTo(64);
+        assertThat(outstanding(dir, "loss", "--outstanding", "16")).isEqualTo(16);
+        assertThat(outstanding(dir, "failover")).isEqualTo(32);
+        assertThat(outstanding(dir, "incast", "--outstanding", "8")).isEqualTo(8);
+    }
+
+    private static double outstanding(Path dir, String scenario, String... more) throws Exception {
+        Path json = dir.resolve(scenario + more.length + ".json");
+        List<String> args = new ArrayList<>(List.of("sim", scenario, "--k", "4",
+                "--senders", "2", "--duration-us", "50", "--protocol", "metaroce", "--json", json.toString()));
+        args.addAll(List.of(more));
+        CliRun run = CliRun.of(args.toArray(String[]::new));
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        return number(Files.readString(json), "outstanding_messages");
     }
 
     @Test

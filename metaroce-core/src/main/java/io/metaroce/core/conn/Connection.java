@@ -838,6 +838,11 @@ public final class Connection implements ScoreboardListener {
         return paths;
     }
 
+    /** The send side, for tests. */
+    Sender senderForTest() {
+        return sender;
+    }
+
     /** The send side's packetizer, for tests. */
     DataWriter dataWriterForTest() {
         return sender.writerForTest();

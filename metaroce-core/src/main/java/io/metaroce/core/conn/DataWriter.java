@@ -266,6 +266,15 @@ final class DataWriter {
      * oldest-sent candidate plus the wait; {@link Long#MAX_VALUE} if none or the rule is off.
      */
     long idleResendDueNanos() {
+        return idleResendDueBelow(idleResendEarliestSentNanos(), Long.MAX_VALUE);
+    }
+
+    /**
+     * The latest transmission time of the oldest-sent idle-resend candidate, {@link Long#MAX_VALUE}
+     * if none or the rule is off: {@link #idleResendDueNanos} without the wait, which is the part
+     * that reads every path.
+     */
+    long idleResendEarliestSentNanos() {
         if (!idleResend) {
             return Long.MAX_VALUE;
         }
@@ -281,10 +290,24 @@ final class DataWriter {
                 earliest = Math.min(earliest, packets.lastSentNanos(c));
             }
         }
+        return earliest;
+    }
+
+    /**
+     * {@link #idleResendDueNanos} from its candidate's send time {@code earliest} (as
+     * {@link #idleResendEarliestSentNanos} gave it) when that due time is below {@code bound};
+     * otherwise some time at or above {@code bound}, found without reading the remaining paths:
+     * the wait is a maximum over the paths, so once part of it puts the due time at or past
+     * {@code bound}, the rest cannot bring it back. A sender asking when its next packet may go
+     * only needs the due time when it comes before its next paced send time, which is rarely:
+     * the oldest candidate left about a round trip ago and waits about another, while the next
+     * paced send is a packet interval away.
+     */
+    long idleResendDueBelow(long earliest, long bound) {
         if (earliest == Long.MAX_VALUE) {
             return Long.MAX_VALUE; // the wait, which reads every path's RTT, is not needed (a receiving side)
         }
-        long wait = resendWaitNanos();
+        long wait = resendWaitNanos(earliest, bound);
         return wait == Long.MAX_VALUE ? Long.MAX_VALUE : earliest + wait;
     }
 
@@ -382,6 +405,16 @@ final class DataWriter {
      * {@link Long#MAX_VALUE} if no path may take new data.
      */
     private long resendWaitNanos() {
+        return resendWaitNanos(0, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #resendWaitNanos}, or, once {@code from} plus the largest wait of the paths read so
+     * far reaches {@code bound}, that partial maximum (no larger than the whole, and {@code from}
+     * plus it already at or past {@code bound}); {@code bound} {@link Long#MAX_VALUE} reads every
+     * path.
+     */
+    private long resendWaitNanos(long from, long bound) {
         long wait = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
@@ -389,6 +422,9 @@ final class DataWriter {
                 long due = path.rtt.smoothedNanos()
                         + (path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS ? 0 : maxAckDelayNanos);
                 wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
+                if (bound != Long.MAX_VALUE && from + wait >= bound) {
+                    return wait;
+                }
             }
         }
         return wait;

@@ -491,9 +491,13 @@ final class Sender {
         // that cannot leave (a full sequence window, a retransmission held on a path without room
         // while another path is free). If it is due already, it waits for a path that may send,
         // as new data would.
-        long due = writer.idleResendDueNanos();
-        if (!waiting && due > afterNanos) {
-            return due;
+        long earliest = writer.idleResendEarliestSentNanos();
+        long due = Long.MAX_VALUE;
+        if (!waiting) {
+            due = writer.idleResendDueBelow(earliest, Long.MAX_VALUE);
+            if (due > afterNanos) {
+                return due;
+            }
         }
         if (waiting) {
             writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
@@ -517,9 +521,63 @@ final class Sender {
                 t = Math.min(t, next);
             }
         }
+        if (waiting) {
+            // The due time (read after the paths' allowances: neither changes the other) matters
+            // only where it comes before t, or, with every window full, where it has come. With a
+            // path allowed to send, t is after afterNanos or MAX_VALUE, so a due time at or past t
+            // gives t either way and its wait need not read every path.
+            due = writer.idleResendDueBelow(earliest, anyAllowance ? t : Long.MAX_VALUE);
+            if (!anyAllowance && due <= afterNanos) {
+                // Every window full and the resend due: it may leave on a full lossy path as soon as
+                // that path's pacing allows [SPEC-LOSS-11]; wake then.
+                t = Math.min(t, writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent));
+            }
+        }
+        return due > afterNanos ? Math.min(t, due) : t;
+    }
+
+    /**
+     * {@link #nextPacedSendNanos} for tests, leaving the repeat mask it sets as it was (the
+     * connection's reused pacing term goes with the mask of the query that computed it).
+     */
+    long nextPacedSendNanosForTest(long afterNanos) {
+        long saved = exhaustedPaths;
+        try {
+            return nextPacedSendNanos(afterNanos);
+        } finally {
+            exhaustedPaths = saved;
+        }
+    }
+
+    /**
+     * {@link #nextPacedSendNanos} as it was before its idle-resend wait stopped early: the due
+     * time computed in full, before the paths' allowances, for tests that compare the two. Asks
+     * the controller the same questions, so calling both at one time gives each the same answers.
+     */
+    long nextPacedSendNanosWithFullWaitForTest(long afterNanos) {
+        boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
+        long due = writer.idleResendDueNanos();
+        if (!waiting && due > afterNanos) {
+            return due;
+        }
+        if (waiting) {
+            writer.tellFirstPacketBytes(afterNanos);
+        }
+        long t = Long.MAX_VALUE;
+        boolean anyAllowance = false;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()
+                    || congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+                continue;
+            }
+            anyAllowance = true;
+            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            if (next > afterNanos) {
+                t = Math.min(t, next);
+            }
+        }
         if (waiting && !anyAllowance && due <= afterNanos) {
-            // Every window full and the resend due: it may leave on a full lossy path as soon as
-            // that path's pacing allows [SPEC-LOSS-11]; wake then.
             t = Math.min(t, writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent));
         }
         return due > afterNanos ? Math.min(t, due) : t;

@@ -118,7 +118,8 @@ public final class AimdController implements CongestionController {
     private final long maxWindow;
     private final int gainShift;
     private final long initialRtt;
-    private final int pacingGainPercent;
+    /** {@code aimdPacingGainPercent / 100}, worked out once rather than on every rate query. */
+    private final double pacingGain;
     private final long pacingBurstBytes;
     private final boolean lossCutScaledByAlpha;
     private final boolean slowStartEnabled;
@@ -254,7 +255,7 @@ public final class AimdController implements CongestionController {
         this.gainShift = config.aimdEcnGainShift();
         this.handoffAboveLossPercent = (byte) config.fullWindowAboveLossPercent();
         this.initialRtt = config.initialRttNanos();
-        this.pacingGainPercent = config.aimdPacingGainPercent();
+        this.pacingGain = config.aimdPacingGainPercent() / 100.0;
         this.pacingBurstBytes = config.pacingBurstBytes();
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
         this.slowStartEnabled = config.aimdSlowStart();
@@ -332,21 +333,33 @@ public final class AimdController implements CongestionController {
         }
         double rate = pacingRateBytesPerSecond(pathId);
         long interval = (long) (bytes * 1e9 / rate);
-        long credit = (long) (pacingBurstBytes * 1e9 / rate);
-        long start = nextSend[pathId] == Long.MIN_VALUE ? nowNanos - credit : Math.max(nextSend[pathId], nowNanos - credit);
-        nextSend[pathId] = start + interval;
+        nextSend[pathId] = pacedStart(nextSend[pathId], rate, nowNanos, pacingBurstBytes) + interval;
         if (rateHint > 0) {
             // One clock for the whole connection at min(own, hint): the paths' burst allowances do
             // not add up to paths x pacingBurstBytes back to back into a shared receiver [SPEC-CC-13].
             double connectionRate = connectionRate();
-            long connectionCredit = (long) (pacingBurstBytes * 1e9 / connectionRate);
             long connectionInterval = (long) (bytes * 1e9 / connectionRate);
             // With a random source the clock was started at the first hint [SPEC-CC-22]; without
             // one it starts here, with a burst allowance.
-            long connectionStart = connectionNext == Long.MIN_VALUE ? nowNanos - connectionCredit
-                    : Math.max(connectionNext, nowNanos - connectionCredit);
-            connectionNext = connectionStart + connectionInterval;
+            connectionNext = pacedStart(connectionNext, connectionRate, nowNanos, pacingBurstBytes) + connectionInterval;
         }
+    }
+
+    /**
+     * Where a pacing clock at {@code next} ({@link Long#MIN_VALUE} before its first packet) starts
+     * the interval of a packet sent at {@code nowNanos}: at {@code next}, but no earlier than the
+     * burst allowance ({@code pacingBurstBytes} at {@code rate}) before now. The allowance costs a
+     * division, so it is worked out only when it can matter: a positive rate gives a credit of at
+     * least 0, so a clock at or after now starts at {@code next} whatever the credit (the same
+     * answer as {@code max(next, now - credit)}, which the other cases still compute; a negative
+     * now is left to them too, since {@code now - credit} may wrap around there).
+     */
+    static long pacedStart(long next, double rate, long nowNanos, long pacingBurstBytes) {
+        if (next >= nowNanos && nowNanos >= 0 && rate > 0) {
+            return next;
+        }
+        long credit = (long) (pacingBurstBytes * 1e9 / rate);
+        return next == Long.MIN_VALUE ? nowNanos - credit : Math.max(next, nowNanos - credit);
     }
 
     @Override
@@ -874,7 +887,7 @@ public final class AimdController implements CongestionController {
 
     private double ownRate(long windowBytes, long smoothedRtt) {
         long rtt = smoothedRtt > 0 ? smoothedRtt : initialRtt;
-        return windowBytes * (pacingGainPercent / 100.0) * 1e9 / rtt;
+        return windowBytes * pacingGain * 1e9 / rtt;
     }
 
     private double totalOwnRate() {

@@ -11,6 +11,7 @@ import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.core.memory.ProtectionDomain;
 import io.metaroce.core.sack.ScoreboardListener;
+import io.metaroce.core.sack.SendScoreboard;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
 import io.metaroce.core.wire.CloseCode;
@@ -616,6 +617,14 @@ public final class Connection implements ScoreboardListener {
             latestAckedSentNanos = sentAtNanos;
         }
         sender.onTransmissionAcked(pathId, csn, bytes, sentAtNanos, inputNanos, endpoint);
+    }
+
+    @Override
+    public void onTransmissionsAcked(int pathId, SendScoreboard scoreboard, long fromPsn, long toPsn) {
+        long latestSent = sender.onTransmissionsAcked(pathId, scoreboard, fromPsn, toPsn, inputNanos, endpoint);
+        if (latestSent > latestAckedSentNanos) {
+            latestAckedSentNanos = latestSent;
+        }
     }
 
     @Override

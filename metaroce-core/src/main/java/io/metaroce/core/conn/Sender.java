@@ -10,6 +10,7 @@ import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.core.sack.PacketTable;
 import io.metaroce.core.sack.ScoreboardListener;
+import io.metaroce.core.sack.SendScoreboard;
 import io.metaroce.core.stream.Segmentation;
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
@@ -247,13 +248,41 @@ final class Sender {
      */
     void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
         Path path = paths.get(pathId);
-        packets.transmissionResolved(csn);
-        path.lossFraction -= path.lossFraction * LOSS_FRACTION_GAIN;
+        path.lossFraction = acked(pathId, csn, bytes, sentAtNanos, nowNanos, endpoint, path.lossFraction);
+    }
+
+    /**
+     * {@link ScoreboardListener#onTransmissionsAcked}: {@link #onTransmissionAcked} for each
+     * transmission of the run in turn, with the path looked up once and its loss average kept in a
+     * local until the end (nothing the run calls reads it; the same arithmetic in the same order).
+     *
+     * @return the latest send time among the run's transmissions
+     */
+    long onTransmissionsAcked(int pathId, SendScoreboard scoreboard, long fromPsn, long toPsn, long nowNanos,
+            Endpoint endpoint) {
+        Path path = paths.get(pathId);
+        double lossFraction = path.lossFraction;
+        long latestSent = Long.MIN_VALUE;
+        for (long psn = fromPsn; psn < toPsn; psn++) {
+            long sentAtNanos = scoreboard.sentAtNanosOf(psn);
+            latestSent = Math.max(latestSent, sentAtNanos);
+            lossFraction = acked(pathId, scoreboard.connectionSequenceOf(psn), scoreboard.bytesOf(psn), sentAtNanos,
+                    nowNanos, endpoint, lossFraction);
+        }
+        path.lossFraction = lossFraction;
+        return latestSent;
+    }
+
+    /** One transmission acknowledged; returns the path's loss average {@code lossFraction} after it. */
+    private double acked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint,
+            double lossFraction) {
+        boolean outstanding = packets.transmissionResolvedOutstanding(csn);
         long rtt = sentAtNanos == ackEchoNanos ? nowNanos - sentAtNanos : -1;
         congestion.onPacketAcked(pathId, bytes, rtt > 0 ? rtt : -1, nowNanos);
-        if (packets.state(csn) == PacketTable.OUTSTANDING) {
+        if (outstanding) {
             delivered(csn, endpoint);
         }
+        return lossFraction - lossFraction * LOSS_FRACTION_GAIN;
     }
 
     /**

@@ -168,6 +168,24 @@ public final class PacketTable {
         }
     }
 
+    /**
+     * {@link #transmissionResolved} and then {@code state(csn) == OUTSTANDING} in one look-up: a
+     * verdict leaves the state as it was.
+     */
+    public boolean transmissionResolvedOutstanding(long csn) {
+        if (csn < floor || csn >= next) {
+            return false;
+        }
+        int i = (int) (csn & mask);
+        if (state[i] != OUTSTANDING) {
+            return false;
+        }
+        if (copies[i] > 0) {
+            copies[i]--;
+        }
+        return true;
+    }
+
     /** Send time of the latest transmission of {@code csn} ({@link Long#MIN_VALUE} before the first). */
     public long lastSentNanos(long csn) { return lastSentNanos[(int) (csn & mask)]; }
 

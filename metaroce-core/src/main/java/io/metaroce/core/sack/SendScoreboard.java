@@ -136,24 +136,69 @@ public final class SendScoreboard {
         }
         int acked = 0;
         long lossBelow = largest - reorderAllowance;
+        // The newly acknowledged transmissions go to the listener in runs of consecutive path
+        // sequence numbers (one call per run rather than per packet); a run ends at the first
+        // transmission that is not newly acknowledged, and is reported before that one's loss, so
+        // the listener hears of every verdict in path sequence order, as one at a time would.
+        // The bytes and count of a run leave the flight totals when the run is reported (before
+        // the listener hears of it, as before), not one packet at a time.
+        long run = -1;
+        long runBytes = 0;
         for (long psn = lowest; psn <= largest; psn++) {
             int i = (int) (psn & mask);
-            if (state[i] != IN_FLIGHT) {
+            long rel = psn - base;
+            boolean inFlight = state[i] == IN_FLIGHT;
+            if (inFlight && rel >= 0 && (bits[(int) (rel >>> 6)] & (1L << (rel & 63))) != 0) {
+                state[i] = RESOLVED;
+                runBytes += bytes[i];
+                if (run < 0) {
+                    run = psn;
+                }
                 continue;
             }
-            long rel = psn - base;
-            boolean isAcked = rel >= 0 && (bits[(int) (rel >>> 6)] & (1L << (rel & 63))) != 0;
-            if (isAcked) {
-                resolve(i);
-                acked++;
-                listener.onTransmissionAcked(pathId, psn, connectionSequence[i], bytes[i], sentAtNanos[i]);
-            } else if (psn < lossBelow || rel < 0) {
+            if (run >= 0) {
+                acked += endRun(run, psn, runBytes, listener);
+                run = -1;
+                runBytes = 0;
+            }
+            if (inFlight && (psn < lossBelow || rel < 0)) {
                 resolve(i);
                 listener.onTransmissionLost(pathId, psn, connectionSequence[i], bytes[i], false);
             }
         }
+        if (run >= 0) {
+            acked += endRun(run, largest + 1, runBytes, listener);
+        }
         advanceLowest();
         return acked;
+    }
+
+    /** Takes the run {@code [from, to)} of {@code runBytes} out of the flight, reports it, and returns its length. */
+    private int endRun(long from, long to, long runBytes, ScoreboardListener listener) {
+        int n = (int) (to - from);
+        bytesInFlight -= runBytes;
+        packetsInFlight -= n;
+        listener.onTransmissionsAcked(pathId, this, from, to);
+        return n;
+    }
+
+    /**
+     * The CSN that transmission {@code psn} carried; meant for a
+     * {@link ScoreboardListener#onTransmissionsAcked} run, during which every PSN of the run still
+     * has its record.
+     */
+    public long connectionSequenceOf(long psn) {
+        return connectionSequence[(int) (psn & mask)];
+    }
+
+    /** The datagram bytes of transmission {@code psn} (see {@link #connectionSequenceOf}). */
+    public int bytesOf(long psn) {
+        return bytes[(int) (psn & mask)];
+    }
+
+    /** The send time of transmission {@code psn} (see {@link #connectionSequenceOf}). */
+    public long sentAtNanosOf(long psn) {
+        return sentAtNanos[(int) (psn & mask)];
     }
 
     /**

@@ -186,12 +186,18 @@ public final class PacketCodec {
         // Zero what this type does not overwrite, so nothing of an earlier packet leaks through:
         // the scalars always, the SACK bits unless an ACK (which writes all of them), the cookie
         // unless a CHALLENGE or a CONNECT (decodeConnect zeroes it when no cookie is present).
-        out.clearScalars();
-        if (type != PacketType.ACK) {
-            out.clearSackBits();
-        }
-        if (type != PacketType.CHALLENGE && type != PacketType.CONNECT) {
-            out.clearCookie();
+        // A DATA packet, the common case, zeroes only the fields DATA does not carry: decodeData
+        // writes every other one.
+        if (type == PacketType.DATA) {
+            out.clearOutsideData();
+        } else {
+            out.clearScalars();
+            if (type != PacketType.ACK) {
+                out.clearSackBits();
+            }
+            if (type != PacketType.CHALLENGE && type != PacketType.CONNECT) {
+                out.clearCookie();
+            }
         }
         out.type = type;
         out.pathId = u16(h, OFF_PATH_ID);

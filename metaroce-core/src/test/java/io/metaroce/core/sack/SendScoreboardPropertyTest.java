@@ -43,8 +43,44 @@ class SendScoreboardPropertyTest {
         }
     }
 
+    /**
+     * Records every verdict. By default a run of acknowledgements reaches it through
+     * {@link ScoreboardListener#onTransmissionsAcked}'s default, one {@link #onTransmissionAcked}
+     * per packet; with {@code runs} it takes the run itself (as the connection does), checks that
+     * it is a proper run (not empty, not continuing the run reported just before it: runs are as
+     * long as they can be), and records its packets from the scoreboard's accessors, so the
+     * checks against the model cover both forms.
+     */
     static final class Recorder implements ScoreboardListener {
         final List<Verdict> events = new ArrayList<>();
+        final boolean runs;
+        /** Runs taken so far, and the end of the last one if nothing was recorded after it (else -1). */
+        int runCount;
+        long lastRunEnd = -1;
+
+        Recorder() {
+            this(false);
+        }
+
+        Recorder(boolean runs) {
+            this.runs = runs;
+        }
+
+        @Override
+        public void onTransmissionsAcked(int pathId, SendScoreboard scoreboard, long fromPsn, long toPsn) {
+            if (!runs) {
+                ScoreboardListener.super.onTransmissionsAcked(pathId, scoreboard, fromPsn, toPsn);
+                return;
+            }
+            assertThat(toPsn).as("run [%d, %d) is empty", fromPsn, toPsn).isGreaterThan(fromPsn);
+            assertThat(fromPsn).as("run from %d continues the run before it", fromPsn).isNotEqualTo(lastRunEnd);
+            for (long psn = fromPsn; psn < toPsn; psn++) {
+                events.add(new Verdict(true, pathId, psn, scoreboard.connectionSequenceOf(psn), scoreboard.bytesOf(psn),
+                        scoreboard.sentAtNanosOf(psn), false));
+            }
+            runCount++;
+            lastRunEnd = toPsn;
+        }
 
         @Override
         public void onTransmissionAcked(int pathId, long pathSequence, long connectionSequence, int bytes, long sentAtNanos) {
@@ -54,11 +90,13 @@ class SendScoreboardPropertyTest {
         @Override
         public void onTransmissionLost(int pathId, long pathSequence, long connectionSequence, int bytes, boolean byTimeout) {
             events.add(new Verdict(false, pathId, pathSequence, connectionSequence, bytes, 0, byTimeout));
+            lastRunEnd = -1;
         }
 
         List<Verdict> take() {
             List<Verdict> copy = new ArrayList<>(events);
             events.clear();
+            lastRunEnd = -1;
             return copy;
         }
     }
@@ -187,7 +225,8 @@ class SendScoreboardPropertyTest {
         double dropRate = rnd.nextInt(4) * 0.1;
         SendScoreboard sb = new SendScoreboard(PATH, capacity);
         Model m = new Model(capacity);
-        Recorder rec = new Recorder();
+        // Half the seeds take the acknowledgements in runs, half one packet at a time.
+        Recorder rec = new Recorder((seed & 1) == 0);
         Packet ack = new Packet();
 
         BitSet received = new BitSet();
@@ -330,6 +369,9 @@ class SendScoreboardPropertyTest {
             verdictOf.put(v.psn, v);
         }
         checkState(seed, "after drain", sb, m);
+        if (rec.runs) {
+            assertThat(rec.runCount).as("seed %d: acknowledgements taken in runs", seed).isPositive();
+        }
         for (long psn = 0; psn < m.next; psn++) {
             assertThat(verdictOf.containsKey(psn) ^ cancelled.contains(psn))
                     .as("seed %d: transmission %d has exactly one verdict or was cancelled", seed, psn).isTrue();
@@ -355,7 +397,7 @@ class SendScoreboardPropertyTest {
         int n = 50 + rnd.nextInt(1500);
         double drop = rnd.nextInt(5) * 0.1;
         SendScoreboard sb = new SendScoreboard(PATH, 2048);
-        Recorder rec = new Recorder();
+        Recorder rec = new Recorder(true);
         Packet ack = new Packet();
         long now = 0;
         List<long[]> arrivals = new ArrayList<>(); // {sortKey, psn}

@@ -81,6 +81,14 @@ public final class ConformanceCommand implements Callable<Integer> {
             + "microseconds (spec section 12.1; default: ${DEFAULT-VALUE}).")
     long maxAckDelayMicros;
 
+    @Option(names = "--keep-alive-ms", defaultValue = "" + ResponderContract.KEEP_ALIVE_MILLIS, description = "The"
+            + " responder's keepAliveNanos in milliseconds ([SPEC-CONF-13]; default: ${DEFAULT-VALUE}).")
+    long keepAliveMillis;
+
+    @Option(names = "--idle-timeout-ms", defaultValue = "" + ResponderContract.IDLE_TIMEOUT_MILLIS, description = "The"
+            + " responder's idleTimeoutNanos in milliseconds ([SPEC-CONF-13]; default: ${DEFAULT-VALUE}).")
+    long idleTimeoutMillis;
+
     @Option(names = "--seed", description = "Seed of the suite's connection ids and shuffles (default: drawn at random"
             + " and printed; a server ignores a CONNECT that reuses the id of one of its connections that ended"
             + " after the cookie was issued, [SPEC-CONN-16], so two runs should not share a seed).")
@@ -107,7 +115,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             address = HostPort.parse(target, ResponderContract.DEFAULT_PORT);
             long s = seed != null ? seed : new SecureRandom().nextLong();
             options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, s, minRtoMillis,
-                    maxAckDelayMicros);
+                    maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -48,6 +48,16 @@ public final class ConformanceResponderCommand implements Callable<Integer> {
             description = "Minimum retransmission timeout, ms (default ${DEFAULT-VALUE}, [SPEC-CONF-5]).")
     long minRtoMillis;
 
+    @Option(names = "--keep-alive-ms", defaultValue = "" + ResponderContract.KEEP_ALIVE_MILLIS,
+            description = "Keep-alive interval, ms: a connection that sent nothing this long sends a PATH_PROBE; 0 never"
+                    + " (default ${DEFAULT-VALUE}, [SPEC-CONF-13]).")
+    long keepAliveMillis;
+
+    @Option(names = "--idle-timeout-ms", defaultValue = "" + ResponderContract.IDLE_TIMEOUT_MILLIS,
+            description = "Idle timeout, ms: a connection that received nothing this long ends; above --keep-alive-ms"
+                    + " (default ${DEFAULT-VALUE}, [SPEC-CONF-13]).")
+    long idleTimeoutMillis;
+
     @Option(names = "--datapath", defaultValue = "auto", converter = DatapathConverter.class,
             completionCandidates = DatapathConverter.Names.class,
             description = "Socket layer: ${COMPLETION-CANDIDATES} (default auto: Linux where it runs, which reads ECN).")
@@ -74,9 +84,14 @@ public final class ConformanceResponderCommand implements Callable<Integer> {
         if (capacity < 0 || minRtoMillis < 1) {
             throw new ParameterException(spec.commandLine(), "--capacity must be >= 0 and --min-rto-ms >= 1");
         }
+        if (keepAliveMillis < 0 || idleTimeoutMillis <= keepAliveMillis) {
+            throw new ParameterException(spec.commandLine(), "--keep-alive-ms must be >= 0 (0: off) and below"
+                    + " --idle-timeout-ms");
+        }
         PrintWriter out = spec.commandLine().getOut();
         try (ConformanceResponder responder = ConformanceResponder.start(address, capacity,
-                TimeUnit.MILLISECONDS.toNanos(minRtoMillis), datapath)) {
+                TimeUnit.MILLISECONDS.toNanos(minRtoMillis), TimeUnit.MILLISECONDS.toNanos(keepAliveMillis),
+                TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis), datapath)) {
             InetSocketAddress local = responder.localAddress();
             out.println("listening on " + local.getHostString() + ":" + local.getPort() + " (datapath "
                     + responder.endpoint().datapathName() + ", ECN " + (responder.endpoint().ecnCapable() ? "read" : "not read")

@@ -45,7 +45,12 @@ public final class CaseContext implements AutoCloseable {
      * address until the case retargets it at the IUT's client ({@link WireSession#serverRole()} set).
      */
     public WireSession openServer() {
-        WireSession s = add(WirePeer.listening(options.target(), 1), DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW);
+        return openServer(1);
+    }
+
+    /** {@link #openServer()} for a client of {@code paths} paths, each from a port of its own ({@link WirePeer#listening}). */
+    public WireSession openServer(int paths) {
+        WireSession s = add(WirePeer.listening(options.target(), paths), DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW);
         s.serverRole();
         return s;
     }

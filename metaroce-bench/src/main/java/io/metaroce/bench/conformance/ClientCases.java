@@ -32,6 +32,8 @@ final class ClientCases {
      * intervals most; 3 leaves room for that.
      */
     private static final double GROWTH = 3.0;
+    /** Echoes of six packets the suite asks for before it gives up seeing the client's path 1. */
+    private static final int MULTIPATH_ECHOES = 4;
 
     private ClientCases() {
     }
@@ -41,7 +43,12 @@ final class ClientCases {
                 "the IUT as a client sends CONNECTs at doubling intervals, answers a CHALLENGE with its cookie, and"
                         + " once ACCEPTed carries a SEND both ways",
                 "SPEC-CONN-4, SPEC-CONN-5, SPEC-CONN-6, SPEC-CONN-7, SPEC-CONN-8, SPEC-WIRE-21, SPEC-CONF-9",
-                "R-CONN-4", ClientCases::handshake));
+                "R-CONN-4", ClientCases::handshake),
+                ConformanceCase.of("client.multipath",
+                        "the IUT as a client of two paths sends each path from a UDP source port of its own, echoes over"
+                                + " both, and acknowledges each path on its own",
+                        "SPEC-PATH-1, SPEC-PATH-3, SPEC-PATH-6, SPEC-SACK-3, SPEC-CONN-3, SPEC-CONN-15, SPEC-CONF-9",
+                        "R-PATH-1, R-PATH-2, R-SACK-1", ClientCases::multipath));
     }
 
     /** The address of this host that the IUT at {@code target} reaches it by. */
@@ -69,14 +76,14 @@ final class ClientCases {
         Checks.check(first != null, "no CONNECT reached the suite's %s within %d ms of the connect command"
                 + " [SPEC-CONF-9], [SPEC-CONN-4]", listen, c.options().waitMillis());
         server.peer().retarget(server.peer().lastSender());
-        checkConnect(first, null);
+        checkConnect(first, null, 1);
         long clientId = first.packet().sourceConnectionId;
         boolean resent = server.await(() -> server.ofType(0, PacketType.CONNECT).size() >= UNANSWERED);
         List<Received> connects = server.ofType(0, PacketType.CONNECT);
         Checks.check(resent, "%d CONNECT(s) came in %d ms while the suite answered none: a client resends CONNECT"
                 + " while CONNECTING [SPEC-CONN-5]", connects.size(), c.options().waitMillis());
         for (Received r : connects) {
-            checkConnect(r, null);
+            checkConnect(r, null, 1);
             Checks.check(r.packet().sourceConnectionId == clientId, "a repeated CONNECT names client id %s, the first %s"
                     + " [SPEC-CONN-5]", Long.toUnsignedString(r.packet().sourceConnectionId),
                     Long.toUnsignedString(clientId));
@@ -104,7 +111,7 @@ final class ClientCases {
         server.await(() -> (withCookie[0] = connectWithCookie(server, mark)) != null);
         Checks.check(withCookie[0] != null, "no CONNECT carrying the CHALLENGE's cookie within %d ms of the CHALLENGE"
                 + " [SPEC-CONN-6]", c.options().waitMillis());
-        checkConnect(withCookie[0], cookie);
+        checkConnect(withCookie[0], cookie, 1);
         // ACCEPT: the connection is ESTABLISHED and carries a SEND both ways.
         Checks.check(server.ofType(0, PacketType.DATA).isEmpty() && server.ofType(0, PacketType.ACK).isEmpty(),
                 "the client sent DATA or ACK before it was ACCEPTed [SPEC-CONN-8]");
@@ -121,6 +128,91 @@ final class ClientCases {
         Checks.check(server.ofType(established, PacketType.CONNECT).isEmpty(), "the client sent CONNECT after its"
                 + " connection carried data both ways: CONNECTs are resent only while CONNECTING [SPEC-CONN-5],"
                 + " [SPEC-CONN-7]");
+    }
+
+    /**
+     * The IUT connects with two paths: the suite, one socket, accepts both; the IUT's path 1 must
+     * come from a source port other than its path 0's ([SPEC-PATH-1], the port that binds the path on
+     * the suite's side), carry part of its echoes, and get the suite's SENDs over both paths
+     * acknowledged per path, each ACK from its path's port.
+     */
+    private static void multipath(CaseContext c) {
+        WireSession control = c.connect(1);
+        WireSession server = c.openServer(2);
+        InetSocketAddress listen = new InetSocketAddress(suiteAddress(c.options().target()),
+                server.peer().localPorts()[0]);
+        int replies = Commands.sendConnectTo(control, listen, 2);
+        Received first = server.awaitType(0, PacketType.CONNECT);
+        Checks.check(first != null, "no CONNECT reached the suite's %s within %d ms of the connect command"
+                + " [SPEC-CONF-9], [SPEC-CONN-4]", listen, c.options().waitMillis());
+        server.peer().retarget(server.peer().lastSender());
+        checkConnect(first, null, 2);
+        byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
+        new SplittableRandom(c.options().seed() ^ first.packet().sourceConnectionId).nextBytes(cookie);
+        int mark = server.mark();
+        server.sendChallenge(first, cookie);
+        Received[] withCookie = new Received[1];
+        server.await(() -> (withCookie[0] = connectWithCookie(server, mark)) != null);
+        Checks.check(withCookie[0] != null, "no CONNECT carrying the CHALLENGE's cookie within %d ms of the CHALLENGE"
+                + " [SPEC-CONN-6]", c.options().waitMillis());
+        checkConnect(withCookie[0], cookie, 2);
+        server.acceptClient(withCookie[0], 2);
+        Commands.awaitConnectReply(control, replies);
+        Checks.check(server.grantedPaths() == 2, "%d paths after an ACCEPT of 2 to a CONNECT of 2 [SPEC-CONN-15]",
+                server.grantedPaths());
+        // A first SEND, on path 0 (the only path the suite can reach yet), past the receives the client posts late.
+        byte[] opening = Scenarios.bytes(300, 122);
+        Sent sent = sendPastNotReady(server, server.send(ResponderContract.ECHO_STREAM, opening).getFirst());
+        Scenarios.awaitAckOf(server, 0, sent.pathSequence());
+        Scenarios.awaitEchoes(server, 1, "a SEND to the IUT's client connection of two paths");
+        // Echoes of several packets: new data goes round robin over the ACTIVE paths ([SPEC-PATH-6]), so path 1
+        // carries some, from the port that binds it.
+        for (int i = 0; i < MULTIPATH_ECHOES && server.peer().remote(1) == null; i++) {
+            Scenarios.sendAll(server, server.send(ResponderContract.ECHO_STREAM,
+                    Scenarios.bytes(6 * server.payloadSize() - 3, 123 + i)), 0);
+            int expected = 2 + i;
+            server.await(() -> server.echoes().size() >= expected || samePort(server) != null);
+            Received shared = samePort(server);
+            Checks.check(shared == null, "%s names path 1 of the IUT's client but came from the UDP source port of its"
+                    + " path 0 (%s): each path of a client has a socket, a port, of its own [SPEC-PATH-1]", shared,
+                    server.peer().remote(0));
+            Scenarios.awaitEchoes(server, expected, "a SEND of six packets to the IUT's client connection");
+        }
+        InetSocketAddress zero = server.peer().remote(0);
+        InetSocketAddress one = server.peer().remote(1);
+        long onPathOne = server.data().stream().filter(r -> r.packet().pathId == 1).count();
+        Checks.check(one != null, "the IUT's client sent %d DATA packet(s) naming path 1, none from a UDP source port"
+                + " other than path 0's (%s), in %d echoes of six packets: each path of a client has a socket, a port,"
+                + " of its own [SPEC-PATH-1], and new data goes round robin over the ACTIVE paths [SPEC-PATH-6]",
+                onPathOne, zero, MULTIPATH_ECHOES);
+        Checks.check(!one.equals(zero) && one.getPort() != zero.getPort(), "paths 0 and 1 of the client share port %d"
+                + " [SPEC-PATH-1]", zero.getPort());
+        // The suite's SEND over both paths: each path is acknowledged on its own, in its own PSN space, each ACK
+        // from its path's port (Scenarios.checkAck judges the socket of an ACK by the port it came from).
+        byte[] both = Scenarios.bytes(6 * server.payloadSize() - 5, 129);
+        List<Segment> segs = server.send(ResponderContract.ECHO_STREAM, both);
+        Sent[] lastOn = new Sent[2];
+        for (int i = 0; i < segs.size(); i++) {
+            lastOn[i % 2] = server.send(segs.get(i), i % 2);
+        }
+        Scenarios.awaitAckOf(server, 0, lastOn[0].pathSequence());
+        Scenarios.awaitAckOf(server, 1, lastOn[1].pathSequence());
+        int echoes = server.echoes().size() + 1;
+        boolean echoed = server.await(() -> server.echoes().size() >= echoes);
+        Checks.check(echoed, "a SEND over both paths of the IUT's client connection was not echoed within %d ms"
+                + " [SPEC-CONF-2]", c.options().waitMillis());
+        Scenarios.checkEcho(server, echoes - 1, both, "a SEND over both paths of the IUT's client connection");
+        Scenarios.checkAllAcks(server);
+    }
+
+    /** A packet of the client naming a path other than the one whose port it came from, or null. */
+    private static Received samePort(WireSession s) {
+        for (Received r : s.received()) {
+            if (r.packet().pathId != r.path() && r.type() != PacketType.CONNECT) {
+                return r;
+            }
+        }
+        return null;
     }
 
     /**
@@ -155,14 +247,14 @@ final class ClientCases {
     }
 
     /** A CONNECT by [SPEC-CONN-4]: no destination, path 0, no sequence numbers, sane values, the cookie expected. */
-    private static void checkConnect(Received r, byte[] cookie) {
+    private static void checkConnect(Received r, byte[] cookie, int paths) {
         Packet p = r.packet();
         Checks.check(p.destinationConnectionId == 0 && p.pathId == 0 && p.connectionSequence == 0 && p.pathSequence == 0,
                 "a CONNECT has destination id %s, path %d, CSN %d, PSN %d; all must be 0 [SPEC-CONN-4]",
                 Long.toUnsignedString(p.destinationConnectionId), p.pathId, p.connectionSequence, p.pathSequence);
         Checks.check(p.sourceConnectionId != 0, "a CONNECT's sourceConnectionId is 0 [SPEC-CONN-2], [SPEC-CONN-4]");
-        Checks.check(p.pathCount == 1, "the CONNECT asks for %d paths; the connect command asked for 1 [SPEC-CONF-9]",
-                p.pathCount);
+        Checks.check(p.pathCount == paths, "the CONNECT asks for %d paths; the connect command asked for %d"
+                + " [SPEC-CONF-9]", p.pathCount, paths);
         Checks.check(r.datagramLength() == WireConstants.CONNECT_BYTES, "a CONNECT of %d bytes, not %d [SPEC-WIRE-21]",
                 r.datagramLength(), WireConstants.CONNECT_BYTES);
         if (cookie == null) {

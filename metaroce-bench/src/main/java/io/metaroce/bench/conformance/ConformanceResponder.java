@@ -4,6 +4,7 @@ import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
 import io.metaroce.core.api.PostResult;
 import io.metaroce.core.api.WorkOpcode;
+import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
 import io.metaroce.netty.Datapath;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -44,6 +46,11 @@ public final class ConformanceResponder implements AutoCloseable {
     static final int CHUNK_BUFFERS = 2 * ResponderContract.RECEIVES_AHEAD;
     /** The minimum retransmission timeout the responder runs with by default ([SPEC-CONF-5]). */
     public static final long DEFAULT_MIN_RTO_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** The keep-alive interval the responder runs with by default ([SPEC-CONF-13]). */
+    public static final long DEFAULT_KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(ResponderContract.KEEP_ALIVE_MILLIS);
+    /** The idle timeout the responder runs with by default ([SPEC-CONF-13]). */
+    public static final long DEFAULT_IDLE_TIMEOUT_NANOS =
+            TimeUnit.MILLISECONDS.toNanos(ResponderContract.IDLE_TIMEOUT_MILLIS);
 
     private final UdpEndpoint endpoint;
     private final Long2ObjectHashMap<Echo> echoes = new Long2ObjectHashMap<>();
@@ -52,16 +59,23 @@ public final class ConformanceResponder implements AutoCloseable {
     private final AtomicLong errors = new AtomicLong();
     private final EngineConfig endpointConfig;
 
-    private ConformanceResponder(InetSocketAddress bind, long capacity, long minRtoNanos, Datapath datapath) {
+    private ConformanceResponder(InetSocketAddress bind, long capacity, long minRtoNanos, long keepAliveNanos,
+            long idleTimeoutNanos, Datapath datapath, Function<EngineConfig, CongestionController> controller) {
         EngineConfig config = EngineConfig.defaults().toBuilder()
                 .receiveCapacityBytesPerSecond(capacity)
                 .minRtoNanos(minRtoNanos)
+                .keepAliveNanos(keepAliveNanos)
+                .idleTimeoutNanos(idleTimeoutNanos)
                 .maxRtoNanos(Math.max(minRtoNanos, EngineConfig.defaults().maxRtoNanos()))
                 .build();
         this.endpointConfig = config;
-        this.endpoint = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort()).listening(true)
-                .config(config).datapath(datapath).acceptListener(this::onAccepted)
-                .completionSink(this::onCompletion).build();
+        UdpEndpoint.Builder builder = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort())
+                .listening(true).config(config).datapath(datapath).acceptListener(this::onAccepted)
+                .completionSink(this::onCompletion);
+        if (controller != null) {
+            builder.congestionController(controller);
+        }
+        this.endpoint = builder.build();
     }
 
     /**
@@ -70,7 +84,33 @@ public final class ConformanceResponder implements AutoCloseable {
      */
     public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
             Datapath datapath) {
-        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, datapath);
+        return start(bind, capacityBytesPerSecond, minRtoNanos, DEFAULT_KEEP_ALIVE_NANOS, DEFAULT_IDLE_TIMEOUT_NANOS,
+                datapath);
+    }
+
+    /**
+     * Starts a responder as {@link #start(InetSocketAddress, long, long, Datapath)} does, whose
+     * connections send a keep-alive PATH_PROBE after {@code keepAliveNanos} without sending (0: never)
+     * and end after {@code idleTimeoutNanos} without receiving ([SPEC-STATE-8], [SPEC-STATE-9],
+     * [SPEC-CONF-13]).
+     *
+     * @throws IllegalArgumentException if the keep-alive is not 0 or below the idle timeout
+     */
+    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
+            long keepAliveNanos, long idleTimeoutNanos, Datapath datapath) {
+        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
+                datapath, null);
+    }
+
+    /**
+     * A responder on {@code bind} with the contract's defaults whose connections' congestion
+     * controllers {@code controller} makes instead of the engine's: for the suite's tests, to run
+     * a sender that breaks a rule of congestion control.
+     */
+    static ConformanceResponder startWithController(InetSocketAddress bind, long minRtoNanos,
+            Function<EngineConfig, CongestionController> controller) {
+        return new ConformanceResponder(bind, ResponderContract.CAPACITY_BYTES_PER_SECOND, minRtoNanos,
+                DEFAULT_KEEP_ALIVE_NANOS, DEFAULT_IDLE_TIMEOUT_NANOS, Datapath.AUTO, controller);
     }
 
     /** Starts a responder with the contract's capacity and retransmission timeout on {@code bind}, best datapath. */
@@ -127,7 +167,9 @@ public final class ConformanceResponder implements AutoCloseable {
         }
         try {
             if (opcode == WorkOpcode.RECV) {
-                echo.onReceive(streamId, id, status, byteLength, immediate, hasImmediate);
+                echo.onReceive(streamId, id, status, byteLength, immediate, hasImmediate, false);
+            } else if (opcode == WorkOpcode.RECV_WRITE_WITH_IMM) {
+                echo.onReceive(streamId, id, status, byteLength, immediate, hasImmediate, true);
             } else if (opcode == WorkOpcode.SEND) {
                 echo.onSent(id);
             }
@@ -225,13 +267,24 @@ public final class ConformanceResponder implements AutoCloseable {
             return true;
         }
 
-        void onReceive(int stream, long id, int status, long length, int immediate, boolean hasImmediate) {
+        /**
+         * A receive of {@code stream} completed: a SEND's bytes are echoed as they are; a
+         * WRITE_WITH_IMM ({@code writeWithImmediate}: nothing was written to the buffer) is echoed as
+         * the 8 bytes of its length with its immediate ([SPEC-CONF-12]); a command is carried out.
+         */
+        void onReceive(int stream, long id, int status, long length, int immediate, boolean hasImmediate,
+                boolean writeWithImmediate) {
             completed[stream]++;
             int buffer = (int) bufferOf.get(id);
-            if (status != CompletionStatus.SUCCESS || freed || buffer < 0) {
+            if (status != CompletionStatus.SUCCESS || freed || buffer < 0
+                    || (writeWithImmediate && stream == ResponderContract.CONTROL_STREAM)) {
                 release(id);
                 postReceives();
                 return;
+            }
+            if (writeWithImmediate) {
+                region(buffer).segment().asSlice(offset(buffer), Long.BYTES).asByteBuffer().putLong(0, length);
+                length = Long.BYTES;
             }
             if (stream == ResponderContract.CONTROL_STREAM) {
                 length = command(buffer, length);

@@ -31,6 +31,7 @@ public final class ConformanceSuite {
         all.addAll(TimerCases.all());
         all.addAll(PathCases.all());
         all.addAll(ClientCases.all());
+        all.addAll(HintCases.all());
         return all;
     }
 

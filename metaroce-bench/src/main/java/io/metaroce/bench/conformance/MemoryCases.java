@@ -43,7 +43,14 @@ final class MemoryCases {
                                 + " nothing written or read, and the stream goes on",
                         "SPEC-MEM-8, SPEC-MEM-9, SPEC-MEM-10, SPEC-MEM-11, SPEC-NAK-1, SPEC-NAK-2, SPEC-NAK-3,"
                                 + " SPEC-NAK-7, SPEC-SACK-2",
-                        "R-OOO-3, R-JAVA-4", MemoryCases::accessRefused));
+                        "R-OOO-3, R-JAVA-4", MemoryCases::accessRefused),
+                ConformanceCase.of("mem.write-with-imm",
+                        "a WRITE_WITH_IMM whose packets arrive shuffled, one of them twice, between two SENDs of its"
+                                + " stream is placed like a WRITE and completes its receive once, with its immediate,"
+                                + " between the two SENDs' receives",
+                        "SPEC-MSG-2, SPEC-MSG-8, SPEC-MSG-10, SPEC-WIRE-16, SPEC-ADM-5, SPEC-MEM-10, SPEC-CONF-7,"
+                                + " SPEC-CONF-12",
+                        "R-OOO-1, R-OOO-2, R-OOO-3", MemoryCases::writeWithImmediate));
     }
 
     /** The region's bytes {@code [offset, offset + length)} before anything was written ([SPEC-CONF-7]). */
@@ -84,6 +91,74 @@ final class MemoryCases {
         Checks.check(s.ofType(0, PacketType.NAK).isEmpty(), "an access within the region was refused (NAK code %d)"
                 + " [SPEC-MEM-9]", s.ofType(0, PacketType.NAK).isEmpty() ? 0 : s.ofType(0, PacketType.NAK).getFirst()
                         .packet().nakCode);
+        Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * A SEND (MSN 0, RSN 0), a WRITE_WITH_IMM (MSN 1, RSN 1) and a SEND (MSN 2, RSN 2) on the echo
+     * stream, sent WRITE_WITH_IMM first (shuffled, one packet again as a retransmission), then the
+     * second SEND, then the first: the receives must complete in MSN order ([SPEC-MSG-10]), the
+     * WRITE_WITH_IMM's once, as the 8 bytes of its length with its immediate ([SPEC-CONF-12]).
+     */
+    private static void writeWithImmediate(CaseContext c) {
+        int echo = ResponderContract.ECHO_STREAM;
+        WireSession s = c.connect(1);
+        Commands.Region region = Commands.region(s);
+        int base = s.echoes().size(); // the region command's reply came first
+        long at = 3_000;
+        int immediate = 0x5EC0_0DE5 ^ (int) c.options().seed();
+        byte[] first = Scenarios.bytes(300, 91);
+        byte[] written = Scenarios.bytes(4 * s.payloadSize() - 9, 92);
+        byte[] second = Scenarios.bytes(200, 93);
+        List<Segment> a = s.send(echo, first);
+        List<Segment> w = new ArrayList<>(s.writeWithImmediate(echo, written, region.remoteKey(), at, immediate));
+        List<Segment> b = s.send(echo, second);
+        Collections.shuffle(w, new Random(c.options().seed()));
+        if (w.getFirst().payloadMessageOffset() == 0) {
+            Collections.swap(w, 0, w.size() - 1);
+        }
+        for (Segment seg : w) {
+            s.transmit(seg, 0, WireConstants.FLAG_ACK_NOW, 0);
+        }
+        s.resend(w.get(1), 0); // a duplicate of an admitted CSN: acknowledged, never delivered again [SPEC-ADM-5]
+        Scenarios.sendAll(s, b, 0);
+        Sent last = Scenarios.sendAll(s, a, 0).getLast();
+        // Three echoes, or a second that is not the WRITE_WITH_IMM's: no need to wait for a third then.
+        s.await(() -> s.messagesOn(echo).size() >= 3
+                || (s.messagesOn(echo).size() == 2 && !s.messagesOn(echo).get(1).hasImmediate()));
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        List<WireSession.EchoMessage> echoes = s.messagesOn(echo);
+        Checks.check(!echoes.isEmpty(), "no echo within %d ms of a SEND, a WRITE_WITH_IMM and a SEND on stream %d"
+                + " [SPEC-CONF-2]", c.options().waitMillis(), echo);
+        Scenarios.checkEcho(s, base, first, "the first SEND (MSN 0), sent after the WRITE_WITH_IMM and the second SEND");
+        Checks.check(echoes.size() >= 2 && echoes.get(1).hasImmediate(), "the receive after the first SEND's completed"
+                + " %s; the WRITE_WITH_IMM (MSN 1, RSN 1) consumes that receive and completes it, with its immediate,"
+                + " before the SEND of MSN 2 [SPEC-MSG-8], [SPEC-MSG-10], [SPEC-CONF-12]", echoes.size() < 2
+                        ? "not within " + c.options().waitMillis() + " ms"
+                        : "as a SEND of " + echoes.get(1).bytes().length + " bytes without immediate");
+        WireSession.EchoMessage imm = echoes.get(1);
+        Checks.check(imm.immediate() == immediate, "the WRITE_WITH_IMM's receive completed with immediate 0x%08x, not"
+                + " the 0x%08x it carried [SPEC-MSG-8]", imm.immediate(), immediate);
+        Checks.check(imm.bytes().length == Long.BYTES && java.nio.ByteBuffer.wrap(imm.bytes()).getLong() == written.length,
+                "the echo of the WRITE_WITH_IMM's receive is not the 8 bytes of its length %d: byteLength is the"
+                + " message's length [SPEC-MSG-8], [SPEC-CONF-12]", written.length);
+        Checks.check(echoes.size() >= 3, "the SEND of MSN 2 was not echoed within %d ms after the WRITE_WITH_IMM's"
+                + " [SPEC-MSG-10]", c.options().waitMillis());
+        Scenarios.checkEcho(s, base + 2, second, "the second SEND (MSN 2), sent before the first");
+        c.quiet(s);
+        long withImmediate = s.messagesOn(echo).stream().filter(WireSession.EchoMessage::hasImmediate).count();
+        Checks.check(s.messagesOn(echo).size() == 3 && withImmediate == 1, "%d echoes (%d with an immediate) for two SENDs and"
+                + " one WRITE_WITH_IMM one of whose packets came twice: a message is delivered once [SPEC-ADM-5],"
+                + " [SPEC-MSG-8]", s.messagesOn(echo).size(), withImmediate);
+        int margin = 100;
+        byte[] seen = readBack(s, region, at - margin, written.length + 2 * margin, "the WRITE_WITH_IMM's range");
+        byte[] expected = pattern(at - margin, written.length + 2 * margin);
+        System.arraycopy(written, 0, expected, margin, written.length);
+        int differs = firstDifference(expected, seen);
+        Checks.check(differs < 0, "after a WRITE_WITH_IMM of %d bytes at offset %d, the region's byte at offset %d is"
+                + " %d, expected %d: it is placed like a WRITE [SPEC-MSG-8], [SPEC-MSG-7]", written.length, at,
+                at - margin + Math.max(0, differs), differs < 0 ? 0 : seen[differs], differs < 0 ? 0 : expected[differs]);
+        Checks.check(s.ofType(0, PacketType.NAK).isEmpty(), "a NAK came for a valid SEND or WRITE_WITH_IMM");
         Scenarios.checkAllAcks(s);
     }
 

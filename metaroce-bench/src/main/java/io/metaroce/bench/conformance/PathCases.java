@@ -10,9 +10,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Path failure and probing back as far as the wire shows them ([SPEC-PATH-9] to [SPEC-PATH-12]):
- * the suite black-holes one of two paths while it keeps the IUT sending echoes, and checks that
- * the IUT resends what the path lost on the other, stops using it, probes it, and uses it again
- * once a probe is answered. The IUT's states are not on the wire; its packets are.
+ * the suite black-holes one of two paths (both seen taking new data first, so both ACTIVE; which
+ * one is drawn from the seed) while it keeps the IUT sending echoes, and checks that the IUT
+ * resends what the path lost on the other, stops using it, probes it no faster than its RTO once
+ * it has failed, and uses it again once a probe is answered. The IUT's states are not on the
+ * wire; its packets are.
  *
  * <p>Stateless; thread-safe.
  */
@@ -24,6 +26,21 @@ final class PathCases {
     private static final long PROBE_MAX_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Packets of each echo the suite makes the IUT send while the path is black-holed. */
     private static final int ECHO_PACKETS = 6;
+    /** Warm-up echoes the suite tries before it gives up reading which paths are ACTIVE. */
+    private static final int WARM_UP_ECHOES = 3;
+    /**
+     * The index (from 0) of the first probe of a black-holed path that surely went out FAILED: the
+     * default failure threshold ({@code pathFailureTimeouts} 3, §12.1) is reached at the latest when
+     * the second probe expires ([SPEC-PATH-11]).
+     */
+    private static final int FAILED_FROM_PROBE = 2;
+    /**
+     * How late the suite may read one probe and not the next: a single interval is judged with at
+     * least this allowance (the whole span with the ordinary one of [SPEC-CONF-10]).
+     */
+    private static final long LATE_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** Intervals between FAILED probes the probe-interval case judges. */
+    private static final int FAILED_GAPS = 4;
 
     private PathCases() {
     }
@@ -33,7 +50,12 @@ final class PathCases {
                 "with one of two paths black-holed, the IUT resends what it lost on the other, sends nothing more on it"
                         + " but PATH_PROBEs, and uses it again once a probe is answered",
                 "SPEC-PATH-9, SPEC-PATH-10, SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-3, SPEC-LOSS-7, SPEC-STATE-9, SPEC-CONF-10",
-                "R-PATH-4, R-PATH-1, R-SACK-2", PathCases::failover));
+                "R-PATH-4, R-PATH-1, R-SACK-2", PathCases::failover),
+                ConformanceCase.of("path.probe-interval",
+                        "a black-holed path, once its probes have made it fail, is probed no faster than one probe per"
+                                + " minimum RTO",
+                        "SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-4, SPEC-CONF-5, SPEC-CONF-15", "R-PATH-4",
+                        PathCases::probeInterval));
     }
 
     /**
@@ -46,52 +68,101 @@ final class PathCases {
         return 8 * TimeUnit.MILLISECONDS.toNanos(c.options().minRtoMillis()) + PROBE_MAX_INTERVAL_NANOS + s.waitNanos();
     }
 
-    private static void failover(CaseContext c) {
-        WireSession s = c.connect(2);
+    /**
+     * The paths of a failover as the wire shows them: {@code kept} and {@code holed} both carried
+     * first transmissions of the IUT's latest warm-up echo, so both were ACTIVE then
+     * ([SPEC-PATH-9]: only an ACTIVE path takes new data while another is ACTIVE).
+     */
+    private record Roles(int kept, int holed) {
+    }
+
+    /** Warm-up echoes split over both paths until each carried the IUT's new data; which to black-hole is drawn. */
+    private static Roles warmUp(CaseContext c, WireSession s) {
         Checks.check(s.grantedPaths() == 2, "the responder granted %d paths of 2 asked [SPEC-CONF-1]", s.grantedPaths());
-        // A first SEND over both paths binds path 1 at the responder ([SPEC-PATH-1]) and gives both RTT samples.
-        byte[] warm = Scenarios.bytes(4 * s.payloadSize(), 111);
-        List<Segment> segs = s.send(ECHO, warm);
-        for (int i = 0; i < segs.size(); i++) {
-            s.send(segs.get(i), i % 2);
+        for (int attempt = 0; attempt < WARM_UP_ECHOES; attempt++) {
+            // A SEND over both paths binds each at the responder ([SPEC-PATH-1]) and gives both RTT samples.
+            byte[] warm = Scenarios.bytes(4 * s.payloadSize(), 111 + 1_000L * attempt);
+            List<Segment> segs = s.send(ECHO, warm);
+            int mark = s.mark();
+            for (int i = 0; i < segs.size(); i++) {
+                s.send(segs.get(i), i % 2);
+            }
+            int expected = s.echoes().size() + 1;
+            boolean echoed = s.await(() -> s.echoes().size() >= expected);
+            Checks.check(echoed, "a SEND over two paths was not echoed within %d ms [SPEC-CONF-2]",
+                    c.options().waitMillis());
+            c.quiet(s);
+            boolean[] fresh = new boolean[2];
+            for (Received r : s.ofType(mark, PacketType.DATA)) {
+                if ((r.packet().flags & io.metaroce.core.wire.WireConstants.FLAG_RETRANSMISSION) == 0) {
+                    fresh[r.path()] = true;
+                }
+            }
+            if (fresh[0] && fresh[1]) {
+                int holed = (int) Math.floorMod(c.options().seed(), 2L);
+                return new Roles(1 - holed, holed);
+            }
         }
-        Scenarios.awaitEchoes(s, 1, "a SEND over two paths");
-        c.quiet(s);
-        s.blackHole(1, true);
-        long blackHoleOpened = System.nanoTime();
+        throw new CaseSkipped("in " + WARM_UP_ECHOES + " echoes of messages the suite sent over both paths the IUT never"
+                + " sent new data on both paths: it may spread new data by another rule than round robin"
+                + " ([SPEC-CONF-3]), so which path is ACTIVE cannot be read from the wire");
+    }
+
+    /** What the black-hole phase saw: the messages echoed meanwhile and where they start in the echoes. */
+    private record BlackHole(List<byte[]> messages, int echoesBefore, long openedNanos) {
+    }
+
+    /**
+     * Black-holes {@code roles.holed()} and keeps the IUT echoing over the kept path (acknowledged
+     * there: the evidence that makes the holed path's transmissions overdue, [SPEC-LOSS-7]) until
+     * {@code probes} PATH_PROBEs came on the holed path or the suite's patience ran out.
+     */
+    private static BlackHole blackHole(CaseContext c, WireSession s, Roles roles, int probes) {
+        s.blackHole(roles.holed(), true);
+        long opened = System.nanoTime();
         int echoesBefore = s.echoes().size();
         List<byte[]> sentMessages = new ArrayList<>();
-        long probeWait = probeWaitNanos(c, s);
-        long deadline = System.nanoTime() + PROBES_BEFORE_HEALING * probeWait;
-        // Keep the IUT sending on path 0 (acknowledged there) until path 1 has been probed enough: acknowledged data
-        // on the other path is the evidence that makes the black-holed path's transmissions overdue ([SPEC-LOSS-7]).
-        while (probes(s.blackHoled()).size() < PROBES_BEFORE_HEALING && System.nanoTime() < deadline) {
+        long deadline = System.nanoTime() + probes * probeWaitNanos(c, s);
+        while (probes(s.blackHoled()).size() < probes && System.nanoTime() < deadline) {
             byte[] m = Scenarios.bytes(ECHO_PACKETS * s.payloadSize() - 1, 112 + sentMessages.size());
             sentMessages.add(m);
-            Scenarios.sendAll(s, s.send(ECHO, m), 0);
+            Scenarios.sendAll(s, s.send(ECHO, m), roles.kept());
             int expected = echoesBefore + sentMessages.size();
             boolean echoed = s.await(() -> s.echoes().size() >= expected);
-            Checks.check(echoed, "with path 1 black-holed, the echo of message %d did not complete on path 0 within %d ms"
-                    + " (%d DATA packets were lost on path 1): what a path in doubt loses is resent on an ACTIVE path"
-                    + " [SPEC-PATH-10], [SPEC-PATH-11], [SPEC-LOSS-3]", sentMessages.size(), c.options().waitMillis(),
-                    data(s.blackHoled()).size());
+            Checks.check(echoed, "with path %d black-holed, the echo of message %d did not complete on path %d within"
+                    + " %d ms (%d DATA packets were lost on path %d): what a path in doubt loses is resent on an ACTIVE"
+                    + " path [SPEC-PATH-10], [SPEC-PATH-11], [SPEC-LOSS-3]", roles.holed(), sentMessages.size(),
+                    roles.kept(), c.options().waitMillis(), data(s.blackHoled()).size(), roles.holed());
             s.quiet(20);
         }
+        if (data(s.blackHoled()).isEmpty() && probes(s.blackHoled()).isEmpty()) {
+            throw new CaseSkipped("the IUT sent nothing on path " + roles.holed() + " in " + sentMessages.size()
+                    + " echoes once it was black-holed, so its failure could not be seen (it may spread new data by"
+                    + " another rule than round robin, [SPEC-CONF-3])");
+        }
+        return new BlackHole(sentMessages, echoesBefore, opened);
+    }
+
+    private static void failover(CaseContext c) {
+        WireSession s = c.connect(2);
+        Roles roles = warmUp(c, s);
+        int kept = roles.kept();
+        int holed = roles.holed();
+        long probeWait = probeWaitNanos(c, s);
+        BlackHole hole = blackHole(c, s, roles, PROBES_BEFORE_HEALING);
+        List<byte[]> sentMessages = hole.messages();
+        int echoesBefore = hole.echoesBefore();
         List<Received> lost = data(s.blackHoled());
         List<Received> probes = probes(s.blackHoled());
-        if (lost.isEmpty() && probes.isEmpty()) {
-            throw new CaseSkipped("the IUT sent nothing on path 1 in " + sentMessages.size() + " echoes once it was"
-                    + " black-holed, so its failure could not be seen (it may spread new data by another rule than"
-                    + " round robin, [SPEC-CONF-3])");
-        }
-        Checks.check(probes.size() >= PROBES_BEFORE_HEALING, "%d PATH_PROBE(s) came on the black-holed path 1 in %d"
-                + " ms (%d DATA packets lost there, %d echoes sent over path 0): a path in doubt is probed"
-                + " [SPEC-PATH-10], [SPEC-PATH-12]", probes.size(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - blackHoleOpened), lost.size(), sentMessages.size());
+        Checks.check(probes.size() >= PROBES_BEFORE_HEALING, "%d PATH_PROBE(s) came on the black-holed path %d in %d"
+                + " ms (%d DATA packets lost there, %d echoes sent over path %d): a path in doubt is probed"
+                + " [SPEC-PATH-10], [SPEC-PATH-12]", probes.size(), holed,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hole.openedNanos()), lost.size(), sentMessages.size(),
+                kept);
         for (Received p : probes) {
             Packet q = p.packet();
-            Checks.check(q.pathId == 1 && q.connectionSequence == 0 && q.pathSequence == 0, "a PATH_PROBE on socket 1"
-                    + " names path %d with CSN %d, PSN %d [SPEC-PATH-4], [SPEC-PATH-10]", q.pathId,
+            Checks.check(q.pathId == holed && q.connectionSequence == 0 && q.pathSequence == 0, "a PATH_PROBE on socket"
+                    + " %d names path %d with CSN %d, PSN %d [SPEC-PATH-4], [SPEC-PATH-10]", holed, q.pathId,
                     q.connectionSequence, q.pathSequence);
         }
         for (int i = 1; i < probes.size(); i++) {
@@ -107,44 +178,123 @@ final class PathCases {
                 afterProbe.add(r);
             }
         }
-        Checks.check(afterProbe.isEmpty(), "%d DATA packet(s) (the first %s) came on path 1 after its first PATH_PROBE"
-                + " while path 0 delivered everything: a path in doubt takes no new data while another is ACTIVE,"
+        Checks.check(afterProbe.isEmpty(), "%d DATA packet(s) (the first %s) came on path %d after its first PATH_PROBE"
+                + " while path %d delivered everything: a path in doubt takes no new data while another is ACTIVE,"
                 + " and its losses go to an ACTIVE path [SPEC-PATH-10], [SPEC-PATH-9]", afterProbe.size(),
-                afterProbe.isEmpty() ? "" : afterProbe.getFirst());
-        // Every CSN lost on path 1 was delivered over path 0 (the echoes completed, checked above, byte for byte now).
+                afterProbe.isEmpty() ? "" : afterProbe.getFirst(), holed, kept);
+        // Every CSN lost on the holed path was delivered over the kept one (the echoes completed, byte for byte now).
         for (int i = 0; i < sentMessages.size(); i++) {
-            Scenarios.checkEcho(s, echoesBefore + i, sentMessages.get(i), "an echo sent while path 1 was black-holed");
+            Scenarios.checkEcho(s, echoesBefore + i, sentMessages.get(i), "an echo sent while a path was black-holed");
         }
-        // Probing back: the path heals, the next probe is answered, and new data comes on path 1 again.
-        s.blackHole(1, false);
+        // Probing back: the path heals, the next probe is answered, and new data comes on it again.
+        s.blackHole(holed, false);
         int answersBefore = s.probeAnswerTimes().size();
         int healedMark = s.mark();
         long healDeadline = System.nanoTime() + probeWait + s.waitNanos();
         int messages = sentMessages.size();
-        while (!usedAgain(s, healedMark) && System.nanoTime() < healDeadline) {
+        while (!usedAgain(s, healedMark, holed) && System.nanoTime() < healDeadline) {
             byte[] m = Scenarios.bytes(ECHO_PACKETS * s.payloadSize() - 1, 112 + messages);
             messages++;
-            Scenarios.sendAll(s, s.send(ECHO, m), 0);
+            Scenarios.sendAll(s, s.send(ECHO, m), kept);
             int expected = echoesBefore + messages;
             s.await(() -> s.echoes().size() >= expected);
             s.quiet(20);
         }
-        Checks.check(s.probeAnswerTimes().size() > answersBefore, "no PATH_PROBE came on path 1 within %d ms of its healing"
-                + " [SPEC-PATH-12]", TimeUnit.NANOSECONDS.toMillis(probeWait + s.waitNanos()));
-        Checks.check(usedAgain(s, healedMark), "path 1 carried no DATA within %d ms of the suite's PROBE_ACK, while %d"
-                + " echoes went over path 0: the PROBE_ACK of the latest probe makes a path ACTIVE, and new data goes"
-                + " round robin over ACTIVE paths [SPEC-PATH-12], [SPEC-PATH-6]",
-                TimeUnit.NANOSECONDS.toMillis(healDeadline - s.probeAnswerTimes().getLast()), messages
-                        - sentMessages.size());
+        Checks.check(s.probeAnswerTimes().size() > answersBefore, "no PATH_PROBE came on path %d within %d ms of its"
+                + " healing [SPEC-PATH-12]", holed, TimeUnit.NANOSECONDS.toMillis(probeWait + s.waitNanos()));
+        Checks.check(usedAgain(s, healedMark, holed), "path %d carried no DATA within %d ms of the suite's PROBE_ACK,"
+                + " while %d echoes went over path %d: the PROBE_ACK of the latest probe makes a path ACTIVE, and new"
+                + " data goes round robin over ACTIVE paths [SPEC-PATH-12], [SPEC-PATH-6]", holed,
+                TimeUnit.NANOSECONDS.toMillis(healDeadline - s.probeAnswerTimes().getLast()),
+                messages - sentMessages.size(), kept);
         Scenarios.checkAllAcks(s);
     }
 
-    /** Whether DATA came on path 1's socket at or after {@code mark} (the path healed). */
-    private static boolean usedAgain(WireSession s, int mark) {
+    /**
+     * Probes of a black-holed path once it has FAILED, judged while the other path is idle: after
+     * the third probe (FAILED by then, [SPEC-CONF-15]) the suite stops asking for echoes, and from
+     * the second probe that arrives after its last ACK of the IUT's DATA (sent, then, after every
+     * transmission acknowledged on the other path) each probe waits the RTO without back-off, at
+     * least the minimum RTO, before the next interval starts ([SPEC-PATH-12]). While the other path
+     * delivers, a probe may time out at its overdue time instead, as a SUSPECT one does
+     * ([SPEC-PATH-10]; the reference implementation does so for a PROBING one too), which can be
+     * shorter. Judged over the whole span, by the suite's clock: a late read shortens a span by the
+     * delay of its first probe only.
+     */
+    private static void probeInterval(CaseContext c) {
+        long minRto = TimeUnit.MILLISECONDS.toNanos(c.options().minRtoMillis());
+        WireSession s = c.connect(2);
+        Roles roles = warmUp(c, s);
+        BlackHole hole = blackHole(c, s, roles, FAILED_FROM_PROBE + 1);
+        Checks.check(probes(s.blackHoled()).size() > FAILED_FROM_PROBE, "%d PATH_PROBE(s) came on the black-holed path"
+                + " %d in %d ms (%d echoes sent over path %d): a path in doubt is probed [SPEC-PATH-10],"
+                + " [SPEC-PATH-12]", probes(s.blackHoled()).size(), roles.holed(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hole.openedNanos()), hole.messages().size(),
+                roles.kept());
+        // The other path falls idle: nothing more is sent there but keep-alives, so no transmission sent after a
+        // probe is acknowledged on it.
+        long lastAck = s.peer().lastSendNanos();
+        int wanted = FAILED_GAPS + 2;
+        long wait = wanted * (8 * minRto + PROBE_MAX_INTERVAL_NANOS) + s.waitNanos();
+        long deadline = System.nanoTime() + wait;
+        // The FAILED path's probes count as sending ([SPEC-STATE-9]), so the IUT sends no keep-alive the suite would
+        // answer, and would end the connection at its idle timeout ([SPEC-STATE-8]): the suite's own PATH_PROBEs on
+        // the other path reach the connection meanwhile, and no DATA is acknowledged by them.
+        long probeEvery = Math.max(1, Math.min(PROBE_MAX_INTERVAL_NANOS, TimeUnit.MILLISECONDS.toNanos(
+                c.options().idleTimeoutMillis()) / 4));
+        long ownProbe = 1;
+        while (probesAfter(s, lastAck).size() < wanted && System.nanoTime() < deadline) {
+            s.sendProbe(roles.kept(), ownProbe++, System.nanoTime());
+            s.await(() -> probesAfter(s, lastAck).size() >= wanted, probeEvery);
+        }
+        List<Received> idle = probesAfter(s, lastAck);
+        Checks.check(idle.size() >= wanted, "%d PATH_PROBE(s) came on the black-holed path %d in %d ms while the other"
+                + " path was idle; a FAILED path is probed again after its RTO and at most %d ms [SPEC-PATH-12]",
+                idle.size(), roles.holed(), TimeUnit.NANOSECONDS.toMillis(wait),
+                TimeUnit.NANOSECONDS.toMillis(PROBE_MAX_INTERVAL_NANOS));
+        List<Received> judged = idle.subList(1, wanted);
+        long span = judged.getLast().arrivalNanos() - judged.getFirst().arrivalNanos();
+        long floor = (judged.size() - 1) * minRto;
+        StringBuilder gaps = new StringBuilder();
+        for (int i = 1; i < judged.size(); i++) {
+            gaps.append(i == 1 ? "" : ", ").append(String.format(java.util.Locale.ROOT, "%.1f",
+                    (judged.get(i).arrivalNanos() - judged.get(i - 1).arrivalNanos()) / 1e6));
+        }
+        for (int i = 1; i < judged.size(); i++) {
+            long gap = judged.get(i).arrivalNanos() - judged.get(i - 1).arrivalNanos();
+            long least = minRto - Math.max(TimerCases.slack(minRto), LATE_READ_NANOS);
+            Checks.check(gap >= least, "two probes of the FAILED, black-holed path, the other path idle, came %.2f ms"
+                    + " apart (gaps %s ms), less than the minimum RTO (%d ms, less %.1f ms for the host) a FAILED path's"
+                    + " probe waits before the next interval starts [SPEC-PATH-12], [SPEC-LOSS-4]", gap / 1e6, gaps,
+                    c.options().minRtoMillis(), (minRto - least) / 1e6);
+        }
+        Checks.check(span >= floor - TimerCases.slack(floor), "%d probes of the FAILED, black-holed path, the other"
+                + " path idle, spanned %.1f ms, less than one minimum RTO (%d ms) per interval, %d ms (less %.1f ms"
+                + " for the host); the gaps were %s ms: a FAILED path's probe waits its RTO before the next interval"
+                + " starts [SPEC-PATH-12], [SPEC-LOSS-4]", judged.size(), span / 1e6, c.options().minRtoMillis(),
+                TimeUnit.NANOSECONDS.toMillis(floor), TimerCases.slack(floor) / 1e6, gaps);
+        Checks.check(data(s.blackHoled()).stream().noneMatch(r -> r.arrivalNanos() > lastAck), "DATA came on the"
+                + " FAILED path %d while the other path was ACTIVE [SPEC-PATH-9]", roles.holed());
+        Scenarios.checkAllAcks(s);
+    }
+
+    /** The PATH_PROBEs that arrived on a black-holed path after {@code nanos}. */
+    private static List<Received> probesAfter(WireSession s, long nanos) {
+        List<Received> out = new ArrayList<>();
+        for (Received r : probes(s.blackHoled())) {
+            if (r.arrivalNanos() > nanos) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Whether DATA came on {@code path}'s socket at or after {@code mark} (the path healed). */
+    private static boolean usedAgain(WireSession s, int mark, int path) {
         List<Received> all = s.received();
         for (int i = mark; i < all.size(); i++) {
             Received r = all.get(i);
-            if (r.type() == PacketType.DATA && r.path() == 1) {
+            if (r.type() == PacketType.DATA && r.path() == path) {
                 return true;
             }
         }

@@ -41,6 +41,10 @@ public final class ResponderContract {
     public static final int COMMAND_CONNECT = 3;
     /** Length of the reply to {@link #COMMAND_REGION}. */
     public static final int REGION_REPLY_BYTES = 13;
+    /** The keep-alive interval a responder SHOULD run with, milliseconds ([SPEC-CONF-13]). */
+    public static final long KEEP_ALIVE_MILLIS = 400;
+    /** The idle timeout a responder SHOULD run with, milliseconds ([SPEC-CONF-13]). */
+    public static final long IDLE_TIMEOUT_MILLIS = 1_200;
     /** Conventional UDP port of a responder. */
     public static final int DEFAULT_PORT = 7_480;
 

@@ -21,11 +21,16 @@ import java.util.Objects;
  *     ([SPEC-CONF-5]; 20 by default): the timer cases check the IUT's copies against it
  * @param maxAckDelayMicros the responder's {@code maxAckDelayNanos} in microseconds (the spec's
  *     default 20 unless its operator says otherwise): the ACK-delay case checks against it
+ * @param keepAliveMillis the responder's {@code keepAliveNanos} in milliseconds ([SPEC-CONF-13];
+ *     the contract's 400 by default): the keep-alive case checks against it
+ * @param idleTimeoutMillis the responder's {@code idleTimeoutNanos} in milliseconds ([SPEC-CONF-13];
+ *     the contract's 1,200 by default): the idle-timeout case checks against it
  *
  * <p>Immutable; thread-safe.
  */
 public record SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
-        boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros) {
+        boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros,
+        long keepAliveMillis, long idleTimeoutMillis) {
     /** The minimum RTO a responder SHOULD run with ([SPEC-CONF-5]), the suite's default. */
     public static final long DEFAULT_MIN_RTO_MILLIS = 20;
     /** The default {@code maxAckDelayNanos} of docs/spec.md §12.1, in microseconds. */
@@ -44,7 +49,18 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
         if (minRtoMillis < 1 || maxAckDelayMicros < 1) {
             throw new IllegalArgumentException("minRtoMillis and maxAckDelayMicros must be at least 1");
         }
+        if (keepAliveMillis < 1 || idleTimeoutMillis <= keepAliveMillis) {
+            throw new IllegalArgumentException("keepAliveMillis (" + keepAliveMillis + ") must be at least 1 and below"
+                    + " idleTimeoutMillis (" + idleTimeoutMillis + ")");
+        }
         cases = List.copyOf(cases);
+    }
+
+    /** Options with the contract's keep-alive and idle timeout ([SPEC-CONF-13]). */
+    public SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
+            boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros) {
+        this(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, minRtoMillis,
+                maxAckDelayMicros, ResponderContract.KEEP_ALIVE_MILLIS, ResponderContract.IDLE_TIMEOUT_MILLIS);
     }
 
     /** Options as before session 8 (no timer values given): the spec's and the contract's defaults. */
@@ -57,7 +73,13 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     /** The same options with the responder's minimum RTO {@code millis}. */
     public SuiteOptions withMinRtoMillis(long millis) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, millis,
-                maxAckDelayMicros);
+                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis);
+    }
+
+    /** The same options with the responder's keep-alive {@code keepAlive} and idle timeout {@code idle}, ms. */
+    public SuiteOptions withIdleTimers(long keepAlive, long idle) {
+        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed,
+                minRtoMillis, maxAckDelayMicros, keepAlive, idle);
     }
 
     /** Defaults for {@code target}: waits of 2 s, quiet spells of 200 ms, the contract's capacity, every case. */
@@ -68,7 +90,7 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     /** The same options running only the cases {@code ids} (ids or prefixes). */
     public SuiteOptions withCases(List<String> ids) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, ids, seed,
-                minRtoMillis, maxAckDelayMicros);
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis);
     }
 
     /** Whether the case {@code id} is selected. */

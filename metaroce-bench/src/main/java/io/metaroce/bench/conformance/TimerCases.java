@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Cases of the timers whose values the spec fixes, judged by the suite's clock (and, for the
- * intervals between the IUT's own transmissions, by its timestamps) with tolerances for a loaded
- * host: the retransmission timeout's floor and back-off ([SPEC-LOSS-4]) against the
- * minimum RTO the responder's operator gives ([SPEC-CONF-5], {@code --min-rto-ms}), and the ACK
- * delay bound ([SPEC-SACK-4]) against {@code maxAckDelayNanos} ({@code --max-ack-delay-us}).
+ * Cases of the timers whose values the spec fixes, judged by the suite's clock alone, each interval
+ * measured between suite events that bracket it on the lenient side ([SPEC-CONF-10]), with
+ * tolerances for a loaded host: the retransmission timeout's floor and back-off ([SPEC-LOSS-4])
+ * against the minimum RTO the responder's operator gives ([SPEC-CONF-5], {@code --min-rto-ms}),
+ * the ACK delay bound ([SPEC-SACK-4]) against {@code maxAckDelayNanos} ({@code --max-ack-delay-us}),
+ * and the keep-alive and idle timeout ([SPEC-STATE-8], [SPEC-STATE-9]) against the values of
+ * [SPEC-CONF-13] ({@code --keep-alive-ms}, {@code --idle-timeout-ms}).
  *
  * <p>Stateless; thread-safe.
  */
@@ -34,11 +36,21 @@ final class TimerCases {
                 ConformanceCase.of("timer.ack-delay",
                         "a lone DATA packet without FLAG_ACK_NOW is acknowledged within maxAckDelayNanos (plus a margin"
                                 + " for the host), with an ackDelayNanos no longer than the round trip",
-                        "SPEC-SACK-3, SPEC-SACK-4, SPEC-WIRE-18, SPEC-CONF-10", "R-SACK-1", TimerCases::ackDelay));
+                        "SPEC-SACK-3, SPEC-SACK-4, SPEC-WIRE-18, SPEC-CONF-10", "R-SACK-1", TimerCases::ackDelay),
+                ConformanceCase.of("timer.keep-alive",
+                        "a connection that has sent nothing for keepAliveNanos sends a PATH_PROBE on its first path,"
+                                + " no sooner and not much later",
+                        "SPEC-STATE-9, SPEC-WIRE-26, SPEC-PATH-4, SPEC-CONF-10, SPEC-CONF-13", "R-CONN-4",
+                        TimerCases::keepAlive),
+                ConformanceCase.of("timer.idle-timeout",
+                        "a connection that hears nothing for a little less than idleTimeoutNanos still answers; one"
+                                + " that hears nothing for longer has ended, without a CLOSE",
+                        "SPEC-STATE-8, SPEC-STATE-11, SPEC-CONN-3, SPEC-CONF-10, SPEC-CONF-13", "R-CONN-4",
+                        TimerCases::idleTimeout));
     }
 
     /** The suite's allowance for a datagram read late: a quarter of {@code nanos}, at least 5 ms. */
-    private static long slack(long nanos) {
+    static long slack(long nanos) {
         return Math.max(MIN_SLACK_NANOS, nanos / 4);
     }
 
@@ -48,7 +60,10 @@ final class TimerCases {
         s.autoAck(false);
         s.answerProbes(false); // a PROBE_ACK is progress ([SPEC-PATH-9]) and would reset the back-off
         byte[] m = Scenarios.bytes(100, 101);
-        Scenarios.sendAll(s, s.send(ECHO, m), 0);
+        // The echo cannot leave before the SEND it answers: the SEND's sending time, by the suite's clock, comes
+        // before the IUT's first transmission, and each copy's arrival after its departure. Measured from there, a
+        // datagram read late only lengthens what the suite sees: no timestamp of the IUT's is needed.
+        long sent = Scenarios.sendAll(s, s.send(ECHO, m), 0).getLast().timestampNanos();
         boolean came = s.await(() -> !s.data().isEmpty());
         Checks.check(came, "no echo within %d ms [SPEC-CONF-2]", c.options().waitMillis());
         long csn = s.data().getFirst().packet().connectionSequence;
@@ -58,29 +73,19 @@ final class TimerCases {
         Checks.check(three, "an echo never acknowledged was sent %d time(s) in %d ms; with a minimum RTO of %d ms it is"
                 + " sent again when the path's timer expires, and again after the doubled timeout [SPEC-LOSS-5]",
                 t.size(), TimeUnit.NANOSECONDS.toMillis(wait), c.options().minRtoMillis());
-        long first = interval(t.get(0), t.get(1));
-        long second = interval(t.get(1), t.get(2));
-        Checks.check(first >= minRto - slack(minRto), "the first copy of an unacknowledged echo came %.1f ms after it,"
-                + " below the minimum RTO of %d ms (less %.1f ms for the suite's clock) [SPEC-LOSS-4], [SPEC-CONF-5]",
-                first / 1e6, c.options().minRtoMillis(), slack(minRto) / 1e6);
-        Checks.check(second >= 2 * minRto - slack(2 * minRto), "the second copy came %.1f ms after the first: after a"
-                + " timeout the RTO doubles, so no sooner than %d ms (less %.1f ms) [SPEC-LOSS-4], [SPEC-LOSS-5]",
-                second / 1e6, 2 * c.options().minRtoMillis(), slack(2 * minRto) / 1e6);
+        long first = t.get(1).arrivalNanos() - sent;
+        long second = t.get(2).arrivalNanos() - sent;
+        Checks.check(first >= minRto - slack(minRto), "the first copy of an unacknowledged echo came %.1f ms after the"
+                + " SEND it answers left the suite, below the minimum RTO of %d ms (less %.1f ms for the host)"
+                + " [SPEC-LOSS-4], [SPEC-CONF-5]", first / 1e6, c.options().minRtoMillis(), slack(minRto) / 1e6);
+        Checks.check(second >= 3 * minRto - slack(3 * minRto), "the second copy came %.1f ms after the SEND left the"
+                + " suite: after a timeout the RTO doubles, so no sooner than the minimum RTO and twice it, %d ms (less"
+                + " %.1f ms) [SPEC-LOSS-4], [SPEC-LOSS-5]", second / 1e6, 3 * c.options().minRtoMillis(),
+                slack(3 * minRto) / 1e6);
         s.autoAck(true);
         s.ack(0);
         Scenarios.awaitEchoes(s, 1, "an echo acknowledged after two timeouts");
         Scenarios.checkEcho(s, 0, m, "an echo acknowledged after two timeouts");
-    }
-
-    /**
-     * The time between two transmissions: the longer of the gap between their arrivals (the suite's
-     * clock) and the gap between their timestamps (the IUT's send times, nanoseconds of its own clock,
-     * [SPEC-WIRE-8]). A suite thread that reads two datagrams in one go sees them arrive together;
-     * the IUT's own stamps still tell when each left.
-     */
-    private static long interval(Received earlier, Received later) {
-        return Math.max(later.arrivalNanos() - earlier.arrivalNanos(),
-                later.packet().timestampNanos - earlier.packet().timestampNanos);
     }
 
     private static List<Received> transmissions(WireSession s, long csn) {
@@ -121,5 +126,83 @@ final class TimerCases {
         Scenarios.checkEcho(s, 1, m, "a SEND whose first packet waited for a delayed ACK");
         Scenarios.checkAllAcks(s);
         Checks.check(s.ofType(0, PacketType.NAK).isEmpty(), "a NAK came for valid SENDs");
+    }
+
+    /**
+     * One echo, then silence but for the PROBE_ACKs: the keep-alive PATH_PROBE comes on path 0 no
+     * sooner than {@code keepAliveNanos} after the SEND the echo answered left the suite (before
+     * anything the IUT sent since) and no later than that plus 200 ms after the suite's last
+     * packet, its ACK of the echo (after everything the IUT sent before).
+     */
+    private static void keepAlive(CaseContext c) {
+        long keepAlive = TimeUnit.MILLISECONDS.toNanos(c.options().keepAliveMillis());
+        WireSession s = c.connect(1);
+        Sent sent = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 104)), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, sent.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND before the connection goes idle");
+        long lastSuite = s.peer().lastSendNanos();
+        int mark = s.mark();
+        // Waiting longer than the bound judged below would only change the message, not the verdict.
+        long wait = keepAlive + 2 * ACK_DELAY_MARGIN_NANOS;
+        Received probe = s.awaitType(mark, PacketType.PATH_PROBE, wait);
+        Checks.check(probe != null, "no PATH_PROBE within %d ms of a connection's last exchange: a connection that has"
+                + " sent nothing for keepAliveNanos (%d ms) sends one [SPEC-STATE-9], [SPEC-CONF-13]",
+                TimeUnit.NANOSECONDS.toMillis(wait), c.options().keepAliveMillis());
+        long early = probe.arrivalNanos() - sent.timestampNanos();
+        long late = probe.arrivalNanos() - lastSuite;
+        Checks.check(early >= keepAlive - slack(keepAlive), "the keep-alive PATH_PROBE came %.1f ms after the SEND the"
+                + " connection last answered left the suite, before keepAliveNanos (%d ms, less %.1f ms) without"
+                + " sending [SPEC-STATE-9]", early / 1e6, c.options().keepAliveMillis(), slack(keepAlive) / 1e6);
+        Checks.check(late <= keepAlive + ACK_DELAY_MARGIN_NANOS, "the keep-alive PATH_PROBE came %.1f ms after the"
+                + " suite's last packet, more than keepAliveNanos (%d ms) and %.0f ms for the host [SPEC-STATE-9]",
+                late / 1e6, c.options().keepAliveMillis(), ACK_DELAY_MARGIN_NANOS / 1e6);
+        io.metaroce.core.wire.Packet p = probe.packet();
+        Checks.check(probe.path() == 0 && p.pathId == 0 && p.connectionSequence == 0 && p.pathSequence == 0,
+                "%s: the keep-alive names path %d with CSN %d and PSN %d; it goes on the first path in service, path 0"
+                + " here, and consumes no sequence number [SPEC-STATE-9], [SPEC-PATH-4]", probe, p.pathId,
+                p.connectionSequence, p.pathSequence);
+        // Answered (the session answers probes), the connection stays up: it echoes again.
+        Sent again = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 105)), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, again.pathSequence());
+        Scenarios.awaitEchoes(s, 2, "a SEND after a keep-alive");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * One echo, then silence (the IUT's keep-alives go unanswered): a SEND a quarter of the idle
+     * timeout short of it is still echoed; then silence again, and a SEND 200 ms beyond the idle
+     * timeout gets nothing back, and no CLOSE came. The silences are the suite's own, from its last
+     * packet to its next, so the IUT heard nothing for less than they last.
+     */
+    private static void idleTimeout(CaseContext c) {
+        long idle = TimeUnit.MILLISECONDS.toNanos(c.options().idleTimeoutMillis());
+        WireSession s = c.connect(1);
+        s.answerProbes(false); // a PROBE_ACK reaches the connection: it would reset the idle timer ([SPEC-STATE-8])
+        Sent first = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 106)), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, first.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND before the connection goes idle");
+        long silence = idle - slack(idle);
+        s.quiet(Math.max(0, TimeUnit.NANOSECONDS.toMillis(s.peer().lastSendNanos() + silence - System.nanoTime())));
+        long heardNothing = System.nanoTime() - s.peer().lastSendNanos();
+        Sent alive = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 107)), 0).getLast();
+        boolean answered = s.await(() -> Scenarios.ackOf(s, 0, alive.pathSequence()) != null && s.echoes().size() >= 2);
+        Checks.check(answered, "a SEND sent after %.1f ms in which the suite sent nothing was not acknowledged and"
+                + " echoed within %d ms: the connection ended before idleTimeoutNanos (%d ms) [SPEC-STATE-8],"
+                + " [SPEC-CONF-13]", heardNothing / 1e6, c.options().waitMillis(), c.options().idleTimeoutMillis());
+        int mark = s.mark();
+        long beyond = idle + ACK_DELAY_MARGIN_NANOS;
+        s.quiet(Math.max(0, TimeUnit.NANOSECONDS.toMillis(s.peer().lastSendNanos() + beyond - System.nanoTime())) + 1);
+        long silent = System.nanoTime() - s.peer().lastSendNanos();
+        int afterTimeout = s.mark();
+        Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 108)), 0);
+        c.quiet(s);
+        List<Received> answers = s.received().subList(afterTimeout, s.received().size());
+        Checks.check(answers.isEmpty(), "%d packet(s) (the first %s) came for a SEND after %.1f ms in which the"
+                + " suite sent nothing: a connection that received nothing for idleTimeoutNanos (%d ms, %.0f ms"
+                + " allowed for the host) has ended, and a packet for an unknown connection is dropped [SPEC-STATE-8],"
+                + " [SPEC-CONN-3]", answers.size(), answers.isEmpty() ? "" : answers.getFirst(), silent / 1e6,
+                c.options().idleTimeoutMillis(), ACK_DELAY_MARGIN_NANOS / 1e6);
+        Checks.check(s.ofType(mark, PacketType.CLOSE).isEmpty(), "the connection sent CLOSE when its idle timer"
+                + " expired; it ends without one [SPEC-STATE-8]");
     }
 }

@@ -33,12 +33,15 @@ public final class WirePeer implements AutoCloseable {
     /** Until the first datagram from a client: datagrams from any address are taken (the suite as a server). */
     private boolean anySender;
     private InetSocketAddress lastSender;
+    /** The suite as a server: the client's address of each path, null until bound; null for a client's peer. */
+    private final InetSocketAddress[] remotes;
     private final DatagramChannel[] sockets;
     private final int[] tos;
     private final Selector selector;
     private final ByteBuffer receiveBuffer = ByteBuffer.allocate(RECEIVE_BUFFER_BYTES);
     private final List<Datagram> ready = new ArrayList<>();
     private long datagramsSent;
+    private long lastSendNanos;
     private long datagramsReceived;
 
     /**
@@ -52,10 +55,13 @@ public final class WirePeer implements AutoCloseable {
     }
 
     /**
-     * Sockets for the suite as a server ([SPEC-CONF-9]): bound like those of
+     * One socket for the suite as a server of {@code paths} paths ([SPEC-CONF-9]): bound like those of
      * {@link #WirePeer(InetSocketAddress, int)} (the family of {@code implementation}, the IUT's
      * listening address), but taking datagrams from any address until {@link #retarget} names the
-     * client's.
+     * client's path 0. A server has one port and its client one per path ([SPEC-PATH-1]): from then
+     * on, a datagram from a new port of the client's address binds the path its header names
+     * (bytes 2 and 3 of the common header), if that path is not bound yet; datagrams go to the
+     * address bound to their path.
      */
     public static WirePeer listening(InetSocketAddress implementation, int paths) {
         return new WirePeer(implementation, paths, true);
@@ -70,13 +76,14 @@ public final class WirePeer implements AutoCloseable {
             throw new IllegalArgumentException("paths is " + paths + " but must be at least 1");
         }
         this.target = target;
-        this.sockets = new DatagramChannel[paths];
-        this.tos = new int[paths];
+        this.remotes = anySender ? new InetSocketAddress[paths] : null;
+        this.sockets = new DatagramChannel[anySender ? 1 : paths];
+        this.tos = new int[sockets.length];
         try {
             this.selector = Selector.open();
             StandardProtocolFamily family = target.getAddress() instanceof Inet4Address
                     ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
-            for (int i = 0; i < paths; i++) {
+            for (int i = 0; i < sockets.length; i++) {
                 DatagramChannel c = DatagramChannel.open(family);
                 sockets[i] = c;
                 c.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
@@ -94,6 +101,14 @@ public final class WirePeer implements AutoCloseable {
     public void retarget(InetSocketAddress address) {
         this.target = address;
         this.anySender = false;
+        if (remotes != null) {
+            remotes[0] = address;
+        }
+    }
+
+    /** The suite as a server: the client's address bound to {@code path}, or null while none is. */
+    public InetSocketAddress remote(int path) {
+        return remotes == null ? target : remotes[path];
     }
 
     /** The address the latest datagram taken came from. */
@@ -115,9 +130,9 @@ public final class WirePeer implements AutoCloseable {
         return target;
     }
 
-    /** Number of sockets (paths). */
+    /** Number of paths: of sockets for a client's peer, of the client's paths for a server's. */
     public int paths() {
-        return sockets.length;
+        return remotes != null ? remotes.length : sockets.length;
     }
 
     /** The local address of socket {@code path}. */
@@ -139,16 +154,22 @@ public final class WirePeer implements AutoCloseable {
      * {@code ipTos} (ECN codepoint in its low two bits: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE).
      */
     public void send(int path, byte[] datagram, int length, int ipTos) {
+        int socket = remotes != null ? 0 : path;
+        InetSocketAddress to = remotes != null && remotes[path] != null ? remotes[path] : target;
+        if (remotes != null && path > 0 && remotes[path] == null) {
+            throw new IllegalStateException("path " + path + " of the client is not bound yet: nothing came from it");
+        }
         try {
-            if (tos[path] != ipTos) {
-                sockets[path].setOption(StandardSocketOptions.IP_TOS, ipTos);
-                tos[path] = ipTos;
+            if (tos[socket] != ipTos) {
+                sockets[socket].setOption(StandardSocketOptions.IP_TOS, ipTos);
+                tos[socket] = ipTos;
             }
-            int sent = sockets[path].send(ByteBuffer.wrap(datagram, 0, length), target);
+            int sent = sockets[socket].send(ByteBuffer.wrap(datagram, 0, length), to);
             if (sent != length) {
                 throw new IOException("the socket's send buffer is full (" + sent + " of " + length + " bytes sent)");
             }
             datagramsSent++;
+            lastSendNanos = System.nanoTime();
         } catch (IOException e) {
             throw new UncheckedIOException("sending to " + target + " failed: " + e.getMessage(), e);
         }
@@ -192,22 +213,51 @@ public final class WirePeer implements AutoCloseable {
                 if (from == null) {
                     break;
                 }
-                if (!anySender && !from.equals(target)) {
+                long arrival = System.nanoTime();
+                receiveBuffer.flip();
+                int fromPath = remotes == null || anySender ? path : clientPath(from, receiveBuffer);
+                if (fromPath < 0 || (remotes == null && !anySender && !from.equals(target))) {
                     continue;
                 }
                 lastSender = from;
                 datagramsReceived++;
-                receiveBuffer.flip();
                 byte[] bytes = new byte[receiveBuffer.remaining()];
                 receiveBuffer.get(bytes);
-                ready.add(new Datagram(path, bytes, System.nanoTime()));
+                ready.add(new Datagram(fromPath, bytes, arrival));
             }
         }
+    }
+
+    /**
+     * The suite as a server: the client's path a datagram from {@code from} belongs to, binding the
+     * path its header names to {@code from} if that path is unbound and {@code from} is the client's
+     * host; -1 for a datagram of anyone else.
+     */
+    private int clientPath(InetSocketAddress from, ByteBuffer datagram) {
+        for (int i = 0; i < remotes.length; i++) {
+            if (from.equals(remotes[i])) {
+                return i;
+            }
+        }
+        if (datagram.remaining() < 4 || !from.getAddress().equals(remotes[0].getAddress())) {
+            return -1;
+        }
+        int named = Short.toUnsignedInt(datagram.getShort(datagram.position() + 2));
+        if (named >= remotes.length || remotes[named] != null) {
+            return -1;
+        }
+        remotes[named] = from;
+        return named;
     }
 
     /** Datagrams sent so far. */
     public long datagramsSent() {
         return datagramsSent;
+    }
+
+    /** When ({@link System#nanoTime()}) the latest datagram left, after its send returned; 0 before the first. */
+    public long lastSendNanos() {
+        return lastSendNanos;
     }
 
     /** Datagrams received from the target so far. */

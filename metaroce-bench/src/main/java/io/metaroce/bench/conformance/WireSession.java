@@ -86,6 +86,8 @@ public final class WireSession implements AutoCloseable {
     private boolean answerProbes = true;
     private boolean server;
     private int acksSent;
+    /** The rate hint the suite's ACKs carry ([SPEC-SACK-9]): 0, no limit, unless a case sets one. */
+    private long rateHint;
 
     /**
      * A session over {@code peer} (one path per socket) announcing {@code maxDatagramBytes} and
@@ -235,6 +237,27 @@ public final class WireSession implements AutoCloseable {
         long[] counters = streamCounters.computeIfAbsent(streamId, s -> new long[2]);
         long msn = counters[0]++;
         return segments(DataOpcode.WRITE, streamId, msn, 0, bytes, remoteKey, remoteOffset);
+    }
+
+    /**
+     * The packets of a WRITE_WITH_IMM of {@code bytes} at {@code remoteOffset} of the region
+     * {@code remoteKey} carrying {@code immediate}: it takes the stream's next MSN and, as it
+     * consumes a receive, its next RSN ([SPEC-MSG-2], [SPEC-MSG-8]).
+     */
+    public List<Segment> writeWithImmediate(int streamId, byte[] bytes, int remoteKey, long remoteOffset, int immediate) {
+        long[] counters = streamCounters.computeIfAbsent(streamId, s -> new long[2]);
+        long msn = counters[0]++;
+        long rsn = counters[1]++;
+        int p = payloadSize();
+        List<Segment> out = new ArrayList<>();
+        int at = 0;
+        do {
+            int n = Math.min(p, bytes.length - at);
+            out.add(new Segment(DataOpcode.WRITE_WITH_IMM, streamId, msn, rsn, bytes.length, at,
+                    Arrays.copyOfRange(bytes, at, at + n), remoteKey, remoteOffset, true, immediate));
+            at += n;
+        } while (at < bytes.length);
+        return out;
     }
 
     /**
@@ -398,6 +421,15 @@ public final class WireSession implements AutoCloseable {
         this.autoAck = value;
     }
 
+    /**
+     * The rate hint every later ACK of the suite carries, datagram bytes per second ([SPEC-SACK-9]):
+     * the suite as a receiver limiting the IUT's sender; 0 (the default) is no limit.
+     */
+    public void rateHint(long bytesPerSecond) {
+        Checks.require(bytesPerSecond >= 0, "a rate hint is a u63");
+        this.rateHint = bytesPerSecond;
+    }
+
     /** Whether a PATH_PROBE from the IUT is answered at once with its PROBE_ACK (default true). */
     public void answerProbes(boolean value) {
         this.answerProbes = value;
@@ -482,8 +514,8 @@ public final class WireSession implements AutoCloseable {
                 }
             }
         }
-        if (highest < 0) {
-            return;
+        if (highest < 0 || peer.remote(path) == null) {
+            return; // nothing to acknowledge, or (the suite as a server) no port of the client's to send it to
         }
         Packet p = new Packet();
         p.type = PacketType.ACK;
@@ -501,6 +533,7 @@ public final class WireSession implements AutoCloseable {
         }
         p.echoTimestampNanos = echoTimestamp;
         p.ackDelayNanos = Math.max(0, System.nanoTime() - arrival);
+        p.rateHintBytesPerSecond = rateHint;
         sendPacket(path, p, null, 0);
         acksSent++;
     }

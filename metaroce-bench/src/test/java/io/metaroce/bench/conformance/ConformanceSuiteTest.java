@@ -248,7 +248,7 @@ class ConformanceSuiteTest {
 
     @Test
     void resendingOnABlackHoledPathFailsTheFailoverCase() {
-        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.RESEND_ON_PATH_ONE,
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.RESEND_ON_OTHER_PATH,
                 List.of("path.failover", "sack.multipath", "send.echo"));
         assertFailed(r, Set.of("path.failover"), "[SPEC-PATH-10]");
     }
@@ -277,6 +277,60 @@ class ConformanceSuiteTest {
                     List.of("timer.rto", "sack.in-order")), x -> { });
             Map<String, CaseResult> r = results.stream().collect(Collectors.toMap(CaseResult::id, Function.identity()));
             assertFailed(r, Set.of("timer.rto"), "[SPEC-LOSS-4]");
+        }
+    }
+
+    @Test
+    void aClientSendingAllItsPathsFromOnePortFailsTheMultipathClientCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLIENT_PATHS_MERGED,
+                List.of("client.multipath", "client.handshake", "sack.multipath"));
+        assertFailed(r, Set.of("client.multipath"), "[SPEC-PATH-1]");
+    }
+
+    @Test
+    void takingAWriteWithImmediateForAWriteFailsTheImmediateCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.IMMEDIATE_DROPPED,
+                List.of("mem.write-with-imm", "mem.write-placement", "sack.in-order"));
+        assertFailed(r, Set.of("mem.write-with-imm"), "[SPEC-MSG-8]");
+    }
+
+    @Test
+    void aSenderExceedingTheHintFailsTheHintCase() {
+        // A faulty responder option: a congestion controller that never hears the hint, with a window of 1 MiB.
+        try (ConformanceResponder blind = ConformanceResponder.startWithController(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                config -> new HintBlindController(1 << 20))) {
+            Map<String, CaseResult> r = ConformanceSuite.run(options(blind.localAddress(),
+                    List.of("cc.hint-obeyed", "sack.in-order", "send.echo")), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("cc.hint-obeyed"), "[SPEC-SACK-9]");
+        }
+    }
+
+    @Test
+    void probingAPathTwiceAsOftenFailsTheProbeIntervalCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PROBES_DOUBLED,
+                List.of("path.probe-interval", "probe.answered", "sack.multipath"));
+        assertFailed(r, Set.of("path.probe-interval"), "[SPEC-PATH-12]");
+    }
+
+    @Test
+    void aResponderWithoutKeepAliveThatEndsIdleConnectionsEarlyFailsTheIdleCases() {
+        // Faulty responder options: no keep-alive, and a 600 ms idle timeout; its operator claims the contract's.
+        try (ConformanceResponder sleepy = ConformanceResponder.start(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ResponderContract.CAPACITY_BYTES_PER_SECOND,
+                TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS), 0, TimeUnit.MILLISECONDS.toNanos(600), Datapath.AUTO)) {
+            // A shorter wait: the idle case waits that long for an answer the early timeout made impossible.
+            SuiteOptions o = options(sleepy.localAddress(), List.of("timer.keep-alive", "timer.idle-timeout",
+                    "sack.in-order"));
+            SuiteOptions shortWait = new SuiteOptions(o.target(), 1_000, o.quietMillis(), o.capacityBytesPerSecond(),
+                    false, o.cases(), o.seed(), o.minRtoMillis(), o.maxAckDelayMicros(), o.keepAliveMillis(),
+                    o.idleTimeoutMillis());
+            Map<String, CaseResult> r = ConformanceSuite.run(shortWait, x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("timer.keep-alive", "timer.idle-timeout"), "[SPEC-STATE-");
+            assertThat(r.get("timer.keep-alive").detail()).contains("[SPEC-STATE-9]");
+            assertThat(r.get("timer.idle-timeout").detail()).contains("[SPEC-STATE-8]");
         }
     }
 

@@ -49,13 +49,32 @@ final class FaultyRelay implements AutoCloseable {
         NAK_CODES_ROTATED,
         /** The suite's NAKs reach the responder with retryAfterNanos 0: the delay asked for is ignored ([SPEC-NAK-4]). */
         RNR_DELAY_IGNORED,
-        /** Retransmissions on path 0 are moved to path 1: what a path in doubt lost is resent on it ([SPEC-PATH-10]). */
-        RESEND_ON_PATH_ONE,
+        /**
+         * Retransmissions on path 0 are moved to path 1 and those on path 1 to path 0: what a path in doubt lost is
+         * resent on it ([SPEC-PATH-10]).
+         */
+        RESEND_ON_OTHER_PATH,
         /** ACKs towards the suite claim a second more of ackDelayNanos than the receiver held the packet ([SPEC-SACK-3]). */
         ACK_DELAY_INFLATED,
         /** The responder's client CONNECTs reach the suite without the cookie of the CHALLENGE ([SPEC-CONN-6]). */
-        CLIENT_COOKIE_DROPPED
+        CLIENT_COOKIE_DROPPED,
+        /**
+         * The responder's client connection reaches the suite from one port for all its paths (the relay redirects the
+         * connect command through itself): its paths are not told apart by source port ([SPEC-PATH-1]).
+         */
+        CLIENT_PATHS_MERGED,
+        /** WRITE_WITH_IMMs reach the responder as WRITEs: placed, but no receive consumed or completed ([SPEC-MSG-8]). */
+        IMMEDIATE_DROPPED,
+        /** Every PATH_PROBE towards the suite is sent twice: a path probed twice as often as its timers say ([SPEC-PATH-12]). */
+        PROBES_DOUBLED
     }
+
+    /**
+     * Receive buffer of the relay's sockets: the suite's sockets' (4 MiB), so that the relay, one
+     * thread at the build's priority, does not drop a burst the suite sends (six 64 KiB SENDs at once).
+     */
+    private static final int RECEIVE_BUFFER_BYTES = 4 << 20;
+
 
     /** Added to the PSN of the second copy of {@link Fault#RESEND_TWICE}: far above any PSN the responder uses. */
     private static final long SECOND_COPY_PSN_OFFSET = 1_000_000;
@@ -75,6 +94,8 @@ final class FaultyRelay implements AutoCloseable {
     private DatagramChannel clientLeg;
     private InetSocketAddress suiteServer;
     private InetSocketAddress responderClient;
+    /** The responder's client's address of each path, by the path its datagrams name. */
+    private final Map<Integer, InetSocketAddress> responderClientPaths = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -86,6 +107,7 @@ final class FaultyRelay implements AutoCloseable {
         try {
             this.selector = Selector.open();
             this.front = DatagramChannel.open();
+            front.setOption(java.net.StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
             front.bind(new InetSocketAddress(upstream.getAddress(), 0));
             front.configureBlocking(false);
             front.register(selector, SelectionKey.OP_READ, null);
@@ -139,6 +161,7 @@ final class FaultyRelay implements AutoCloseable {
             DatagramChannel up = upstreams.get(client);
             if (up == null) {
                 up = DatagramChannel.open();
+                up.setOption(java.net.StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
                 up.bind(new InetSocketAddress(upstream.getAddress(), 0));
                 up.configureBlocking(false);
                 up.register(selector, SelectionKey.OP_READ, client);
@@ -157,10 +180,21 @@ final class FaultyRelay implements AutoCloseable {
                     && p.payloadMessageOffset > 0) {
                 buffer.putLong(72, p.remoteOffset + 1);
                 codec.reseal(buffer, 0, length);
+            } else if (fault == Fault.IMMEDIATE_DROPPED && valid && p.type == PacketType.DATA
+                    && p.opcode == DataOpcode.WRITE_WITH_IMM) {
+                byte[] payload = new byte[p.payloadLength];
+                buffer.get(p.payloadOffset, payload);
+                p.opcode = DataOpcode.WRITE;
+                p.receiveSequence = 0;
+                p.dataFlags = 0;
+                p.immediate = 0;
+                buffer.clear();
+                length = codec.encode(p, buffer, 0, ByteBuffer.wrap(payload), 0);
             } else if (fault == Fault.RNR_DELAY_IGNORED && valid && p.type == PacketType.NAK) {
                 buffer.putLong(64, 0);
                 codec.reseal(buffer, 0, length);
-            } else if (fault == Fault.CLIENT_COOKIE_DROPPED && valid && p.type == PacketType.DATA
+            } else if ((fault == Fault.CLIENT_COOKIE_DROPPED || fault == Fault.CLIENT_PATHS_MERGED) && valid
+                    && p.type == PacketType.DATA
                     && p.streamId == ResponderContract.CONTROL_STREAM && p.payloadLength >= 5
                     && buffer.get(p.payloadOffset) == ResponderContract.COMMAND_CONNECT) {
                 redirectConnect(p, length);
@@ -222,18 +256,24 @@ final class FaultyRelay implements AutoCloseable {
                     && buffer.get(1) == PacketType.ACK) {
                 buffer.putLong(80, buffer.getLong(80) + 1_000_000_000L);
                 codec.reseal(buffer, 0, WireConstants.ACK_BYTES);
-            } else if (fault == Fault.RESEND_ON_PATH_ONE && head == 0 && valid && p.type == PacketType.DATA
-                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0 && p.pathId == 0) {
+            } else if (fault == Fault.RESEND_ON_OTHER_PATH && head == 0 && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0 && p.pathId <= 1) {
                 Long responderId = responderIdOf.get(p.destinationConnectionId);
-                InetSocketAddress one = responderId == null ? null : pathOneOf.get(responderId);
-                if (one != null) {
-                    buffer.putShort(2, (short) 1);
+                InetSocketAddress other = p.pathId == 0
+                        ? (responderId == null ? null : pathOneOf.get(responderId))
+                        : pathZeroOf.get(p.destinationConnectionId);
+                if (other != null) {
+                    buffer.putShort(2, (short) (1 - p.pathId));
                     codec.reseal(buffer, 0, length);
-                    to = one;
+                    to = other;
                 }
             }
             buffer.limit(length).position(0);
             front.send(buffer, to);
+            if (fault == Fault.PROBES_DOUBLED && valid && p.type == PacketType.PATH_PROBE) {
+                buffer.limit(length).position(0);
+                front.send(buffer, to);
+            }
             if (fault == Fault.RESEND_TWICE) {
                 if (codec.decode(buffer, head, length - head, p) == DecodeError.OK && p.type == PacketType.DATA
                         && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0) {
@@ -282,15 +322,19 @@ final class FaultyRelay implements AutoCloseable {
             }
             buffer.flip();
             int length = buffer.remaining();
+            int named = length >= 4 ? Short.toUnsignedInt(buffer.getShort(2)) : 0;
             if (from.equals(suiteServer)) {
-                if (responderClient != null) {
-                    clientLeg.send(buffer, responderClient);
+                InetSocketAddress to = responderClientPaths.getOrDefault(named, responderClient);
+                if (to != null) {
+                    clientLeg.send(buffer, to);
                 }
                 continue;
             }
             responderClient = from;
+            responderClientPaths.putIfAbsent(named, from);
             Packet p = new Packet();
-            if (codec.decode(buffer, 0, length, p) == DecodeError.OK && p.type == PacketType.CONNECT && p.hasCookie) {
+            if (fault == Fault.CLIENT_COOKIE_DROPPED && codec.decode(buffer, 0, length, p) == DecodeError.OK
+                    && p.type == PacketType.CONNECT && p.hasCookie) {
                 p.hasCookie = false;
                 java.util.Arrays.fill(p.cookie, (byte) 0);
                 buffer.clear();

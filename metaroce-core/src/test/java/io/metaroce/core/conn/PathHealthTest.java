@@ -479,6 +479,62 @@ class PathHealthTest {
     }
 
     /**
+     * [SPEC-PATH-12]: while the other paths deliver, a PROBING path's probe waits only until it is
+     * overdue, not the path's whole RTO (here 20 ms, twenty times the probe interval), and two
+     * probes are still never closer than the probe interval, which doubles from one to the next.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {47, 48})
+    void aProbeOfAFailedPathWaitsOnlyUntilOverdueWhileTheOtherPathsDeliver(long seed) {
+        int blackHoled = (int) (seed % 4);
+        String where = "seed " + seed + ", black hole on path " + blackHoled;
+        EngineConfig config = EngineConfig.builder().minRtoNanos(20 * MS).build();
+        Events events = new Events();
+        long[] holeFrom = {Long.MAX_VALUE};
+        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
+                        FixedWindowController::new, FixedWindowController::new)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == blackHoled && now >= holeFrom[0]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.runUntil(pair.now() + 5 * MS);
+        holeFrom[0] = pair.now();
+        traffic.runUntil(holeFrom[0] + 200 * MS);
+
+        List<Long> probingFrom = new ArrayList<>();
+        List<Long> waits = new ArrayList<>();
+        for (int i = 0; i < events.changes.size(); i++) {
+            Change ch = events.changes.get(i);
+            if (ch.pathId != blackHoled || ch.state != PathState.PROBING) {
+                continue;
+            }
+            probingFrom.add(ch.atNanos);
+            for (int j = i + 1; j < events.changes.size(); j++) {
+                Change next = events.changes.get(j);
+                if (next.pathId == blackHoled) {
+                    assertThat(next.state).as("an unanswered probe leaves the path FAILED (%s)", where)
+                            .isEqualTo(PathState.FAILED);
+                    waits.add(next.atNanos - ch.atNanos);
+                    break;
+                }
+            }
+        }
+        System.out.printf("PathHealthTest probing %s: probes at %s, waits %s ns%n", where, probingFrom, waits);
+        assertThat(waits).as("the failed path was probed several times (%s)", where).hasSizeGreaterThanOrEqualTo(4);
+        assertThat(waits).as("each probe waited until overdue, far less than the 20 ms RTO (%s)", where)
+                .allMatch(w -> w < config.minRtoNanos() / 4);
+        long interval = config.pathProbeIntervalNanos();
+        for (int i = 1; i < probingFrom.size(); i++) {
+            long gap = probingFrom.get(i) - probingFrom.get(i - 1);
+            assertThat(gap).as("probe %d came at least its doubled interval after the one before (%s)", i, where)
+                    .isGreaterThanOrEqualTo(interval << i);
+        }
+        assertThat(traffic.failed).as(where).isZero();
+        assertThat(pair.clientConnection().state()).as(where).isEqualTo(ConnectionState.ESTABLISHED);
+    }
+
+    /**
      * [SPEC-CC-25] during a failover: the controller hears that a black-holed path takes no new
      * data before it hears of the losses the verdict that makes the path SUSPECT declares, so
      * none of the black hole's losses after that verdict counts as random loss (the controller

@@ -1,6 +1,7 @@
 package io.metaroce.core.conn;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
@@ -127,13 +128,19 @@ final class ControlWriter {
         return writeProbeOn(path, nowNanos, out, p, codec);
     }
 
-    /** A PATH_PROBE on {@code path}, with the next probe id ({@link #lastProbeId()}). */
+    /**
+     * A PATH_PROBE on {@code path}, with the next probe id ({@link #lastProbeId()}). A probe on a
+     * path out of service does not count as sending for the keep-alive [SPEC-STATE-9]: it tells
+     * nothing of whether the peer is reachable, and counted it would keep a connection whose paths
+     * in service fell idle from sending its keep-alive until the idle timeout ended it.
+     */
     boolean writeProbeOn(Path path, long nowNanos, Transmit out, Packet p, PacketCodec codec) {
         emitter.header(p, PacketType.PATH_PROBE, path.id);
         p.probeId = ++probeSequence;
         p.timestampNanos = nowNanos;
         stats.probesSent++;
-        return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
+        long sendNanos = PathState.inService(path.state) ? nowNanos : emitter.lastSendNanos();
+        return emitter.emit(out, p, codec, path, 0, null, 0, sendNanos);
     }
 
     /** Id of the last PATH_PROBE written (0: none). */

@@ -535,6 +535,57 @@ class PathHealthTest {
     }
 
     /**
+     * [SPEC-STATE-9]: a FAILED path's health probes do not count as sending, so a connection whose
+     * working path falls idle still sends its keep-alives there, hears their PROBE_ACKs and
+     * outlives its idle timeout many times over, while the dead path is probed more often than
+     * the keep-alive interval (counted as sending, its probes would hold every keep-alive back and,
+     * with a peer that sends no keep-alive of its own, the client would hear nothing until its
+     * idle timeout ended the connection).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {49, 50})
+    void aFailedPathsProbesDoNotHoldBackTheKeepAliveOfAnIdleConnection(long seed) {
+        int blackHoled = 1;
+        String where = "seed " + seed;
+        EngineConfig config = EngineConfig.builder().keepAliveNanos(20 * MS).idleTimeoutNanos(60 * MS)
+                .pathProbeMaxIntervalNanos(8 * MS).build();
+        // The peer sends no keep-alive of its own, so only the client's keep the connection alive.
+        EngineConfig peerConfig = config.toBuilder().keepAliveNanos(0).idleTimeoutNanos(10_000 * MS).build();
+        Events events = new Events();
+        long[] holeFrom = {Long.MAX_VALUE};
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
+                        peerConfig, FixedWindowController::new, FixedWindowController::new)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == blackHoled && now >= holeFrom[0]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.runUntil(pair.now() + 5 * MS);
+        holeFrom[0] = pair.now();
+        traffic.runUntil(holeFrom[0] + 20 * MS);
+        pair.driveUntil(traffic::idle, 20 * MS, "traffic drains, " + where);
+        Connection c = pair.clientConnection();
+        assertThat(c.pathState(blackHoled)).as("the black-holed path is out of service (%s)", where)
+                .isIn(PathState.FAILED, PathState.PROBING);
+        PathStats stats = new PathStats();
+        c.readPathStats(blackHoled, stats);
+        long probesBefore = stats.probesSent;
+        long idleFrom = pair.now();
+
+        pair.advance(10 * config.idleTimeoutNanos());
+
+        c.readPathStats(blackHoled, stats);
+        System.out.printf("PathHealthTest keep-alive %s: %d probes of the dead path while idle%n", where,
+                stats.probesSent - probesBefore);
+        assertThat(stats.probesSent - probesBefore).as("the dead path was probed more often than the keep-alive "
+                + "interval while idle (%s)", where).isGreaterThan((pair.now() - idleFrom) / config.keepAliveNanos());
+        assertThat(events.closed).as("the client's connection was not closed (%s)", where).isNull();
+        assertThat(c.state()).as(where).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(pair.serverConnection().state()).as(where).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(c.pathState(0)).as("the working path stayed ACTIVE (%s)", where).isEqualTo(PathState.ACTIVE);
+    }
+
+    /**
      * [SPEC-CC-25] during a failover: the controller hears that a black-holed path takes no new
      * data before it hears of the losses the verdict that makes the path SUSPECT declares, so
      * none of the black hole's losses after that verdict counts as random loss (the controller

@@ -2,8 +2,6 @@ package io.metaroce.bench.cli.perf;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * The bytes of every message: a pseudo-random pattern derived from the run's seed and a message
@@ -81,34 +79,6 @@ final class Pattern {
         long x = w;
         for (int i = words << 3; i < length; i++) {
             segment.set(ValueLayout.JAVA_BYTE, offset + i, tailByte(x));
-            x >>>= 8;
-        }
-    }
-
-    /**
-     * {@link #fill(MemorySegment, long, int, long)} through a view of the memory in native byte
-     * order ({@code segment.asByteBuffer().order(ByteOrder.nativeOrder())}, made once): the same
-     * bytes. The sender's per-message fill goes this way because HotSpot compiles a
-     * {@code ByteBuffer.putLong} loop the same way every run, while the segment's unaligned
-     * {@code set} was left out of line in some runs (a JIT inlining choice), which made the fill
-     * about 8 times slower on the sender's event loop in those runs (docs/benchmarks.md, "Send
-     * datapath round (session 9)").
-     *
-     * @throws IllegalArgumentException if {@code view} is not in native byte order
-     */
-    public void fill(ByteBuffer view, int offset, int length, long key) {
-        if (view.order() != ByteOrder.nativeOrder()) {
-            throw new IllegalArgumentException("the view must be in native byte order, as the segment's words are read");
-        }
-        long w = start(key);
-        int words = length >>> 3;
-        for (int i = 0; i < words; i++) {
-            view.putLong(offset + 8 * i, w | 1);
-            w += STEP;
-        }
-        long x = w;
-        for (int i = words << 3; i < length; i++) {
-            view.put(offset + i, tailByte(x));
             x >>>= 8;
         }
     }

@@ -7,8 +7,6 @@ import io.metaroce.netty.UdpConnection;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * What the client's {@link SlotOp}s share: the connection, the client's memory (a source buffer
@@ -28,8 +26,6 @@ final class SlotContext {
     final RunCounters counters;
     final int size;
     final MemorySegment memory;
-    /** {@link #memory} in native order, for the per-message fill ({@link Pattern#fill(ByteBuffer, int, int, long)}). */
-    private final ByteBuffer memoryView;
     final MemoryRegion region;
     /** Per data stream (index = stream id): receive-consuming messages posted so far. */
     private final long[] receiveSequence;
@@ -55,7 +51,6 @@ final class SlotContext {
         this.size = params.size();
         this.memory = arena.allocate(2L * params.depth() * size, 8);
         this.region = connection.endpoint().register(memory, Access.LOCAL_WRITE);
-        this.memoryView = memory.asByteBuffer().order(ByteOrder.nativeOrder());
         this.receiveSequence = new long[params.streams() + 1];
         this.slotKeys = new long[params.depth()];
         this.slotSteps = new int[params.depth()];
@@ -92,7 +87,7 @@ final class SlotContext {
      * carries), then, if corruption was asked for and this payload's turn has come, flips a byte.
      */
     void fillSource(long offset, long key) {
-        pattern.fill(memoryView, Math.toIntExact(offset), size, key);
+        pattern.fill(memory, offset, size, key);
         if (corruptEvery > 0 && ++payloads % corruptEvery == 0) {
             long at = offset + (payloads * 31) % size;
             memory.set(ValueLayout.JAVA_BYTE, at, (byte) ~memory.get(ValueLayout.JAVA_BYTE, at));

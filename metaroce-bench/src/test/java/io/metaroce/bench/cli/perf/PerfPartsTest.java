@@ -7,8 +7,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -40,31 +38,6 @@ class PerfPartsTest {
                 Pattern.poison(m, offset, length);
                 assertThat(pattern.matches(m, offset, length, key)).as(seed).isFalse();
             }
-        }
-    }
-
-    @Test
-    void aPatternFilledThroughANativeOrderViewIsTheSameBytesAsThroughTheSegment() {
-        SplittableRandom random = new SplittableRandom(SEED);
-        Pattern pattern = new Pattern(random.nextLong());
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment bySegment = arena.allocate(4096);
-            MemorySegment byView = arena.allocate(4096);
-            ByteBuffer view = byView.asByteBuffer().order(ByteOrder.nativeOrder());
-            for (int round = 0; round < 500; round++) {
-                int length = 1 + random.nextInt(300);
-                int offset = random.nextInt(64);
-                long key = random.nextLong();
-                String seed = "seed " + SEED + " round " + round;
-                pattern.fill(bySegment, offset, length, key);
-                pattern.fill(view, offset, length, key);
-                assertThat(byView.asSlice(offset, length).mismatch(bySegment.asSlice(offset, length))).as(seed)
-                        .isEqualTo(-1L);
-                assertThat(pattern.matches(byView, offset, length, key)).as(seed).isTrue();
-            }
-            ByteBuffer wrongOrder = byView.asByteBuffer().order(ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN
-                    ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN);
-            assertThatThrownBy(() -> pattern.fill(wrongOrder, 0, 8, 1)).hasMessageContaining("native byte order");
         }
     }
 

@@ -45,9 +45,7 @@ import java.nio.ByteOrder;
  * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
  * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). A datagram
  * the endpoint encoded in one of its {@link SendSlots} is sent from there (the batch's iovec points
- * at the slot, {@link #writeInPlace}), and one whose payload the endpoint left in the application's
- * registered memory is gathered from the slot and that memory ({@link #writeGathered}); one given
- * to {@link #write} is copied into the batch. Nothing is
+ * at the slot, {@link #writeInPlace}); one given to {@link #write} is copied into the batch. Nothing is
  * allocated per datagram once every peer address has been seen. Runs of equal-length datagrams to
  * one destination go as GSO sends (see {@link #flush()}).
  *
@@ -68,8 +66,8 @@ final class LinuxUdpSocket implements UdpSocket {
     /**
      * Bytes of UDP payload one GSO send may carry: it travels as one IP datagram until segmented,
      * so the kernel's limit is 65,535 less the IPv4 and UDP headers. A pacing burst of the
-     * default 56 KiB ({@code EngineConfig.pacingBurstBytes}) plus one datagram of up to 8,163
-     * bytes fits in one.
+     * default 56 KiB ({@code EngineConfig.pacingBurstBytes}) and the datagram past it fit in one
+     * for datagrams of up to 8,163 bytes.
      */
     static final int MAX_GSO_BYTES = 65_535 - 20 - 8;
 
@@ -106,7 +104,6 @@ final class LinuxUdpSocket implements UdpSocket {
     private long receiveCalls;
     private long sendCalls;
     private long gsoSends;
-    private long gatheredSends;
     /** Datagrams carried by {@link #gsoSends}. */
     private long gsoDatagrams;
     private IoRegistration registration;
@@ -128,7 +125,7 @@ final class LinuxUdpSocket implements UdpSocket {
         this.receive = gro
                 ? new MessageBatch(arena, GRO_BATCH, GRO_SLOT_BYTES, 2 * CMSG_SPACE_SMALL)
                 : new MessageBatch(arena, LinuxSocketLayer.BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
-        this.send = new MessageBatch(arena, LinuxSocketLayer.SEND_BATCH, 3, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
+        this.send = new MessageBatch(arena, LinuxSocketLayer.SEND_BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.wire = arena.allocate((long) LinuxSocketLayer.SEND_BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
         this.wireView = wire.asByteBuffer().order(ByteOrder.nativeOrder());
         for (int k = 0; k < wireFrom.length; k++) {
@@ -290,7 +287,7 @@ final class LinuxUdpSocket implements UdpSocket {
             send.payloadsView.put(send.payloadOffset(i), source, 0, length);
         }
         // The entry may have pointed at an endpoint slot in an earlier batch: back to its own.
-        send.pointAt(i, send.payloadAddress(i), length);
+        send.pointAt(i, send.payloadAddress(i));
         return true;
     }
 
@@ -301,32 +298,8 @@ final class LinuxUdpSocket implements UdpSocket {
         if (i < 0) {
             return false;
         }
-        send.pointAt(i, slotAddress, length);
+        send.pointAt(i, slotAddress);
         return true;
-    }
-
-    /**
-     * Queues the datagram gathered from the header and trailer the endpoint encoded in a slot and
-     * the payload left in the application's registered memory: the batch entry's three iovecs
-     * point at the three pieces, and the kernel's copy is the only one of the payload.
-     */
-    @Override
-    public boolean writeGathered(ByteBuffer slot, long slotAddress, int headerLength, long payloadAddress,
-            int payloadLength, ByteBuffer payloadSource, int payloadIndex, int length, InetSocketAddress to,
-            int ecn) {
-        int i = enqueue(length, to, ecn);
-        if (i < 0) {
-            return false;
-        }
-        send.gather(i, slotAddress, headerLength, payloadAddress, payloadLength, slotAddress + headerLength,
-                length - headerLength - payloadLength);
-        gatheredSends++;
-        return true;
-    }
-
-    /** Datagrams queued by {@link #writeGathered}: their payload sent from the application's memory. */
-    long gatheredSends() {
-        return gatheredSends;
     }
 
     /**
@@ -445,7 +418,7 @@ final class LinuxUdpSocket implements UdpSocket {
                 controls.putShort(g + CMSG_HEADER_BYTES, (short) lengthOf[i]);
                 controlLength += CMSG_SPACE_SMALL;
             }
-            send.prepareSend(i, j - i + 1, controlLength);
+            send.prepareSend(i, j - i + 1, lengthOf, controlLength);
             wireView.put(entries * LinuxSyscalls.MMSGHDR_BYTES, send.headersView, i * LinuxSyscalls.MMSGHDR_BYTES,
                     LinuxSyscalls.MMSGHDR_BYTES);
             entrySize[entries++] = j - i + 1;

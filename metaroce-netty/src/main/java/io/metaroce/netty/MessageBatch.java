@@ -39,12 +39,6 @@ final class MessageBatch {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
     final int capacity;
-    /**
-     * iovecs of each message: 1 for receiving; 3 for sending, so a datagram can be gathered from a
-     * header, a payload elsewhere and a trailer ({@link #gather}); a datagram in one piece uses
-     * the first and leaves the others empty (the kernel skips iovecs of length 0).
-     */
-    final int iovecsPerMessage;
     final int slotBytes;
     final int controlBytes;
     final MemorySegment headers;
@@ -65,18 +59,12 @@ final class MessageBatch {
     /** A {@link ByteBuffer} view of each payload slot, made once. */
     private final ByteBuffer[] payloadViews;
 
-    /** A batch of {@code capacity} messages with one iovec each (receiving). */
     MessageBatch(Arena arena, int capacity, int slotBytes, int controlBytes) {
-        this(arena, capacity, 1, slotBytes, controlBytes);
-    }
-
-    MessageBatch(Arena arena, int capacity, int iovecsPerMessage, int slotBytes, int controlBytes) {
         this.capacity = capacity;
-        this.iovecsPerMessage = iovecsPerMessage;
         this.slotBytes = slotBytes;
         this.controlBytes = controlBytes;
         this.headers = arena.allocate((long) capacity * MMSGHDR_BYTES, 8);
-        this.iovecs = arena.allocate((long) capacity * iovecsPerMessage * IOVEC_BYTES, 8);
+        this.iovecs = arena.allocate((long) capacity * IOVEC_BYTES, 8);
         this.names = arena.allocate((long) capacity * SOCKADDR_IN_BYTES, 8);
         this.controls = arena.allocate((long) capacity * Math.max(controlBytes, 8), 8);
         this.payloads = arena.allocate((long) capacity * slotBytes, 64);
@@ -91,13 +79,12 @@ final class MessageBatch {
         for (int i = 0; i < capacity; i++) {
             MemorySegment payload = payload(i);
             payloadViews[i] = payload.asByteBuffer();
-            long iov = (long) i * iovecsPerMessage * IOVEC_BYTES;
-            iovecs.set(ValueLayout.ADDRESS, iov, payload);
-            iovecs.set(SIZE_T, iov + 8, slotBytes); // the others were zeroed by the arena
+            iovecs.set(ValueLayout.ADDRESS, (long) i * IOVEC_BYTES, payload);
+            iovecs.set(SIZE_T, (long) i * IOVEC_BYTES + 8, slotBytes);
             long h = (long) i * MMSGHDR_BYTES;
             headers.set(ValueLayout.ADDRESS, h + MSG_NAME, names.asSlice((long) i * SOCKADDR_IN_BYTES, SOCKADDR_IN_BYTES));
             headers.set(INT, h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
-            headers.set(ValueLayout.ADDRESS, h + MSG_IOV, iovecs.asSlice(iov, (long) iovecsPerMessage * IOVEC_BYTES));
+            headers.set(ValueLayout.ADDRESS, h + MSG_IOV, iovecs.asSlice((long) i * IOVEC_BYTES, IOVEC_BYTES));
             headers.set(SIZE_T, h + MSG_IOVLEN, 1);
             headers.set(ValueLayout.ADDRESS, h + MSG_CONTROL, control(i));
             headers.set(SIZE_T, h + MSG_CONTROLLEN, controlBytes);
@@ -122,33 +109,11 @@ final class MessageBatch {
     }
 
     /**
-     * Makes message {@code i} send the {@code length} bytes at {@code address}, in one piece (a
-     * slot of the endpoint's {@link SendSlots}, or this batch's own slot again).
+     * Points message {@code i}'s iovec at {@code address}: its payload is sent from there (a slot
+     * of the endpoint's {@link SendSlots}, or this batch's own slot again).
      */
-    void pointAt(int i, long address, int length) {
-        ByteBuffer v = iovecsView;
-        int iov = i * iovecsPerMessage * IOVEC_BYTES;
-        v.putLong(iov, address);
-        v.putLong(iov + 8, length);
-        for (int k = 1; k < iovecsPerMessage; k++) {
-            v.putLong(iov + k * IOVEC_BYTES + 8, 0);
-        }
-    }
-
-    /**
-     * Makes message {@code i} send one datagram gathered from three pieces, in this order:
-     * {@code headLength} bytes at {@code head}, {@code payloadLength} at {@code payload} and
-     * {@code tailLength} at {@code tail}. Needs a batch of 3 iovecs a message.
-     */
-    void gather(int i, long head, int headLength, long payload, int payloadLength, long tail, int tailLength) {
-        ByteBuffer v = iovecsView;
-        int iov = i * iovecsPerMessage * IOVEC_BYTES;
-        v.putLong(iov, head);
-        v.putLong(iov + 8, headLength);
-        v.putLong(iov + IOVEC_BYTES, payload);
-        v.putLong(iov + IOVEC_BYTES + 8, payloadLength);
-        v.putLong(iov + 2 * IOVEC_BYTES, tail);
-        v.putLong(iov + 2 * IOVEC_BYTES + 8, tailLength);
+    void pointAt(int i, long address) {
+        iovecsView.putLong(i * IOVEC_BYTES, address);
     }
 
     int payloadOffset(int i) {
@@ -195,15 +160,19 @@ final class MessageBatch {
     }
 
     /**
-     * Makes message {@code i} of {@code sendmmsg} carry the datagrams of messages
-     * {@code i..i+count-1} (as {@link #pointAt} or {@link #gather} described each), their iovecs
-     * gathered by the kernel into one UDP payload (one datagram, or one GSO run the kernel cuts
-     * again), with {@code controlLength} bytes of control data.
+     * Makes message {@code i} of {@code sendmmsg} carry the payloads of slots {@code i..i+count-1}
+     * (lengths from {@code lengths}), one iovec each, gathered by the kernel into one UDP payload
+     * (one datagram, or one GSO run the kernel cuts again), with {@code controlLength} bytes of
+     * control data.
      */
-    void prepareSend(int i, int count, int controlLength) {
+    void prepareSend(int i, int count, int[] lengths, int controlLength) {
+        ByteBuffer v = iovecsView;
+        for (int k = i; k < i + count; k++) {
+            v.putLong(k * IOVEC_BYTES + 8, lengths[k]);
+        }
         ByteBuffer b = headersView;
         int h = i * MMSGHDR_BYTES;
-        b.putLong(h + MSG_IOVLEN, (long) count * iovecsPerMessage);
+        b.putLong(h + MSG_IOVLEN, count);
         b.putInt(h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
         b.putLong(h + MSG_CONTROLLEN, controlLength);
         b.putInt(h + MSG_FLAGS, 0);

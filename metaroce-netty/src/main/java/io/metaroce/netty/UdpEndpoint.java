@@ -149,8 +149,6 @@ public final class UdpEndpoint implements AutoCloseable {
     private boolean dueTaskPending;
     /** How many times {@link #dueTask} ran; event loop only ({@link UdpEndpointStats#dueDeadlinesRun}). */
     private long dueDeadlinesRun;
-    /** Datagrams whose payload left from the application's memory; {@link UdpEndpointStats#gatheredDatagrams}. */
-    private long gatheredDatagrams;
     private final Runnable dueTask = () -> {
         dueTaskPending = false;
         dueDeadlinesRun++;
@@ -244,8 +242,6 @@ public final class UdpEndpoint implements AutoCloseable {
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         this.slots = layer.sendsInPlace() ? new SendSlots(config.maxDatagramBytes()) : null;
-        // A layer that sends from the slots also gathers a DATA packet's payload from the region.
-        transmit.gatherPayload = slots != null;
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
         b.secureRandom.nextBytes(secret);
         Endpoint.Builder engine = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
@@ -434,7 +430,7 @@ public final class UdpEndpoint implements AutoCloseable {
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
                     layer.readsEcn(), offloadSends, offloadDatagrams, sendCalls, receiveCalls, offloadReceives,
-                    offloadReceivedDatagrams, dueDeadlinesRun, gatheredDatagrams);
+                    offloadReceivedDatagrams, dueDeadlinesRun);
         });
     }
 
@@ -645,21 +641,8 @@ public final class UdpEndpoint implements AutoCloseable {
             return;
         }
         InetSocketAddress to = (InetSocketAddress) transmit.remoteAddress;
-        Transmit t = transmit;
-        boolean queued;
-        if (slots == null) {
-            queued = socket.write(t.buffer, t.length, to, t.ecn);
-        } else if (t.payloadLength == 0) {
-            queued = socket.writeInPlace(t.buffer, slots.currentAddress(), t.length, to, t.ecn);
-        } else {
-            // The payload is still in the application's region: it cannot reuse it before the
-            // completions this drive delivers after its flush.
-            queued = socket.writeGathered(t.buffer, slots.currentAddress(), t.headerLength, t.payloadAddress,
-                    t.payloadLength, t.payloadSource, t.payloadIndex, t.length, to, t.ecn);
-            if (queued) {
-                gatheredDatagrams++;
-            }
-        }
+        boolean queued = slots == null ? socket.write(transmit.buffer, transmit.length, to, transmit.ecn)
+                : socket.writeInPlace(transmit.buffer, slots.currentAddress(), transmit.length, to, transmit.ecn);
         if (!queued) {
             sendErrors++;
             return; // the slot, if any, was not taken: the next datagram reuses it

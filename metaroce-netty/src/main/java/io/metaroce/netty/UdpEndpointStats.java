@@ -33,14 +33,10 @@ package io.metaroce.netty;
  * @param offloadReceivedDatagrams datagrams held by the {@code offloadReceives}
  * @param dueDeadlinesRun engine deadlines found already passed after a drive and run as the event
  *     loop's next task instead of through the timer (a saturated sender's pacing clock lagging)
- * @param gatheredDatagrams DATA datagrams whose payload was sent straight from the application's
- *     native registered memory (gathered with the header and trailer the engine encoded, no copy
- *     into a send buffer); 0 on layers that copy every datagram
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
         boolean ecnCapable, long offloadSends, long offloadDatagrams, long sendCalls, long receiveCalls,
-        long offloadReceives, long offloadReceivedDatagrams, long dueDeadlinesRun,
-        long gatheredDatagrams) {
+        long offloadReceives, long offloadReceivedDatagrams, long dueDeadlinesRun) {
 }

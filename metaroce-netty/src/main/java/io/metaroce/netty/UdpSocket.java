@@ -37,31 +37,6 @@ interface UdpSocket {
     }
 
     /**
-     * Queues a datagram of {@code length} bytes made of three pieces, in this order: the
-     * {@code headerLength} bytes at the start of {@code slot} (a slot of the endpoint's
-     * {@link SendSlots} at native address {@code slotAddress}), {@code payloadLength} bytes of the
-     * application's registered memory at native address {@code payloadAddress} (which is
-     * {@code payloadSource} from index {@code payloadIndex}), and the rest of the datagram (the
-     * trailer), which follows the header in the slot. A layer that sends in place
-     * ({@link SocketLayer#sendsInPlace()}) sends the three pieces from where they are, so both the
-     * slot and the payload must keep their bytes until this socket's next {@link #flush}; by
-     * default the datagram is assembled in the slot (the trailer moved after the payload copied in)
-     * and queued as by {@link #writeInPlace}.
-     *
-     * @return false if the datagram could not be queued (it is lost; the engine recovers)
-     */
-    default boolean writeGathered(ByteBuffer slot, long slotAddress, int headerLength, long payloadAddress,
-            int payloadLength, ByteBuffer payloadSource, int payloadIndex, int length, InetSocketAddress to,
-            int ecn) {
-        int trailerLength = length - headerLength - payloadLength;
-        for (int k = trailerLength - 1; k >= 0; k--) {
-            slot.put(headerLength + payloadLength + k, slot.get(headerLength + k));
-        }
-        slot.put(headerLength, payloadSource, payloadIndex, payloadLength);
-        return writeInPlace(slot, slotAddress, length, to, ecn);
-    }
-
-    /**
      * Hands everything queued by {@link #write} to the kernel.
      *
      * @return how many queued datagrams the kernel refused (a full send buffer): lost, to be

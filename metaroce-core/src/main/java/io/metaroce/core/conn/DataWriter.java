@@ -13,7 +13,6 @@ import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
@@ -537,14 +536,7 @@ final class DataWriter {
         }
         long psn = path.scoreboard.nextPathSequence();
         p.pathSequence = psn;
-        MemorySegment memory;
-        if (payload != null && out.gatherPayload && length > 0 && (memory = source.segment()).isNative()) {
-            // The driver sends the payload from the region itself: no copy into its buffer.
-            emitter.emitAroundPayload(out, p, codec, path, payload, payloadIndex, memory.address() + payloadIndex,
-                    nowNanos);
-        } else {
-            emitter.emit(out, p, codec, path, 2, payload, payloadIndex, nowNanos);
-        }
+        emitter.emit(out, p, codec, path, 2, payload, payloadIndex, nowNanos);
         path.scoreboard.onSent(csn, out.length, nowNanos);
         packets.sent(csn, nowNanos);
         congestion.onPacketSent(path.id, out.length, nowNanos);

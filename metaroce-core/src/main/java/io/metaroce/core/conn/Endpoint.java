@@ -334,7 +334,6 @@ public final class Endpoint {
      * it goes. Call until it returns false after every input.
      */
     public boolean pollTransmit(long nowNanos, Transmit out) {
-        out.payloadLength = 0; // whole in out.buffer unless a DATA packet's encoding says otherwise
         if (challengeCount > 0) {
             writeChallenge(out);
             stats.datagramsSent++;

@@ -3,7 +3,6 @@ package io.metaroce.core.conn;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
-import io.metaroce.core.wire.WireConstants;
 import java.nio.ByteBuffer;
 
 /**
@@ -64,27 +63,6 @@ final class PacketEmitter {
     boolean emit(Transmit out, Packet p, PacketCodec codec, Path path, int ecn, ByteBuffer payload, int payloadIndex,
             long nowNanos) {
         out.length = codec.encode(p, out.buffer, 0, payload, payloadIndex);
-        out.payloadLength = 0;
-        return sent(out, path, ecn, nowNanos);
-    }
-
-    /**
-     * Encodes the DATA packet {@code p} into {@code out} with its payload left in the registered
-     * memory it is sent from ({@link Transmit#gatherPayload}): {@code payload} from
-     * {@code payloadIndex}, at native address {@code payloadAddress}. Always returns true.
-     */
-    boolean emitAroundPayload(Transmit out, Packet p, PacketCodec codec, Path path, ByteBuffer payload,
-            int payloadIndex, long payloadAddress, long nowNanos) {
-        out.length = codec.encodeAroundPayload(p, out.buffer, 0, payload, payloadIndex);
-        out.payloadLength = p.payloadLength;
-        out.headerLength = WireConstants.DATA_HEADER_BYTES;
-        out.payloadAddress = payloadAddress;
-        out.payloadSource = payload;
-        out.payloadIndex = payloadIndex;
-        return sent(out, path, 2, nowNanos);
-    }
-
-    private boolean sent(Transmit out, Path path, int ecn, long nowNanos) {
         out.localSocket = path.localSocket;
         out.remoteAddress = path.remoteAddress;
         out.pathId = path.id;

@@ -54,11 +54,6 @@ public final class PacketCodec {
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final CRC32C crc = new CRC32C();
-    /** Payload sources {@link #encodeAroundPayload} has checksummed lately, and a private duplicate of each. */
-    private static final int CHECKSUM_VIEWS = 4;
-    private final ByteBuffer[] checksumSources = new ByteBuffer[CHECKSUM_VIEWS];
-    private final ByteBuffer[] checksumViews = new ByteBuffer[CHECKSUM_VIEWS];
-    private int nextChecksumView;
     /**
      * The header of the packet being encoded or decoded, big-endian as on the wire: fields are
      * written here and go to the datagram in one bulk put, or come from it in one bulk get, so a
@@ -487,92 +482,7 @@ public final class PacketCodec {
             }
         }
         swap = dst.order() != ByteOrder.BIG_ENDIAN;
-        fillHeader(p, type);
-        // The header goes out in one bulk put (see decode), then the payload.
-        int headerLength = type == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
-                : length - WireConstants.CHECKSUM_BYTES;
-        dst.put(offset, header, 0, headerLength);
-        if (payloadLength > 0) {
-            dst.put(offset + WireConstants.DATA_HEADER_BYTES, payloadSource, payloadSourceIndex, payloadLength);
-        }
-        int end = offset + length - WireConstants.CHECKSUM_BYTES;
-        putInt(dst, end, checksum(dst, offset, end));
-        return length;
-    }
 
-    /**
-     * Encodes the DATA packet {@code p} as {@link #encode} would, but without copying its payload:
-     * writes the header at {@code dst[offset, offset + DATA_HEADER_BYTES)} and the CRC32C trailer
-     * right after it, the trailer computed over the header and {@code p.payloadLength} bytes of
-     * {@code payloadSource} from {@code payloadSourceIndex} ([SPEC-WIRE-9] unchanged: the checksum
-     * still covers every byte before it on the wire). The datagram on the wire is the header, then
-     * the payload as it is in {@code payloadSource}, then the trailer: a driver gathers the three
-     * ({@code sendmsg} with iovecs), so the payload is copied once, by the kernel.
-     *
-     * <p>{@code payloadSource} is read with absolute gets and its position and limit are left alone
-     * (it may be a view shared with other threads): the checksum reads it through a private
-     * duplicate, made the first time a source is seen and kept for the last
-     * {@value #CHECKSUM_VIEWS} sources (an application that sends from more regions than that in
-     * turn makes one small object per packet).
-     *
-     * @return the datagram length on the wire (header, payload and trailer)
-     * @throws IllegalArgumentException if {@code p} is not a DATA packet with a payload, {@code dst}
-     *     is read-only or too small for the header and trailer, or the payload source is too small
-     */
-    public int encodeAroundPayload(Packet p, ByteBuffer dst, int offset, ByteBuffer payloadSource,
-            int payloadSourceIndex) {
-        int payloadLength = p.payloadLength;
-        if (p.type != PacketType.DATA || payloadLength <= 0) {
-            throw new IllegalArgumentException("only a DATA packet with a payload leaves its payload in place, not "
-                    + PacketType.name(p.type) + " with payloadLength " + payloadLength);
-        }
-        int headerLength = WireConstants.DATA_HEADER_BYTES;
-        if (dst.isReadOnly()) {
-            throw new IllegalArgumentException("destination buffer is read-only");
-        }
-        if (offset < 0 || offset > dst.limit() - WireConstants.DATA_OVERHEAD_BYTES) {
-            throw new IllegalArgumentException("destination buffer too small: the DATA header and trailer need "
-                    + WireConstants.DATA_OVERHEAD_BYTES + " bytes at offset " + offset + " but limit is " + dst.limit());
-        }
-        if (payloadSourceIndex < 0 || payloadSourceIndex > payloadSource.limit() - payloadLength) {
-            throw new IllegalArgumentException("payload source too small: need " + payloadLength
-                    + " bytes at index " + payloadSourceIndex + " but limit is " + payloadSource.limit());
-        }
-        swap = dst.order() != ByteOrder.BIG_ENDIAN;
-        fillHeader(p, PacketType.DATA);
-        dst.put(offset, header, 0, headerLength);
-        CRC32C c = crc;
-        c.reset();
-        c.update(header, 0, headerLength);
-        if (payloadSource.hasArray()) {
-            c.update(payloadSource.array(), payloadSource.arrayOffset() + payloadSourceIndex, payloadLength);
-        } else {
-            ByteBuffer view = checksumView(payloadSource);
-            view.limit(payloadSourceIndex + payloadLength);
-            view.position(payloadSourceIndex);
-            c.update(view);
-        }
-        putInt(dst, offset + headerLength, (int) c.getValue());
-        return headerLength + payloadLength + WireConstants.CHECKSUM_BYTES;
-    }
-
-    /** A duplicate of {@code source} this codec alone moves the position and limit of. */
-    private ByteBuffer checksumView(ByteBuffer source) {
-        ByteBuffer[] sources = checksumSources;
-        for (int i = 0; i < CHECKSUM_VIEWS; i++) {
-            if (sources[i] == source) {
-                return checksumViews[i];
-            }
-        }
-        int i = nextChecksumView;
-        nextChecksumView = (i + 1) % CHECKSUM_VIEWS;
-        sources[i] = source;
-        checksumViews[i] = source.duplicate();
-        return checksumViews[i];
-    }
-
-    /** Fills {@link #header} with the fields of {@code p} that a packet of {@code type} carries (big-endian). */
-    private void fillHeader(Packet p, int type) {
         byte[] h = header;
         h[OFF_VERSION] = (byte) WireConstants.VERSION;
         h[OFF_TYPE] = (byte) type;
@@ -665,6 +575,16 @@ public final class PacketCodec {
                 putLong(h, 40, p.timestampNanos);
             }
         }
+        // The header goes out in one bulk put (see decode), then the payload.
+        int headerLength = type == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
+                : length - WireConstants.CHECKSUM_BYTES;
+        dst.put(offset, h, 0, headerLength);
+        if (payloadLength > 0) {
+            dst.put(offset + WireConstants.DATA_HEADER_BYTES, payloadSource, payloadSourceIndex, payloadLength);
+        }
+        int end = offset + length - WireConstants.CHECKSUM_BYTES;
+        putInt(dst, end, checksum(dst, offset, end));
+        return length;
     }
 
     /**

@@ -242,65 +242,6 @@ class PacketCodecTest {
         }
     }
 
-    /**
-     * A DATA packet encoded around its payload (header and trailer in the buffer, the payload left
-     * in its source) is, once the three pieces are put together as a driver gathers them, byte for
-     * byte what {@link PacketCodec#encode} writes, for payload sources of every kind, several
-     * sources in turn (more than the codec keeps private views of), and any payload position; the
-     * shared source's position and limit are left alone.
-     */
-    @Test
-    void aDataPacketEncodedAroundItsPayloadIsTheSameDatagramOnceGathered() {
-        long seed = 0x5EED_0009L;
-        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-        ByteBuffer[] sources = new ByteBuffer[6];
-        for (int s = 0; s < sources.length; s++) {
-            sources[s] = switch (s % 3) {
-                case 0 -> ByteBuffer.allocateDirect(5000);
-                case 1 -> ByteBuffer.allocate(5000);
-                default -> ByteBuffer.allocateDirect(5000).asReadOnlyBuffer();
-            };
-            if (!sources[s].isReadOnly()) {
-                for (int i = 0; i < 5000; i++) {
-                    sources[s].put(i, (byte) random.nextInt());
-                }
-            }
-        }
-        ByteBuffer whole = ByteBuffer.allocateDirect(5000);
-        ByteBuffer around = ByteBuffer.allocateDirect(200);
-        for (int round = 0; round < 300; round++) {
-            String where = "seed " + seed + " round " + round;
-            ByteBuffer source = sources[random.nextInt(sources.length)];
-            Packet p = sample(PacketType.DATA);
-            p.payloadLength = 1 + random.nextInt(4000);
-            p.connectionSequence = random.nextLong();
-            int index = random.nextInt(4999 - p.payloadLength + 1);
-            source.position(3).limit(4999);
-            int length = codec.encode(p, whole, 0, source, index);
-            int aroundLength = codec.encodeAroundPayload(p, around, 0, source, index);
-            assertThat(aroundLength).as(where).isEqualTo(length);
-            assertThat(source.position()).as(where).isEqualTo(3);
-            assertThat(source.limit()).as(where).isEqualTo(4999);
-            source.clear();
-            byte[] gathered = new byte[length];
-            int header = WireConstants.DATA_HEADER_BYTES;
-            around.get(0, gathered, 0, header);
-            source.get(index, gathered, header, p.payloadLength);
-            around.get(header, gathered, header + p.payloadLength, WireConstants.CHECKSUM_BYTES);
-            byte[] expected = new byte[length];
-            whole.get(0, expected);
-            assertThat(gathered).as(where).isEqualTo(expected);
-        }
-        Packet ack = sample(PacketType.ACK);
-        assertThatThrownBy(() -> codec.encodeAroundPayload(ack, around, 0, sources[0], 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only a DATA packet");
-        Packet data = sample(PacketType.DATA);
-        assertThatThrownBy(() -> codec.encodeAroundPayload(data, around, 150, sources[0], 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too small");
-        assertThatThrownBy(() -> codec.encodeAroundPayload(data, around, 0, sources[0], 4990))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload source too small");
-    }
-
     @Test
     void encodedLengthsMatchTheConstants() {
         assertThat(PacketCodec.encodedLength(PacketType.DATA, 0)).isEqualTo(108);

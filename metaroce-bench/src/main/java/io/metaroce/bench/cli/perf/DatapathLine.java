@@ -13,18 +13,12 @@ final class DatapathLine {
     private DatapathLine() {
     }
 
-    /**
-     * For example {@code client datapath: sent 1,200 datagrams in 50 calls (24.0 a call; GSO 48 sends of 25.0;
-     * 1,150 payloads sent from the region), ...}: the last count is of DATA payloads the Linux layer sent
-     * straight from the registered memory (gathered, not copied into a send slot).
-     */
+    /** For example {@code client datapath: sent 1,200 datagrams in 50 calls (24.0 a call; GSO 48 sends of 25.0), ...}. */
     static String of(String who, UdpEndpointStats s) {
         return String.format(Locale.ROOT, "%s datapath: sent %,d datagrams in %,d calls (%.1f a call; GSO %,d sends"
-                + " of %.1f; %,d payloads sent from the region), received %,d in %,d calls (%.1f a call; GRO %,d"
-                + " buffers of %.1f)", who,
+                + " of %.1f), received %,d in %,d calls (%.1f a call; GRO %,d buffers of %.1f)", who,
                 s.datagramsSent(), s.sendCalls(), per(s.datagramsSent(), s.sendCalls()), s.offloadSends(),
-                per(s.offloadDatagrams(), s.offloadSends()), s.gatheredDatagrams(), s.datagramsReceived(),
-                s.receiveCalls(),
+                per(s.offloadDatagrams(), s.offloadSends()), s.datagramsReceived(), s.receiveCalls(),
                 per(s.datagramsReceived(), s.receiveCalls()), s.offloadReceives(),
                 per(s.offloadReceivedDatagrams(), s.offloadReceives()));
     }

@@ -314,7 +314,7 @@ public record EngineConfig(
                 0L, // receiveCapacityBytesPerSecond: allocator off
                 100_000L, // fairSharePeriodNanos: 100 us
                 125, // aimdPacingGainPercent: 1.25 windows per RTT
-                64L << 10, // pacingBurstBytes: 64 KiB (one GSO send); a late wake-up catches up that much
+                56L << 10, // pacingBurstBytes: 56 KiB; a late wake-up catches up that much, one GSO send with the datagram past it
                 false, // aimdLossCutScaledByAlpha: a loss halves the window (a fabric may drop without marking)
                 500_000L, // aimdDelayThresholdNanos: 500 us of queueing counts as a mark where ECN is unreadable
                 100, // aimdSharedMarkCutPercent: every mark cuts in full, as DCTCP

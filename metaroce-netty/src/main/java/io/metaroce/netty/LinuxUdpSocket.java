@@ -74,8 +74,13 @@ final class LinuxUdpSocket implements UdpSocket {
     static final int GRO_SLOT_BYTES = 65_536;
     /** The kernel's limit on segments in one GSO send ({@code UDP_MAX_SEGMENTS}). */
     static final int MAX_GSO_SEGMENTS = 64;
-    /** Bytes of UDP payload one GSO send may carry: it travels as one IP datagram until segmented. */
-    static final int MAX_GSO_BYTES = 65_000;
+    /**
+     * Bytes of UDP payload one GSO send may carry: it travels as one IP datagram until segmented,
+     * so the kernel's limit is 65,535 less the IPv4 and UDP headers. A pacing burst of the
+     * default 56 KiB ({@code EngineConfig.pacingBurstBytes}) and the datagram past it fit in one
+     * for datagrams of up to 8,163 bytes.
+     */
+    static final int MAX_GSO_BYTES = 65_535 - 20 - 8;
 
     private final int fd;
     private final FileDescriptor descriptor;

@@ -1205,7 +1205,7 @@ class AimdControllerTest {
         assertThat(cut).isEqualTo(2 * INITIAL);
         sendAndAck(cc, 0, cut);
         assertThat(cc.windowBytes(0)).as("then one datagram per window").isEqualTo(cut + D);
-        assertThat(CONFIG.toBuilder().aimdSlowStart(true).pacingBurstBytes(64 << 10)
+        assertThat(CONFIG.toBuilder().aimdSlowStart(true).pacingBurstBytes(56 << 10)
                 .build()).isEqualTo(EngineConfig.defaults());
         assertThat(EngineConfig.defaults().aimdSlowStart()).isTrue();
     }

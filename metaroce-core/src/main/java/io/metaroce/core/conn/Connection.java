@@ -554,6 +554,13 @@ public final class Connection implements ScoreboardListener {
         if (state == ConnectionState.CLOSED) {
             return;
         }
+        if (state != ConnectionState.CONNECTING && nowNanos - lastReceiveNanos >= config.idleTimeoutNanos()) {
+            // The idle deadline passed before this packet came: the connection has ended
+            // [SPEC-STATE-8] whether or not the driver ran its timer first, so a late wake-up
+            // that hands in a datagram before the timer cannot revive it.
+            finish(CloseReason.IDLE_TIMEOUT, CompletionStatus.PEER_UNREACHABLE);
+            return;
+        }
         lastReceiveNanos = nowNanos;
         switch (p.type) {
             case PacketType.DATA, PacketType.READ_REQUEST -> onReliable(nowNanos, p, datagram, localSocket, remoteAddress, ecn);
@@ -1176,7 +1183,7 @@ public final class Connection implements ScoreboardListener {
         for (int i = 0; i < paths.count() && !paths.allOpenActive(); i++) {
             Path path = paths.get(i);
             if (path != null && health.probeDue(path, nowNanos)) {
-                controlWriter.writeProbeOn(path, nowNanos, out, p, codec);
+                controlWriter.writeProbeOn(path, nowNanos, out, p, codec, path.state != PathState.FAILED);
                 health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
                 reportPathStates(nowNanos);
                 return true;

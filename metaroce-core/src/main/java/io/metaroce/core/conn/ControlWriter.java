@@ -1,7 +1,6 @@
 package io.metaroce.core.conn;
 
 import io.metaroce.core.EngineConfig;
-import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.Transmit;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
@@ -125,22 +124,21 @@ final class ControlWriter {
         if (path == null) {
             return false;
         }
-        return writeProbeOn(path, nowNanos, out, p, codec);
+        return writeProbeOn(path, nowNanos, out, p, codec, true);
     }
 
     /**
-     * A PATH_PROBE on {@code path}, with the next probe id ({@link #lastProbeId()}). A probe on a
-     * path out of service does not count as sending for the keep-alive [SPEC-STATE-9]: it tells
-     * nothing of whether the peer is reachable, and counted it would keep a connection whose paths
-     * in service fell idle from sending its keep-alive until the idle timeout ended it.
+     * A PATH_PROBE on {@code path}, with the next probe id ({@link #lastProbeId()}).
+     * {@code countsAsSending} is false for a health probe on a FAILED path [SPEC-STATE-9]: it
+     * tells nothing of whether the peer hears us, and counted it would keep a connection whose
+     * paths in service fell idle from sending its keep-alive until the idle timeout ended it.
      */
-    boolean writeProbeOn(Path path, long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+    boolean writeProbeOn(Path path, long nowNanos, Transmit out, Packet p, PacketCodec codec, boolean countsAsSending) {
         emitter.header(p, PacketType.PATH_PROBE, path.id);
         p.probeId = ++probeSequence;
         p.timestampNanos = nowNanos;
         stats.probesSent++;
-        long sendNanos = PathState.inService(path.state) ? nowNanos : emitter.lastSendNanos();
-        return emitter.emit(out, p, codec, path, 0, null, 0, sendNanos);
+        return emitter.emit(out, p, codec, path, 0, null, 0, countsAsSending ? nowNanos : emitter.lastSendNanos());
     }
 
     /** Id of the last PATH_PROBE written (0: none). */

@@ -239,12 +239,9 @@ final class Sender {
     }
 
     /**
-     * {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}. The controller gets an RTT
-     * sample (its time from sending to this acknowledgement, the peer's ACK delay included, since
-     * that is how long the window waits for it) only with the transmission whose send time the ACK
-     * echoes [SPEC-CC-19]: any other transmission the ACK covers may have been acknowledged late because
-     * earlier ACKs were lost, and its send-to-acknowledgement time would count that wait as
-     * queueing (slowing pacing and, without ECN, reading as congestion).
+     * {@link ScoreboardListener#onTransmissionAcked}, at {@code nowNanos}: one transmission, as
+     * {@link #onTransmissionsAcked} handles each of a run. The scoreboard reports runs, so this is
+     * reached only through a listener's per-transmission expansion of a run.
      */
     void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
         Path path = paths.get(pathId);
@@ -273,7 +270,15 @@ final class Sender {
         return latestSent;
     }
 
-    /** One transmission acknowledged; returns the path's loss average {@code lossFraction} after it. */
+    /**
+     * One transmission acknowledged; returns the path's loss average {@code lossFraction} after it.
+     * The controller gets an RTT sample (its time from sending to this acknowledgement, the peer's
+     * ACK delay included, since that is how long the window waits for it) only with the
+     * transmission whose send time the ACK echoes [SPEC-CC-19]: any other transmission the ACK
+     * covers may have been acknowledged late because earlier ACKs were lost, and its
+     * send-to-acknowledgement time would count that wait as queueing (slowing pacing and, without
+     * ECN, reading as congestion).
+     */
     private double acked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint,
             double lossFraction) {
         boolean outstanding = packets.transmissionResolvedOutstanding(csn);

@@ -4,7 +4,9 @@ package io.metaroce.core.wire;
  * One decoded (or to-be-encoded) MetaRoCE packet: the union of every packet type's fields.
  *
  * <p>A single instance is reused for every packet on a thread, so decoding and encoding allocate
- * nothing. Fields that a type does not carry are ignored on encode and left untouched on decode.
+ * nothing. Fields that a type does not carry are ignored on encode and zeroed on decode, so
+ * nothing of an earlier packet shows through (a DATA decode zeroes only the fields DATA does not
+ * carry, {@link #clearOutsideData}, and writes the rest).
  * Field meanings and sizes are normative in {@code docs/spec.md} section "Packets". The payload of
  * a DATA packet is never copied by the decoder: {@link #payloadOffset} and {@link #payloadLength}
  * point into the buffer that was decoded.

@@ -16,6 +16,7 @@ import io.metaroce.core.memory.MemoryRegion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -268,6 +269,44 @@ class ConnectionLifecycleTest {
     // =====================================================================================
     // Idle timeout and keep-alive
     // =====================================================================================
+
+    /**
+     * [SPEC-STATE-8]: a datagram handed in after the idle deadline, before the driver ran its
+     * timer (a late wake-up), ends the connection instead of reviving it.
+     */
+    @Test
+    void aDatagramArrivingAfterTheIdleDeadlineEndsTheConnectionInsteadOfRevivingIt() {
+        long idle = 10_000_000L;
+        EngineConfig clientConfig = EngineConfig.builder().keepAliveNanos(0).idleTimeoutNanos(idle).build();
+        // The server's keep-alive is the datagram the test holds back and hands in late.
+        EngineConfig serverConfig = EngineConfig.builder().keepAliveNanos(idle / 2).idleTimeoutNanos(100 * idle).build();
+        ByteBuffer[] held = {null};
+        boolean[] holding = {false};
+        Pair p = Pair.create(302, 1, NetworkConditions.perfect(), clientConfig, serverConfig)
+                .lossModel((fromClient, pathId, datagram, length, now) -> {
+                    if (!holding[0] || fromClient || held[0] != null) {
+                        return false;
+                    }
+                    ByteBuffer copy = ByteBuffer.allocate(length);
+                    for (int i = 0; i < length; i++) {
+                        copy.put(i, datagram.get(i));
+                    }
+                    held[0] = copy;
+                    return true;
+                });
+        p.connect();
+        holding[0] = true;
+        p.advance(idle * 3 / 4);
+        assertThat(held[0]).as("the server's keep-alive was held back").isNotNull();
+        Connection c = p.clientConnection();
+        assertThat(c.state()).isEqualTo(ConnectionState.ESTABLISHED);
+
+        long late = p.now() + idle;
+        p.client().handleDatagram(late, held[0], 0, held[0].limit(), 0, Pair.SERVER_ADDRESS, 0);
+        assertThat(c.state()).as("ended by the datagram that came after the idle deadline")
+                .isEqualTo(ConnectionState.CLOSED);
+        assertThat(c.closeReason()).isEqualTo(CloseReason.IDLE_TIMEOUT);
+    }
 
     @Test
     void idleConnectionWithoutKeepAliveClosesWithIdleTimeoutOnBothSides() {

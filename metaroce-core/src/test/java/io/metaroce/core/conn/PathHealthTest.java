@@ -528,7 +528,7 @@ class PathHealthTest {
         for (int i = 1; i < probingFrom.size(); i++) {
             long gap = probingFrom.get(i) - probingFrom.get(i - 1);
             assertThat(gap).as("probe %d came at least its doubled interval after the one before (%s)", i, where)
-                    .isGreaterThanOrEqualTo(interval << i);
+                    .isGreaterThanOrEqualTo(Math.min(interval << i, config.pathProbeMaxIntervalNanos()));
         }
         assertThat(traffic.failed).as(where).isZero();
         assertThat(pair.clientConnection().state()).as(where).isEqualTo(ConnectionState.ESTABLISHED);

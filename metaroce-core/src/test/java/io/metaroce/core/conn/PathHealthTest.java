@@ -479,6 +479,27 @@ class PathHealthTest {
     }
 
     /**
+     * A fixed-window pair with {@code paths} paths and steady traffic: 5 ms of it, then
+     * {@code blackHoled} loses everything both ways for good while the traffic goes on for
+     * {@code holeNanos}.
+     */
+    private static Traffic blackHoleAfterWarmUp(long seed, int paths, int blackHoled, EngineConfig clientConfig,
+            EngineConfig serverConfig, Events events, long holeNanos) {
+        long[] holeFrom = {Long.MAX_VALUE};
+        Pair pair = Pair.create(seed, paths, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), clientConfig,
+                        serverConfig, FixedWindowController::new, FixedWindowController::new)
+                .onClientEvents(events)
+                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == blackHoled && now >= holeFrom[0]);
+        events.pair = pair;
+        pair.connect();
+        Traffic traffic = new Traffic(pair, seed);
+        traffic.runUntil(pair.now() + 5 * MS);
+        holeFrom[0] = pair.now();
+        traffic.runUntil(holeFrom[0] + holeNanos);
+        return traffic;
+    }
+
+    /**
      * [SPEC-PATH-12]: while the other paths deliver, a PROBING path's probe waits only until it is
      * overdue, not the path's whole RTO (here 20 ms, twenty times the probe interval), and two
      * probes are still never closer than the probe interval, which doubles from one to the next.
@@ -490,17 +511,8 @@ class PathHealthTest {
         String where = "seed " + seed + ", black hole on path " + blackHoled;
         EngineConfig config = EngineConfig.builder().minRtoNanos(20 * MS).build();
         Events events = new Events();
-        long[] holeFrom = {Long.MAX_VALUE};
-        Pair pair = Pair.create(seed, 4, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
-                        FixedWindowController::new, FixedWindowController::new)
-                .onClientEvents(events)
-                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == blackHoled && now >= holeFrom[0]);
-        events.pair = pair;
-        pair.connect();
-        Traffic traffic = new Traffic(pair, seed);
-        traffic.runUntil(pair.now() + 5 * MS);
-        holeFrom[0] = pair.now();
-        traffic.runUntil(holeFrom[0] + 200 * MS);
+        Traffic traffic = blackHoleAfterWarmUp(seed, 4, blackHoled, config, config, events, 200 * MS);
+        Pair pair = traffic.pair;
 
         List<Long> probingFrom = new ArrayList<>();
         List<Long> waits = new ArrayList<>();
@@ -552,17 +564,8 @@ class PathHealthTest {
         // The peer sends no keep-alive of its own, so only the client's keep the connection alive.
         EngineConfig peerConfig = config.toBuilder().keepAliveNanos(0).idleTimeoutNanos(10_000 * MS).build();
         Events events = new Events();
-        long[] holeFrom = {Long.MAX_VALUE};
-        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect().withDelay(10_000, 2_000, 5_000), config,
-                        peerConfig, FixedWindowController::new, FixedWindowController::new)
-                .onClientEvents(events)
-                .lossModel((fromClient, pathId, datagram, length, now) -> pathId == blackHoled && now >= holeFrom[0]);
-        events.pair = pair;
-        pair.connect();
-        Traffic traffic = new Traffic(pair, seed);
-        traffic.runUntil(pair.now() + 5 * MS);
-        holeFrom[0] = pair.now();
-        traffic.runUntil(holeFrom[0] + 20 * MS);
+        Traffic traffic = blackHoleAfterWarmUp(seed, 2, blackHoled, config, peerConfig, events, 20 * MS);
+        Pair pair = traffic.pair;
         pair.driveUntil(traffic::idle, 20 * MS, "traffic drains, " + where);
         Connection c = pair.clientConnection();
         assertThat(c.pathState(blackHoled)).as("the black-holed path is out of service (%s)", where)

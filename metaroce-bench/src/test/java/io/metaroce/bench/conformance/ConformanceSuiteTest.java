@@ -315,6 +315,27 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void probingAPathTwiceAsOftenFailsTheProbeIntervalCaseAtTheSuitesDefaultMinimumRto() {
+        // At the default 20 ms minimum RTO the late-read allowance alone would leave no bound on a single gap
+        // ([SPEC-CONF-15]): the bound of half the minimum RTO is what catches a probe sent twice.
+        long minRto = SuiteOptions.DEFAULT_MIN_RTO_MILLIS;
+        try (ConformanceResponder fast = ConformanceResponder.start(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ResponderContract.CAPACITY_BYTES_PER_SECOND,
+                TimeUnit.MILLISECONDS.toNanos(minRto), Datapath.AUTO);
+                FaultyRelay relay = new FaultyRelay(fast.localAddress(), FaultyRelay.Fault.PROBES_DOUBLED)) {
+            SuiteOptions o = options(relay.address(), List.of("path.probe-interval"));
+            SuiteOptions atDefault = new SuiteOptions(o.target(), o.waitMillis(), o.quietMillis(),
+                    o.capacityBytesPerSecond(), false, o.cases(), o.seed(), minRto, o.maxAckDelayMicros(),
+                    o.keepAliveMillis(), o.idleTimeoutMillis());
+            List<CaseResult> results = ConformanceSuite.run(atDefault, x -> { });
+            assertThat(results).hasSize(1);
+            CaseResult r = results.getFirst();
+            assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.FAIL);
+            assertThat(r.detail()).as(r.line()).contains("[SPEC-PATH-12]");
+        }
+    }
+
+    @Test
     void aResponderWithoutKeepAliveThatEndsIdleConnectionsEarlyFailsTheIdleCases() {
         // Faulty responder options: no keep-alive, and a 600 ms idle timeout; its operator claims the contract's.
         try (ConformanceResponder sleepy = ConformanceResponder.start(

@@ -190,6 +190,8 @@ final class ClientCases {
         // The suite's SEND over both paths: each path is acknowledged on its own, in its own PSN space, each ACK
         // from its path's port (Scenarios.checkAck judges the socket of an ACK by the port it came from).
         byte[] both = Scenarios.bytes(6 * server.payloadSize() - 5, 129);
+        // Counted before the SEND leaves: its echo may arrive before the last of its ACKs.
+        int echoes = server.echoes().size() + 1;
         List<Segment> segs = server.send(ResponderContract.ECHO_STREAM, both);
         Sent[] lastOn = new Sent[2];
         for (int i = 0; i < segs.size(); i++) {
@@ -197,7 +199,6 @@ final class ClientCases {
         }
         Scenarios.awaitAckOf(server, 0, lastOn[0].pathSequence());
         Scenarios.awaitAckOf(server, 1, lastOn[1].pathSequence());
-        int echoes = server.echoes().size() + 1;
         boolean echoed = server.await(() -> server.echoes().size() >= echoes);
         Checks.check(echoed, "a SEND over both paths of the IUT's client connection was not echoed within %d ms"
                 + " [SPEC-CONF-2]", c.options().waitMillis());

@@ -82,12 +82,13 @@ final class PathCases {
         for (int attempt = 0; attempt < WARM_UP_ECHOES; attempt++) {
             // A SEND over both paths binds each at the responder ([SPEC-PATH-1]) and gives both RTT samples.
             byte[] warm = Scenarios.bytes(4 * s.payloadSize(), 111 + 1_000L * attempt);
+            // Counted before the SEND leaves, so that an echo quicker than this thread cannot be missed.
+            int expected = s.echoes().size() + 1;
             List<Segment> segs = s.send(ECHO, warm);
             int mark = s.mark();
             for (int i = 0; i < segs.size(); i++) {
                 s.send(segs.get(i), i % 2);
             }
-            int expected = s.echoes().size() + 1;
             boolean echoed = s.await(() -> s.echoes().size() >= expected);
             Checks.check(echoed, "a SEND over two paths was not echoed within %d ms [SPEC-CONF-2]",
                     c.options().waitMillis());

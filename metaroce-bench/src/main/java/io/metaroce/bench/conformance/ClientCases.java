@@ -64,19 +64,37 @@ final class ClientCases {
         }
     }
 
-    private static void handshake(CaseContext c) {
+    /** A connect command under way: the control session that gave it, the suite's server, the IUT's first CONNECT. */
+    private record Connecting(WireSession control, WireSession server, int replies, Received first) {
+    }
+
+    /**
+     * Tells the IUT on its control stream to connect with {@code paths} paths to a server socket of
+     * the suite ([SPEC-CONF-9]) and waits for its first CONNECT, checked, whose port the server
+     * answers from then on.
+     */
+    private static Connecting commandConnect(CaseContext c, int paths) {
         WireSession control = c.connect(1);
-        WireSession server = c.openServer();
+        WireSession server = c.openServer(paths);
         InetSocketAddress listen = new InetSocketAddress(suiteAddress(c.options().target()),
                 server.peer().localPorts()[0]);
-        int replies = Commands.sendConnectTo(control, listen, 1);
+        int replies = Commands.sendConnectTo(control, listen, paths);
         // Only the server socket is read until the CONNECTs are in: a datagram left waiting in a socket while the
-        // suite reads another would be stamped late, and the intervals judged below would shrink.
+        // suite reads another would be stamped late, and the intervals judged after would shrink.
         Received first = server.awaitType(0, PacketType.CONNECT);
         Checks.check(first != null, "no CONNECT reached the suite's %s within %d ms of the connect command"
                 + " [SPEC-CONF-9], [SPEC-CONN-4]", listen, c.options().waitMillis());
         server.peer().retarget(server.peer().lastSender());
-        checkConnect(first, null, 1);
+        checkConnect(first, null, paths);
+        return new Connecting(control, server, replies, first);
+    }
+
+    private static void handshake(CaseContext c) {
+        Connecting connecting = commandConnect(c, 1);
+        WireSession control = connecting.control();
+        WireSession server = connecting.server();
+        int replies = connecting.replies();
+        Received first = connecting.first();
         long clientId = first.packet().sourceConnectionId;
         boolean resent = server.await(() -> server.ofType(0, PacketType.CONNECT).size() >= UNANSWERED);
         List<Received> connects = server.ofType(0, PacketType.CONNECT);
@@ -137,16 +155,11 @@ final class ClientCases {
      * acknowledged per path, each ACK from its path's port.
      */
     private static void multipath(CaseContext c) {
-        WireSession control = c.connect(1);
-        WireSession server = c.openServer(2);
-        InetSocketAddress listen = new InetSocketAddress(suiteAddress(c.options().target()),
-                server.peer().localPorts()[0]);
-        int replies = Commands.sendConnectTo(control, listen, 2);
-        Received first = server.awaitType(0, PacketType.CONNECT);
-        Checks.check(first != null, "no CONNECT reached the suite's %s within %d ms of the connect command"
-                + " [SPEC-CONF-9], [SPEC-CONN-4]", listen, c.options().waitMillis());
-        server.peer().retarget(server.peer().lastSender());
-        checkConnect(first, null, 2);
+        Connecting connecting = commandConnect(c, 2);
+        WireSession control = connecting.control();
+        WireSession server = connecting.server();
+        int replies = connecting.replies();
+        Received first = connecting.first();
         byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
         new SplittableRandom(c.options().seed() ^ first.packet().sourceConnectionId).nextBytes(cookie);
         int mark = server.mark();

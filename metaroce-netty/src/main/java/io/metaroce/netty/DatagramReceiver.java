@@ -16,6 +16,15 @@ interface DatagramReceiver {
      */
     void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender, int ecn);
 
+    /**
+     * A system call has just read datagrams from the socket, and they follow ({@link #onDatagram}
+     * each) before the next such call: all of them were in the socket when it returned, so one
+     * clock reading serves them all. A layer that reads one datagram at a time need not call it;
+     * the receiver then reads the clock per datagram. By default nothing.
+     */
+    default void onReceiveCall(int socketId) {
+    }
+
     /** The layer has delivered a batch of datagrams (one read wake-up): a good moment to respond. */
     void onReadBatchComplete(int socketId);
 

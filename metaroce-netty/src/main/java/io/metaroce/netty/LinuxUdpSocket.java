@@ -211,6 +211,7 @@ final class LinuxUdpSocket implements UdpSocket {
             }
             receiveCalls++;
             messages += n;
+            receiver.onReceiveCall(socketId);
             // The receiver may drive the engine in the middle of a read, and what it completes may
             // close this socket (and free the batch): stop there.
             int datagrams = 0;

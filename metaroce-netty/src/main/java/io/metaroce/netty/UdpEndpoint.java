@@ -135,6 +135,13 @@ public final class UdpEndpoint implements AutoCloseable {
     private long datagramsReceived;
     /** Datagrams handed to the engine since the last drive. */
     private int receivedSinceDrive;
+    /**
+     * The engine's time of the datagrams of the socket layer's last receive call (read once per
+     * call, {@link DatagramReceiver#onReceiveCall}; moved up to a drive's time by a drive in the
+     * middle of the call's datagrams, so the engine's clock never goes back), or
+     * {@link Long#MIN_VALUE} for a layer that reports no calls: then the clock is read per datagram.
+     */
+    private long receiveCallNanos = Long.MIN_VALUE;
     private long datagramsSent;
     private long datagramsDropped;
     private long sendErrors;
@@ -160,6 +167,11 @@ public final class UdpEndpoint implements AutoCloseable {
         public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
                 int ecn) {
             UdpEndpoint.this.onDatagram(socketId, data, offset, length, sender, ecn);
+        }
+
+        @Override
+        public void onReceiveCall(int socketId) {
+            receiveCallNanos = now();
         }
 
         @Override
@@ -573,6 +585,9 @@ public final class UdpEndpoint implements AutoCloseable {
             collectingPosts = false;
         }
         long now = now();
+        if (receiveCallNanos != Long.MIN_VALUE) {
+            receiveCallNanos = now; // the rest of a call's datagrams, after a drive in its middle
+        }
         while (true) {
             if (slots != null) {
                 transmit.buffer = slots.current();
@@ -685,7 +700,8 @@ public final class UdpEndpoint implements AutoCloseable {
         if (socket < socketDatagramsReceived.length) {
             socketDatagramsReceived[socket]++;
         }
-        endpoint.handleDatagram(now(), data, offset, length, socket, sender, ecn);
+        long received = receiveCallNanos != Long.MIN_VALUE ? receiveCallNanos : now();
+        endpoint.handleDatagram(received, data, offset, length, socket, sender, ecn);
         if (++receivedSinceDrive >= DATAGRAMS_PER_DRIVE) {
             drive(); // the ACKs of a long read go out before its SACK window has moved past them
         }

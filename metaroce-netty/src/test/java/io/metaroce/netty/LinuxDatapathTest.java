@@ -384,6 +384,90 @@ class LinuxDatapathTest {
         }
     }
 
+    /**
+     * Each {@code recvmmsg} call that read datagrams is announced to the receiver once
+     * ({@link DatagramReceiver#onReceiveCall}), before the datagrams it read and after those of the
+     * call before: the endpoint reads its clock there, once for all of them, instead of once per
+     * datagram. Enough datagrams for several calls (several batches without GRO).
+     */
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(30)
+    void eachReadCallIsAnnouncedOnceBeforeTheDatagramsItRead(boolean gro) throws Exception {
+        EventLoopGroup group = LinuxSocketLayer.INSTANCE.newEventLoopGroup(1);
+        EventLoop loop = group.next();
+        int total = 3 * LinuxSocketLayer.BATCH + 7;
+        List<Integer> events = new ArrayList<>(); // -1 per announced call, else a datagram's sequence
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(total);
+        DatagramReceiver receiver = new DatagramReceiver() {
+            @Override
+            public void onReceiveCall(int socketId) {
+                events.add(-1);
+            }
+
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                events.add(data.getInt(offset));
+                done.countDown();
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+            }
+        };
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048, gro);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        UdpSocket[] sockets = new UdpSocket[2];
+        try {
+            sockets[0] = LinuxSocketLayer.INSTANCE.bind(loop, any, 1, options, receiver).get(5, TimeUnit.SECONDS);
+            sockets[1] = LinuxSocketLayer.INSTANCE.bind(loop, any, 2, options, receiver).get(5, TimeUnit.SECONDS);
+            // Sent in three rounds, each on a later turn of the loop: reads on several wake-ups.
+            for (int round = 0; round < 3; round++) {
+                int from = round * total / 3;
+                int to = (round + 1) * total / 3;
+                loop.submit(() -> {
+                    ByteBuffer buf = ByteBuffer.allocate(256);
+                    for (int i = from; i < to; i++) {
+                        buf.putInt(0, i);
+                        assertThat(sockets[0].write(buf, 120, sockets[1].localAddress(), 0)).isTrue();
+                    }
+                    return sockets[0].flush();
+                }).get(5, TimeUnit.SECONDS);
+            }
+            assertThat(done.await(5, TimeUnit.SECONDS)).as("all %d datagrams delivered", total).isTrue();
+            List<Integer> seen = loop.submit(() -> List.copyOf(events)).get(5, TimeUnit.SECONDS);
+            long calls = loop.submit(() -> sockets[1].receiveCalls()).get(5, TimeUnit.SECONDS);
+            assertThat(seen.getFirst()).as("a call announced before the first datagram").isEqualTo(-1);
+            assertThat(seen.stream().filter(e -> e == -1).count()).as("one announcement per call that read")
+                    .isEqualTo(calls);
+            for (int k = 0; k + 1 < seen.size(); k++) {
+                if (seen.get(k) == -1) {
+                    assertThat(seen.get(k + 1)).as("event %d: an announced call brought a datagram", k + 1)
+                            .isNotEqualTo(-1);
+                }
+            }
+            assertThat(seen.stream().filter(e -> e != -1).toList()).as("every datagram once, in order")
+                    .isEqualTo(java.util.stream.IntStream.range(0, total).boxed().toList());
+            if (!gro) {
+                assertThat(calls).as("more datagrams than one call reads").isGreaterThan(1);
+            }
+        } finally {
+            loop.submit(() -> {
+                for (UdpSocket s : sockets) {
+                    if (s != null) {
+                        s.close();
+                    }
+                }
+            }).get(5, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
     @Test
     @Timeout(30)
     void theTimerfdTimerFiresOnceAfterItsDelayTakesTheLastArmingAndStaysQuietWhenCancelled() throws Exception {

@@ -155,6 +155,31 @@ class PerfCommandTest {
         assertThat(number(text, "errors")).isPositive();
     }
 
+    /**
+     * With a sampled check the run says so in its result line and JSON, passes when nothing is
+     * wrong, and still fails on corrupted payloads: the messages checked in full catch them.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "write"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aSampledCheckIsNamedPassesCleanRunsAndStillCatchesCorruption(String op, @TempDir Path dir) throws Exception {
+        Path json = dir.resolve("perf.json");
+        CliRun run = CliRun.of("perf", "loopback", "--op", op, "--duration", "1", "--size", "4096", "--paths", "1",
+                "--depth", "8", "--full-check-every", "4", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        assertThat(run.out()).containsPattern("(?m)^result: [0-9,]+ messages, sampled check \\(every 4-th "
+                + "SEND/WRITE_WITH_IMM message of a stream byte for byte, the others by their first and last words\\): "
+                + "verified$");
+        assertThat(Files.readString(json)).contains("\"verified\": true", "\"full_check_every\": 4");
+
+        Path corrupted = dir.resolve("corrupted.json");
+        CliRun bad = CliRun.of("perf", "loopback", "--op", op, "--duration", "1", "--size", "4096", "--paths", "1",
+                "--depth", "8", "--full-check-every", "4", "--corrupt-every", "7", "--json", corrupted.toString());
+        assertThat(bad.exitCode()).as(bad.out() + bad.err()).isEqualTo(1);
+        assertThat(Files.readString(corrupted)).contains("\"verified\": false");
+    }
+
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aServerForeverServesOneRunAfterAnother() throws Exception {

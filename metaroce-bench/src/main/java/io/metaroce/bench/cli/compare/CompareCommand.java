@@ -1,6 +1,7 @@
 package io.metaroce.bench.cli.compare;
 
 import io.metaroce.bench.cli.perf.CongestionControlOption;
+import io.metaroce.bench.cli.perf.RunParams;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +42,13 @@ public final class CompareCommand implements Callable<Integer> {
     static final double DEFAULT_LATENCY_WARMUP_SECONDS = 10;
     /** Largest --size. */
     static final int MAX_SIZE = 1 << 20;
+    /**
+     * --full-check-every by default: the raw UDP blast never writes its payload and its receiver
+     * never reads it, while a MetaRoCE run that fills and checks every byte spends 9 to 13 % of each
+     * side's CPU on that (docs/benchmarks.md, "Send datapath round (session 10)"); a sampled check
+     * compares the transports, and the full-check run beside it keeps the application's cost in view.
+     */
+    static final int DEFAULT_FULL_CHECK_EVERY = 64;
 
     @Spec
     CommandSpec spec;
@@ -66,6 +74,14 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON.")
     Path jsonFile;
 
+    @Option(names = "--full-check-every", paramLabel = "N", defaultValue = "" + DEFAULT_FULL_CHECK_EVERY,
+            description = "How MetaRoCE's goodput runs check their messages (default ${DEFAULT-VALUE}): 1, every "
+                    + "byte of every message is filled by the sender and checked by the receiver; N > 1, a sampled "
+                    + "check like the raw UDP blast's untouched payload: every N-th message of a stream in full, the "
+                    + "others only by their first and last 8-byte words, and the best variant runs once more with "
+                    + "every byte checked (metaroce_full_check_gbps).")
+    int fullCheckEvery;
+
     @Mixin
     CongestionControlOption cc;
 
@@ -90,14 +106,20 @@ public final class CompareCommand implements Callable<Integer> {
         if (!(latencyWarmup >= 0) || latencyWarmup > 3600) {
             throw new ParameterException(spec.commandLine(), "--latency-warmup must be in [0, 3600] seconds");
         }
+        if (fullCheckEvery < 1 || fullCheckEvery > RunParams.MAX_FULL_CHECK_EVERY) {
+            throw new ParameterException(spec.commandLine(), "--full-check-every must be in [1, "
+                    + RunParams.MAX_FULL_CHECK_EVERY + "]");
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "metaroce compare: sizes %s, %.1f s per run after %.1f s warm-up (ping-pongs %.1f s),"
-                + " MetaRoCE cc %s, 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup, cc.value.label());
+                + " MetaRoCE cc %s, %s, 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup, cc.value.label(),
+                fullCheckEvery == 1 ? "every byte checked"
+                        : "sampled check (every " + fullCheckEvery + "th message in full; best variant again in full)");
         out.flush();
         Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
         Window latencyWindow = new Window((long) (latencyWarmup * 1e9), (long) (durationSeconds * 1e9));
         CompareResult result = new Comparison(chosen, window, latencyWindow, new SecureRandom().nextLong(), cc.value,
-                out).run();
+                fullCheckEvery, out).run();
         CompareTable.print(result, out);
         if (jsonFile != null) {
             Files.writeString(jsonFile, CompareJson.of(result), StandardCharsets.UTF_8);

@@ -7,7 +7,11 @@ import java.util.Map;
 
 /**
  * The JSON form of a {@link CompareResult}: an object per size keyed by the size in bytes, then
- * {@code latency_us}, then the run's settings and notes. Thread-safe (stateless).
+ * {@code latency_us}, then the run's settings and notes. {@code metaroce_gbps} and the ratios are
+ * with the variants' check ({@code metaroce_full_check_every}: 1 every byte, N every N-th message
+ * in full and the others by their ends); {@code metaroce_full_check_gbps} and
+ * {@code metaroce_full_check_over_raw_udp} are the best variant with every byte checked.
+ * Thread-safe (stateless).
  */
 final class CompareJson {
     private CompareJson() {
@@ -34,6 +38,8 @@ final class CompareJson {
             field(b, "aeron_gbps", s.aeronGbps());
             field(b, "aeron_best_gbps", s.aeronBestGbps());
             field(b, "metaroce_over_raw_udp", s.metaroceOverRawUdp());
+            field(b, "metaroce_full_check_gbps", s.metaroceFullCheckGbps());
+            field(b, "metaroce_full_check_over_raw_udp", s.metaroceFullCheckOverRawUdp());
             field(b, "metaroce_over_tcp", s.metaroceOverTcp());
             field(b, "metaroce_over_aeron", s.metaroceOverAeron());
             b.append("    \"metaroce_over_aeron_best\": ").append(number(s.metaroceOverAeronBest())).append("\n");
@@ -71,6 +77,7 @@ final class CompareJson {
         b.append("  \"latency_warmup_s\": ").append(number(r.latencyWarmupSeconds())).append(",\n");
         b.append("  \"raw_udp_transport\": ").append(JsonText.quote(r.transport())).append(",\n");
         b.append("  \"metaroce_congestion_control\": ").append(JsonText.quote(r.congestionControl())).append(",\n");
+        b.append("  \"metaroce_full_check_every\": ").append(r.metaroceFullCheckEvery()).append(",\n");
         b.append("  \"notes\": [");
         sep = "";
         for (String note : r.notes()) {

@@ -20,10 +20,13 @@ import java.util.Map;
  * @param latencyJitMillis per ping-pong (same keys), milliseconds the JIT compiled during its
  *     measured part; -1 where the JVM does not say
  * @param notes what could not run and why, and how peers were set up
+ * @param metaroceFullCheckEvery how the MetaRoCE variants checked their messages: 1, every byte;
+ *     N &gt; 1, every N-th message of a stream in full and the others by their ends
+ *     ({@code perf --full-check-every})
  */
 record CompareResult(String date, double durationSeconds, double warmupSeconds, double latencyWarmupSeconds,
         String transport, String congestionControl, List<SizeResult> sizes, Map<String, LatencyPercentiles> latency,
-        Map<String, Long> latencyJitMillis, List<String> notes) {
+        Map<String, Long> latencyJitMillis, List<String> notes, int metaroceFullCheckEvery) {
 
     /** Copies the collections. */
     CompareResult {

@@ -17,9 +17,15 @@ final class CompareTable {
             row(out, "raw UDP (best)", s.rawUdpGbps(), "");
             row(out, "  raw UDP plain", s.rawUdpPlainGbps(), "");
             row(out, "  raw UDP GSO/GRO", s.rawUdpGsoGbps(), "");
-            row(out, "MetaRoCE (best)", s.metaroceGbps(), s.metaroceVariant() == null ? "" : s.metaroceVariant());
+            String check = r.metaroceFullCheckEvery() == 1 ? "every byte checked"
+                    : "sampled check: every " + r.metaroceFullCheckEvery() + "th message in full";
+            row(out, "MetaRoCE (best)", s.metaroceGbps(),
+                    (s.metaroceVariant() == null ? "" : s.metaroceVariant() + ", ") + check);
             for (Map.Entry<String, Double> e : s.metaroceVariants().entrySet()) {
                 row(out, "  MetaRoCE " + e.getKey(), e.getValue(), "");
+            }
+            if (r.metaroceFullCheckEvery() != 1) {
+                row(out, "MetaRoCE (best), full check", s.metaroceFullCheckGbps(), "every byte filled and checked");
             }
             row(out, "TCP", s.tcpGbps(), "");
             row(out, "Aeron mtu=" + AeronPeer.LIKE_MTU, s.aeronGbps(), "");
@@ -27,6 +33,10 @@ final class CompareTable {
             out.printf(Locale.ROOT, "  MetaRoCE/raw UDP %s   MetaRoCE/TCP %s   MetaRoCE/Aeron %s (best setting %s)%n",
                     ratio(s.metaroceOverRawUdp()), ratio(s.metaroceOverTcp()), ratio(s.metaroceOverAeron()),
                     ratio(s.metaroceOverAeronBest()));
+            if (r.metaroceFullCheckEvery() != 1) {
+                out.printf(Locale.ROOT, "  MetaRoCE with every byte checked/raw UDP %s%n",
+                        ratio(s.metaroceFullCheckOverRawUdp()));
+            }
         }
         out.printf(Locale.ROOT, "%n%d-byte ping-pong round trip (us), after %.1f s warm-up%n", Comparison.LATENCY_SIZE,
                 r.latencyWarmupSeconds());

@@ -40,13 +40,21 @@ final class Comparison {
 
     private final CongestionControl cc;
 
+    private final int fullCheckEvery;
+
+    /**
+     * @param fullCheckEvery how the MetaRoCE goodput runs check their messages: 1 every byte, N every
+     *     N-th message in full and the others by their ends; with N &gt; 1 the best variant runs once
+     *     more with every byte checked
+     */
     Comparison(List<Integer> sizes, Window window, Window latencyWindow, long seed, CongestionControl cc,
-            PrintWriter progress) {
+            int fullCheckEvery, PrintWriter progress) {
         this.sizes = List.copyOf(sizes);
         this.window = window;
         this.latencyWindow = latencyWindow;
         this.cc = cc;
-        this.metaroce = new MetarocePeer(seed, cc);
+        this.fullCheckEvery = fullCheckEvery;
+        this.metaroce = new MetarocePeer(seed, cc, fullCheckEvery);
         this.progress = progress;
     }
 
@@ -63,10 +71,17 @@ final class Comparison {
             notes.add("raw UDP: GSO/GRO not available here (" + rawUdp.transport() + "); plain datagrams only");
         }
         notes.add("raw UDP: unreliable, " + rawUdp.transport() + " event loops, datagrams of "
-                + RawUdpPeer.DATAGRAM + " B (GSO: up to " + RawUdpPeer.GSO_BYTES + " B per send, GRO on)");
+                + RawUdpPeer.DATAGRAM + " B (GSO: up to " + RawUdpPeer.GSO_BYTES + " B per send, GRO on); the sender"
+                + " resends one buffer it never writes, the receiver counts bytes and reads none of them");
         notes.add("aeron: embedded driver, dedicated threading mode with yielding idle strategies; aeron_gbps at mtu=" + AeronPeer.LIKE_MTU
                 + ", aeron_best_gbps at mtu=" + AeronPeer.BEST_MTU + "; 2 MiB receiver window and socket buffers");
-        notes.add("metaroce: perf loopback runner, direct posting, every byte checked; 4 streams, depth 128,"
+        notes.add("metaroce: perf loopback runner, direct posting, "
+                + (fullCheckEvery == 1 ? "every byte of every message filled and checked"
+                        : "sampled check (metaroce_gbps): every " + fullCheckEvery + "th message of a stream filled and"
+                        + " checked byte for byte, the others only their first and last 8-byte words (like the raw"
+                        + " UDP blast, the application does not touch the rest); metaroce_full_check_gbps: the best"
+                        + " variant run again with every byte filled and checked")
+                + "; 4 streams, depth 128,"
                 + (cc == CongestionControl.FIXED ? " congestion control off (fixed 16 MiB window)"
                         : " AIMD congestion control (the engine's default)"));
         notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"
@@ -87,7 +102,7 @@ final class Comparison {
                 + " ping-pong warm-up), ms: " + latencySettleMillis);
         return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
                 latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), cc.label(), results, latency, latencyJitMillis,
-                notes);
+                notes, fullCheckEvery);
     }
 
     /** A ping-pong in a given window. */
@@ -118,12 +133,41 @@ final class Comparison {
         for (MetarocePeer.Variant v : MetarocePeer.VARIANTS) {
             variants.put(v.label(), attempt(size + " B MetaRoCE " + v.label(), () -> metaroce.goodput(v, size, window)));
         }
+        Double fullCheck = null;
+        if (!metaroce.sampled()) {
+            fullCheck = best(variants);
+        } else {
+            MetarocePeer.Variant best = bestVariant(variants);
+            if (best != null) {
+                fullCheck = attempt(size + " B MetaRoCE " + best.label() + ", full check",
+                        () -> metaroce.goodputFullCheck(best, size, window));
+            }
+        }
         Double tcpGbps = attempt(size + " B TCP", () -> tcp.blast(size, window));
         Double aeronGbps = attempt(size + " B Aeron mtu=" + AeronPeer.LIKE_MTU,
                 () -> aeron.blast(size, AeronPeer.LIKE_MTU, window));
         Double aeronBest = attempt(size + " B Aeron mtu=" + AeronPeer.BEST_MTU,
                 () -> aeron.blast(size, AeronPeer.BEST_MTU, window));
-        return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest);
+        return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest, fullCheck);
+    }
+
+    /** The variant with the best goodput, or null if none ran. */
+    private static MetarocePeer.Variant bestVariant(Map<String, Double> byLabel) {
+        MetarocePeer.Variant best = null;
+        double bestGbps = 0;
+        for (MetarocePeer.Variant v : MetarocePeer.VARIANTS) {
+            Double g = byLabel.get(v.label());
+            if (g != null && (best == null || g > bestGbps)) {
+                best = v;
+                bestGbps = g;
+            }
+        }
+        return best;
+    }
+
+    private static Double best(Map<String, Double> byLabel) {
+        MetarocePeer.Variant v = bestVariant(byLabel);
+        return v == null ? null : byLabel.get(v.label());
     }
 
     /** A raw UDP blast; a note says how much of what was sent arrived, when not nearly all. */

@@ -13,7 +13,8 @@ import java.util.List;
 
 /**
  * MetaRoCE through {@code perf loopback}'s runner: a server and a client in this process over
- * 127.0.0.1, every byte checked. The variants are SEND and WRITE (WRITE_WITH_IMM, so the receiver
+ * 127.0.0.1, every byte checked or, with a sampled check, every N-th message in full and the
+ * others by their ends. The variants are SEND and WRITE (WRITE_WITH_IMM, so the receiver
  * can check each message) over 1 and 4 paths, with perf's defaults otherwise (4 streams, depth
  * 128, the chosen congestion controller: by default the engine's AIMD, or a fixed 16 MiB window).
  * Thread-safe (stateless; each run builds its own endpoints).
@@ -28,10 +29,16 @@ final class MetarocePeer {
 
     private final long seed;
     private final CongestionControl cc;
+    private final int fullCheckEvery;
 
-    MetarocePeer(long seed, CongestionControl cc) {
+    /**
+     * @param fullCheckEvery how the goodput runs check their messages ({@link RunParams#fullCheckEvery}):
+     *     1 every byte, N every N-th message in full and the others by their ends
+     */
+    MetarocePeer(long seed, CongestionControl cc, int fullCheckEvery) {
         this.seed = seed;
         this.cc = cc;
+        this.fullCheckEvery = fullCheckEvery;
     }
 
     /** One MetaRoCE setting. */
@@ -42,10 +49,27 @@ final class MetarocePeer {
         }
     }
 
-    /** Goodput of {@code variant} at {@code size}, in Gb/s; fails if any byte was wrong or nothing moved. */
+    /**
+     * Goodput of {@code variant} at {@code size}, in Gb/s, with this peer's check of the messages;
+     * fails if any checked byte was wrong or nothing moved.
+     */
     double goodput(Variant variant, int size, Window window) throws InterruptedException {
+        return goodput(variant, size, window, fullCheckEvery);
+    }
+
+    /** As {@link #goodput(Variant, int, Window)} with every byte of every message filled and checked. */
+    double goodputFullCheck(Variant variant, int size, Window window) throws InterruptedException {
+        return goodput(variant, size, window, 1);
+    }
+
+    /** Whether {@link #goodput(Variant, int, Window)} checks only a sample of the messages in full. */
+    boolean sampled() {
+        return fullCheckEvery > 1;
+    }
+
+    private double goodput(Variant variant, int size, Window window, int checkEvery) throws InterruptedException {
         RunParams params = new RunParams(variant.op(), size, STREAMS, variant.paths(), DEPTH, window.durationNanos(),
-                window.warmupNanos(), false, seed);
+                window.warmupNanos(), false, seed, checkEvery);
         return checked(run(params)).goodputGbps();
     }
 

@@ -51,7 +51,7 @@ record ControlMessage(int type, long[] values, String text) {
     /** The run parameters, client to server. */
     public static ControlMessage params(RunParams p) {
         return new ControlMessage(PARAMS, new long[] {p.op().ordinal(), p.size(), p.streams(), p.paths(), p.depth(),
-            p.durationNanos(), p.warmupNanos(), p.latency() ? 1 : 0, p.seed()}, "");
+            p.durationNanos(), p.warmupNanos(), p.latency() ? 1 : 0, p.seed(), p.fullCheckEvery()}, "");
     }
 
     /** The server is ready: its region's remote key and length. */
@@ -83,7 +83,8 @@ record ControlMessage(int type, long[] values, String text) {
             throw new IllegalArgumentException("unknown op " + values[0]);
         }
         return new RunParams(ops[(int) values[0]], (int) values[1], (int) values[2], (int) values[3], (int) values[4],
-                values[5], values[6], values[7] != 0, values[8]);
+                values[5], values[6], values[7] != 0, values[8],
+                values.length > 9 ? (int) Math.min(Integer.MAX_VALUE, Math.max(0, values[9])) : 1);
     }
 
     /** The result of a {@link #RESULT} message. */

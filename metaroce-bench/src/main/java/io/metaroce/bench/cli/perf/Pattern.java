@@ -69,6 +69,9 @@ final class Pattern {
         }
     }
 
+    /** Shortest message {@link #fillEnds} and {@link #endsMatch} treat by its ends only (two whole words). */
+    public static final int ENDS_MIN_LENGTH = 16;
+
     private final long seed;
 
     /** A pattern family for one run; both sides must use the same seed. */
@@ -139,6 +142,58 @@ final class Pattern {
             w += CHUNK_STEP;
         }
         long x = start(key) + wordCount * STEP;
+        for (int i = wordCount << 3; i < length; i++) {
+            if (segment.get(ValueLayout.JAVA_BYTE, offset + i) != tailByte(x)) {
+                return false;
+            }
+            x >>>= 8;
+        }
+        return true;
+    }
+
+    /**
+     * Writes only the ends of the pattern of {@code key} into {@code length} bytes at {@code offset}:
+     * its first and last 8-byte words and the bytes after the last whole word, each the same bytes
+     * {@link #fill} writes there; the bytes between keep whatever they held. Messages shorter than
+     * {@link #ENDS_MIN_LENGTH} bytes are filled in full. Cost: a few stores whatever the length,
+     * where {@link #fill} writes every byte. For a sampled check ({@link RunParams#fullCheckEvery}).
+     */
+    public void fillEnds(MemorySegment segment, long offset, int length, long key) {
+        if (length < ENDS_MIN_LENGTH) {
+            fill(segment, offset, length, key);
+            return;
+        }
+        long start = start(key);
+        int wordCount = length >>> 3;
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, start | 1);
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + 8L * (wordCount - 1),
+                (start + (wordCount - 1) * STEP) | 1);
+        long x = start + wordCount * STEP;
+        for (int i = wordCount << 3; i < length; i++) {
+            segment.set(ValueLayout.JAVA_BYTE, offset + i, tailByte(x));
+            x >>>= 8;
+        }
+    }
+
+    /**
+     * Whether the ends of the {@code length} bytes at {@code offset} (as {@link #fillEnds} writes
+     * them) hold the pattern of {@code key}; the whole message if it is shorter than
+     * {@link #ENDS_MIN_LENGTH}. A message placed at the wrong offset, of the wrong key, or cut
+     * short fails; a wrong byte in the middle of a longer message passes (only {@link #matches}
+     * sees it).
+     */
+    public boolean endsMatch(MemorySegment segment, long offset, int length, long key) {
+        if (length < ENDS_MIN_LENGTH) {
+            return matches(segment, offset, length, key);
+        }
+        long start = start(key);
+        int wordCount = length >>> 3;
+        if (segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) != (start | 1)
+                || segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + 8L * (wordCount - 1))
+                        != ((start + (wordCount - 1) * STEP) | 1)) {
+            return false;
+        }
+        long x = start + wordCount * STEP;
         for (int i = wordCount << 3; i < length; i++) {
             if (segment.get(ValueLayout.JAVA_BYTE, offset + i) != tailByte(x)) {
                 return false;

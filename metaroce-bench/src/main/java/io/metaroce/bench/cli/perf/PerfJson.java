@@ -5,7 +5,8 @@ import io.metaroce.bench.cli.JsonText;
 /**
  * The {@code --json} document of a run. Fields: {@code op}, {@code size}, {@code streams},
  * {@code paths}, {@code duration_s}, {@code goodput_gbps}, {@code messages_per_s},
- * {@code retransmits}, {@code verified}, {@code errors}, {@code datapath} (the client's socket
+ * {@code retransmits}, {@code verified}, {@code full_check_every} (1: every message checked byte
+ * for byte; N: every N-th in full, the others by their ends), {@code errors}, {@code datapath} (the client's socket
  * layer: {@code linux} or {@code nio}), {@code congestion_control} (the client's controller:
  * {@code aimd} or {@code fixed}), {@code per_path} (objects with
  * {@code path}, {@code src_port}, {@code packets}, {@code bytes}, {@code srtt_us},
@@ -33,6 +34,7 @@ final class PerfJson {
         field(b, "messages_per_s", number(r.messagesPerSecond()));
         field(b, "retransmits", Long.toString(r.retransmits()));
         field(b, "verified", Boolean.toString(r.verified()));
+        field(b, "full_check_every", Long.toString(p.fullCheckEvery()));
         field(b, "errors", Long.toString(r.errors()));
         field(b, "datapath", JsonText.quote(r.datapath()));
         field(b, "congestion_control", JsonText.quote(r.congestionControl()));

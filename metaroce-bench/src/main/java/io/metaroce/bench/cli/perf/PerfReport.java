@@ -12,7 +12,8 @@ import java.util.List;
  * @param messagesPerSecond messages (round trips for a latency run) per second of the measured part
  * @param messages messages completed in the whole run, warm-up included
  * @param messagesByKind messages completed per {@link MessageKind} (index = ordinal), client side
- * @param checkedBytes payload bytes whose every byte was checked, both sides, whole run
+ * @param checkedBytes payload bytes of the messages checked, both sides, whole run (with a sampled check,
+ *     {@link RunParams#sampled}, the messages checked by their ends only count whole too)
  * @param clientRetransmits retransmissions of the client's connection
  * @param clientTimeouts retransmission timeouts of the client's connection (a timeout of a packet
  *     whose ACK was only late makes a spurious retransmission)

@@ -10,7 +10,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * The server side of SEND and WRITE_WITH_IMM traffic: keeps a ring of receives posted on every
  * data stream ({@link ServerLayout#receiveOffset}) and, as each completes, checks the bytes of the
- * message that consumed it against {@link Pattern#receivedKey}(stream, its number on the stream):
+ * message that consumed it against {@link Pattern#receivedKey}(stream, its number on the stream),
+ * byte for byte, or only its ends where the run's sampled check leaves it out
+ * ({@link RunParams#checksInFull}):
  * a SEND's bytes land in the receive's buffer, and a WRITE_WITH_IMM's were written to the same
  * buffer by the client. Freed receives are posted again in batches of one stream-depth, so at
  * least the ring less one stream-depth stays posted ahead of the stream's oldest incomplete
@@ -29,6 +31,7 @@ final class ReceiveVerifier implements DirectTraffic {
     private final Pattern pattern;
     private final RunCounters counters;
     private final int size;
+    private final RunParams params;
     private final int ring;
     private final int batch;
     private final long[] next;
@@ -44,6 +47,7 @@ final class ReceiveVerifier implements DirectTraffic {
         this.pattern = pattern;
         this.counters = counters;
         this.size = params.size();
+        this.params = params;
         this.ring = layout.ring();
         this.batch = layout.perStream();
         int streams = params.streams();
@@ -95,7 +99,9 @@ final class ReceiveVerifier implements DirectTraffic {
         }
         counters.completed(kind, size);
         long offset = layout.receiveOffset(stream, sequence);
-        boolean matched = pattern.matches(memory, offset, size, Pattern.receivedKey(stream, sequence));
+        long key = Pattern.receivedKey(stream, sequence);
+        boolean matched = params.checksInFull(sequence) ? pattern.matches(memory, offset, size, key)
+                : pattern.endsMatch(memory, offset, size, key);
         counters.checked(matched, matched ? null : kind + " " + sequence + " on stream " + stream);
         int index = (int) (sequence % ring);
         done[stream][index] = true;

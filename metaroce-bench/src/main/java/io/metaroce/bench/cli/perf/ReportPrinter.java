@@ -34,8 +34,14 @@ public final class ReportPrinter {
                 : "AIMD per path on ECN marks (on queueing delay where ECN is not read) and loss");
         printPaths(out, r);
         out.println();
-        out.printf(Locale.ROOT, "result: %,d messages, %,.1f MiB checked byte for byte: %s%n", r.messages(),
-                r.checkedBytes() / 1048576.0, r.resultText());
+        if (r.params().sampled()) {
+            out.printf(Locale.ROOT, "result: %,d messages, sampled check (every %,d-th SEND/WRITE_WITH_IMM message of a "
+                    + "stream byte for byte, the others by their first and last words): %s%n", r.messages(),
+                    r.params().fullCheckEvery(), r.resultText());
+        } else {
+            out.printf(Locale.ROOT, "result: %,d messages, %,.1f MiB checked byte for byte: %s%n", r.messages(),
+                    r.checkedBytes() / 1048576.0, r.resultText());
+        }
         out.flush();
     }
 

@@ -74,6 +74,13 @@ public final class RunOptions {
             + "sample, microseconds (default: the engine's, EngineConfig.initialRttNanos).")
     Long initialRttMicros;
 
+    @Option(names = "--full-check-every", paramLabel = "N", defaultValue = "1",
+            description = "1 (default): every SEND and WRITE_WITH_IMM message is filled and checked byte for byte. "
+                    + "N > 1: a sampled check, as an application that does not touch every byte: every N-th message "
+                    + "of a stream in full, the others only by their first and last 8-byte words (READs and the "
+                    + "WRITEs read back are always checked in full).")
+    int fullCheckEvery;
+
     @Option(names = "--seed", description = "Seed of the message patterns (default: random).")
     Long seed;
 
@@ -96,7 +103,7 @@ public final class RunOptions {
         }
         RunParams p = new RunParams(op, s, latency ? 1 : streams, paths, latency ? 1 : depth,
                 (long) (durationSeconds * 1e9), (long) (warmupSeconds * 1e9), latency,
-                seed != null ? seed : new SecureRandom().nextLong());
+                seed != null ? seed : new SecureRandom().nextLong(), fullCheckEvery);
         String problem = p.problem();
         if (problem != null) {
             throw new ParameterException(spec.commandLine(), problem);

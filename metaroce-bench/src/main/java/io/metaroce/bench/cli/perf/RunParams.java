@@ -16,9 +16,36 @@ import java.util.Locale;
  * @param warmupNanos time before the measured part, not counted
  * @param latency whether this is a ping-pong latency run
  * @param seed seed of the message patterns
+ * @param fullCheckEvery 1: every SEND and WRITE_WITH_IMM message is filled and checked byte for
+ *     byte; N &gt; 1: a sampled check, only every N-th message of each stream (receive number a
+ *     multiple of N) is, the others have only their ends written and checked
+ *     ({@link Pattern#fillEnds}, {@link Pattern#endsMatch}), as an application that does not
+ *     touch every byte would (READ and the WRITEs the client reads back are always checked in full)
  */
 public record RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
-        boolean latency, long seed) {
+        boolean latency, long seed, int fullCheckEvery) {
+
+    /** Largest --full-check-every. */
+    public static final int MAX_FULL_CHECK_EVERY = 1 << 20;
+
+    /** A run that fills and checks every byte of every message. */
+    public RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
+            boolean latency, long seed) {
+        this(op, size, streams, paths, depth, durationNanos, warmupNanos, latency, seed, 1);
+    }
+
+    /**
+     * Whether the receive-consuming message number {@code sequence} of its stream is filled and
+     * checked in full (else by its ends only); both sides ask the same question.
+     */
+    public boolean checksInFull(long sequence) {
+        return fullCheckEvery == 1 || sequence % fullCheckEvery == 0;
+    }
+
+    /** Whether this run checks only a sample of its messages in full. */
+    public boolean sampled() {
+        return fullCheckEvery > 1;
+    }
 
     /** Largest --size. */
     public static final int MAX_SIZE = 16 << 20;
@@ -48,6 +75,8 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
             return "--duration must be in (0, 86400] seconds";
         } else if (warmupNanos < 0 || warmupNanos > 86_400_000_000_000L) {
             return "--warmup must be in [0, 86400] seconds";
+        } else if (fullCheckEvery < 1 || fullCheckEvery > MAX_FULL_CHECK_EVERY) {
+            return "--full-check-every must be in [1, " + MAX_FULL_CHECK_EVERY + "]";
         } else if (!latency && op.consumesReceives()
                 && ServerLayout.of(this).postedReceives() > ServerLayout.MAX_POSTED_RECEIVES) {
             return "the server would keep more than " + ServerLayout.MAX_POSTED_RECEIVES
@@ -63,6 +92,8 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
         String what = latency ? "ping-pong latency (SEND, echoed)" : op + ", depth " + depth;
         return String.format(Locale.ROOT, "%s, %d-byte messages, %d stream%s, %d path%s, %.1f s%s", what, size,
                 streams, streams == 1 ? "" : "s", paths, paths == 1 ? "" : "s", durationNanos / 1e9,
-                warmupNanos > 0 ? String.format(Locale.ROOT, " after %.1f s warm-up", warmupNanos / 1e9) : "");
+                warmupNanos > 0 ? String.format(Locale.ROOT, " after %.1f s warm-up", warmupNanos / 1e9) : "")
+                + (sampled() ? ", sampled check (every " + fullCheckEvery + "th message in full, the others by their ends)"
+                        : "");
     }
 }

@@ -88,6 +88,11 @@ final class SlotContext {
      */
     void fillSource(long offset, long key) {
         pattern.fill(memory, offset, size, key);
+        corruptIfDue(offset);
+    }
+
+    /** If corruption was asked for and this payload's turn has come, flips a byte of the source at {@code offset}. */
+    private void corruptIfDue(long offset) {
         if (corruptEvery > 0 && ++payloads % corruptEvery == 0) {
             long at = offset + (payloads * 31) % size;
             memory.set(ValueLayout.JAVA_BYTE, at, (byte) ~memory.get(ValueLayout.JAVA_BYTE, at));
@@ -101,12 +106,18 @@ final class SlotContext {
 
     /**
      * Fills {@code slot}'s source with the pattern of receive {@code sequence} on {@code stream}
-     * ({@link Pattern#receivedKey}), which the server checks when that receive completes; returns
-     * the slot's source offset.
+     * ({@link Pattern#receivedKey}), which the server checks when that receive completes; only its
+     * ends when the run's sampled check leaves this message out ({@link RunParams#checksInFull});
+     * returns the slot's source offset.
      */
     long fillForReceive(int slot, int stream, long sequence) {
         long offset = sourceOffset(slot);
-        fillSource(offset, Pattern.receivedKey(stream, sequence));
+        if (params.checksInFull(sequence)) {
+            fillSource(offset, Pattern.receivedKey(stream, sequence));
+        } else {
+            pattern.fillEnds(memory, offset, size, Pattern.receivedKey(stream, sequence));
+            corruptIfDue(offset);
+        }
         return offset;
     }
 

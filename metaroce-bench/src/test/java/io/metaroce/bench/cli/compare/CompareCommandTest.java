@@ -47,6 +47,16 @@ class CompareCommandTest {
         assertRatio(size, "metaroce_over_raw_udp", metaroce, number(size, "raw_udp_gbps"));
         assertRatio(size, "metaroce_over_tcp", metaroce, number(size, "tcp_gbps"));
         assertRatio(size, "metaroce_over_aeron", metaroce, number(size, "aeron_gbps"));
+        // By default the variants check a sample of their messages in full, say so, and the best
+        // one runs again with every byte checked, beside them.
+        assertThat(number(text, "metaroce_full_check_every")).isEqualTo(64.0);
+        assertThat(run.out).contains("sampled check (every 64th message in full", "MetaRoCE (best), full check",
+                "MetaRoCE with every byte checked/raw UDP");
+        assertThat(notes).contains("the best variant run again with every byte filled and checked",
+                "the receiver counts bytes and reads none of them");
+        Double fullCheck = number(size, "metaroce_full_check_gbps");
+        assertThat(fullCheck).as("the full-check run of the best variant").isNotNull().isPositive();
+        assertRatio(size, "metaroce_full_check_over_raw_udp", fullCheck, number(size, "raw_udp_gbps"));
         String latency = object(text, "latency_us");
         for (String peer : List.of("raw_udp", "metaroce", "raw_udp_busy_poll", "metaroce_busy_poll", "tcp", "aeron")) {
             Matcher m = Pattern.compile("\"" + peer + "\": (null|\\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+))")
@@ -128,6 +138,7 @@ class CompareCommandTest {
                 new String[] {"compare", "--warmup", "-1"},
                 new String[] {"compare", "--latency-warmup", "-1"},
                 new String[] {"compare", "--latency-warmup", "4000"},
+                new String[] {"compare", "--full-check-every", "0"},
                 new String[] {"compare", "--bogus"})) {
             Run run = run(args);
             assertThat(run.exitCode).as(String.join(" ", args) + ": " + run.err).isEqualTo(2);

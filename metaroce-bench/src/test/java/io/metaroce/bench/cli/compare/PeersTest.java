@@ -58,6 +58,12 @@ class PeersTest {
         assertThat(r.metaroceOverTcp()).isEqualTo(0.75);
         assertThat(r.metaroceOverAeron()).isNull();
         assertThat(r.metaroceOverAeronBest()).isEqualTo(0.25);
+        // Variants that checked every byte: the full-check figure is their best.
+        assertThat(r.metaroceFullCheckGbps()).isEqualTo(3.0);
+        assertThat(r.metaroceFullCheckOverRawUdp()).isEqualTo(0.5);
+        SizeResult sampled = new SizeResult(8192, 2.0, 6.0, variants, 4.0, null, 12.0, 1.5);
+        assertThat(sampled.metaroceGbps()).isEqualTo(3.0);
+        assertThat(sampled.metaroceFullCheckOverRawUdp()).isEqualTo(0.25);
         SizeResult none = new SizeResult(1024, null, null, Map.of("SEND, 1 path", 1.0), null, 1.0, null);
         assertThat(none.rawUdpGbps()).isNull();
         assertThat(none.metaroceOverRawUdp()).isNull();

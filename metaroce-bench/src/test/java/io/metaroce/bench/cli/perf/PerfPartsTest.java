@@ -101,6 +101,81 @@ class PerfPartsTest {
     }
 
     @Test
+    void theEndsOfAPatternAreFillsBytesAndTheirCheckCatchesAWrongEndButNotAWrongMiddle() {
+        // A sampled check (perf --full-check-every N) writes and checks only a message's ends: the
+        // same bytes fill writes there, the middle left as it was; a wrong key, a wrong end byte or
+        // a message at a wrong offset fails; a wrong middle byte passes (only a full check sees it).
+        SplittableRandom random = new SplittableRandom(SEED);
+        Pattern pattern = new Pattern(random.nextLong());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment full = arena.allocate(9000);
+            MemorySegment ends = arena.allocate(9000);
+            for (int round = 0; round < 400; round++) {
+                int length = 1 + random.nextInt(round < 100 ? 40 : 8200);
+                long offset = random.nextInt(64);
+                long key = random.nextLong();
+                String seed = "seed " + SEED + " round " + round + " length " + length;
+                pattern.fill(full, offset, length, key);
+                ends.fill((byte) 0);
+                pattern.fillEnds(ends, offset, length, key);
+                int words = length >>> 3;
+                boolean wholeMessage = length < Pattern.ENDS_MIN_LENGTH;
+                for (int i = 0; i < length; i++) {
+                    boolean atEnds = wholeMessage || i < 8 || i >= 8 * (words - 1);
+                    byte want = atEnds ? full.get(ValueLayout.JAVA_BYTE, offset + i) : 0;
+                    assertThat(ends.get(ValueLayout.JAVA_BYTE, offset + i)).as(seed + " byte " + i).isEqualTo(want);
+                }
+                assertThat(pattern.endsMatch(ends, offset, length, key)).as(seed).isTrue();
+                assertThat(pattern.endsMatch(full, offset, length, key)).as(seed).isTrue();
+                assertThat(pattern.endsMatch(ends, offset, length, key ^ 1)).as(seed).isFalse();
+                if (length >= Pattern.ENDS_MIN_LENGTH) {
+                    // A message of the same key starting a word later (a wrong placement) fails.
+                    assertThat(pattern.endsMatch(full, offset + 8, length - 8, key)).as(seed).isFalse();
+                }
+                int endByte = wholeMessage || random.nextBoolean() ? random.nextInt(Math.min(8, length))
+                        : 8 * (words - 1) + random.nextInt(length - 8 * (words - 1));
+                flip(ends, offset + endByte, random);
+                assertThat(pattern.endsMatch(ends, offset, length, key)).as(seed + " end byte " + endByte).isFalse();
+                if (words > 2) {
+                    long middle = offset + 8 + random.nextInt(8 * (words - 2));
+                    flip(full, middle, random);
+                    assertThat(pattern.endsMatch(full, offset, length, key)).as(seed).isTrue();
+                    assertThat(pattern.matches(full, offset, length, key)).as(seed).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSampledCheckTakesEveryNthMessageInFullAndTravelsWithTheParameters() {
+        RunParams every = new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1);
+        RunParams sampled = new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1, 16);
+        assertThat(every.fullCheckEvery()).isEqualTo(1);
+        assertThat(every.sampled()).isFalse();
+        assertThat(sampled.sampled()).isTrue();
+        for (long sequence = 0; sequence < 100; sequence++) {
+            assertThat(every.checksInFull(sequence)).isTrue();
+            assertThat(sampled.checksInFull(sequence)).as("message " + sequence).isEqualTo(sequence % 16 == 0);
+        }
+        assertThat(sampled.describe()).contains("sampled check (every 16th message in full");
+        assertThat(every.describe()).doesNotContain("sampled");
+        assertThat(new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1, 0).problem()).contains("--full-check-every");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment m = arena.allocate(ControlMessage.BYTES);
+            ControlMessage.params(sampled).encode(m, 0);
+            assertThat(ControlMessage.decode(m, 0, ControlMessage.BYTES).toParams()).isEqualTo(sampled);
+            // A client that sends the nine values of before: every byte checked.
+            new ControlMessage(ControlMessage.PARAMS, new long[] {Op.send.ordinal(), 8192, 4, 1, 32, 1, 0, 0, 1}, "")
+                    .encode(m, 0);
+            assertThat(ControlMessage.decode(m, 0, ControlMessage.BYTES).toParams()).isEqualTo(every);
+        }
+    }
+
+    private static void flip(MemorySegment m, long at, SplittableRandom random) {
+        m.set(ValueLayout.JAVA_BYTE, at, (byte) (m.get(ValueLayout.JAVA_BYTE, at) ^ (1 << random.nextInt(8))));
+    }
+
+    @Test
     void keysOfDifferentKindsAndMessagesDiffer() {
         assertThat(List.of(Pattern.receivedKey(1, 0), Pattern.receivedKey(2, 0), Pattern.receivedKey(1, 1),
                 Pattern.readAreaKey(0), Pattern.readAreaKey(1), Pattern.writeAreaKey(0, 0), Pattern.writeAreaKey(0, 1),

@@ -118,6 +118,15 @@ public final class SendScoreboard {
      * @return the number of transmissions newly acknowledged
      */
     public int onAck(Packet ack, int reorderAllowance, ScoreboardListener listener) {
+        return onAck(ack, reorderAllowance, listener, true);
+    }
+
+    /** {@link #onAck} always by the general walk: for tests that compare the fast path with it. */
+    int onAckByWalk(Packet ack, int reorderAllowance, ScoreboardListener listener) {
+        return onAck(ack, reorderAllowance, listener, false);
+    }
+
+    private int onAck(Packet ack, int reorderAllowance, ScoreboardListener listener, boolean fastPath) {
         long base = ack.sackBase;
         long[] bits = ack.sackBits;
         long largest = -1;
@@ -134,6 +143,76 @@ public final class SendScoreboard {
         if (largest > highestAcked) {
             highestAcked = largest;
         }
+        if (fastPath && largest >= lowest && packetsInFlight == next - lowest && base <= lowest
+                && allSet(bits, lowest - base, largest - base)) {
+            return ackPrefix(largest, listener);
+        }
+        return onAckGeneral(base, bits, largest, reorderAllowance, listener);
+    }
+
+    /**
+     * The common case of {@link #onAck}, in one pass without a per-packet state or bit test: every
+     * transmission from {@link #lowest} on is in flight (no verdict has left a hole in the ring:
+     * {@code packetsInFlight == next - lowest}) and the ACK acknowledges all of
+     * {@code [lowest, largest]}. Then the general walk would find one run of newly acknowledged
+     * transmissions {@code [lowest, largest + 1)}, no loss (nothing below an acknowledged one is
+     * left), and free the run: this does exactly that. The run's records stay in the ring, marked
+     * in flight, while the listener reads them; nothing the listener calls reads the marks.
+     */
+    private int ackPrefix(long largest, ScoreboardListener listener) {
+        long from = lowest;
+        long to = largest + 1;
+        long runBytes = 0;
+        for (long psn = from; psn < to; psn++) {
+            runBytes += bytes[(int) (psn & mask)];
+        }
+        int n = endRun(from, to, runBytes, listener);
+        freeRange(from, to);
+        lowest = to;
+        oldestSentAtNanos = to < next ? sentAtNanos[(int) (to & mask)] : Long.MAX_VALUE;
+        return n;
+    }
+
+    /** Marks the ring slots of {@code [from, to)} (at most the ring's size) free, in at most two fills. */
+    private void freeRange(long from, long to) {
+        int start = (int) (from & mask);
+        int n = (int) (to - from);
+        int first = Math.min(n, mask + 1 - start);
+        java.util.Arrays.fill(state, start, start + first, FREE);
+        if (first < n) {
+            java.util.Arrays.fill(state, 0, n - first, FREE);
+        }
+    }
+
+    /**
+     * Whether bits {@code fromBit} to {@code toBit} (both inclusive, {@code 0 <= fromBit <= toBit <
+     * SACK_BITS}) of {@code bits} are all set, a 64-bit word at a time.
+     */
+    static boolean allSet(long[] bits, long fromBit, long toBit) {
+        int fw = (int) (fromBit >>> 6);
+        int tw = (int) (toBit >>> 6);
+        long lowMask = -1L << (fromBit & 63);
+        long highMask = -1L >>> (63 - (toBit & 63));
+        if (fw == tw) {
+            long m = lowMask & highMask;
+            return (bits[fw] & m) == m;
+        }
+        if ((bits[fw] & lowMask) != lowMask || (bits[tw] & highMask) != highMask) {
+            return false;
+        }
+        for (int w = fw + 1; w < tw; w++) {
+            if (bits[w] != -1L) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@link #onAck} by the general walk over {@code [lowest, largest]}: every transmission's state
+     * and bit are read, so it handles holes, losses and transmissions already resolved.
+     */
+    private int onAckGeneral(long base, long[] bits, long largest, int reorderAllowance, ScoreboardListener listener) {
         int acked = 0;
         long lossBelow = largest - reorderAllowance;
         // The newly acknowledged transmissions go to the listener in runs of consecutive path

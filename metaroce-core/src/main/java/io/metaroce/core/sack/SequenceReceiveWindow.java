@@ -67,6 +67,16 @@ public final class SequenceReceiveWindow {
 
     /** Admits {@code csn}, which {@link #classify} found {@link #NEW}. */
     public void admit(long csn) {
+        if (csn == base) {
+            // In order, the common case: the base's own bit is never left set (the base moves
+            // over set bits at once), so setting it only to clear it again is skipped.
+            base++;
+            while (isSet(base)) {
+                clear(base);
+                base++;
+            }
+            return;
+        }
         ensureCovers(csn);
         set(csn);
         while (isSet(base)) {

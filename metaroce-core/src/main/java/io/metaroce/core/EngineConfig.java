@@ -119,6 +119,17 @@ import io.metaroce.core.wire.WireConstants;
  *     while every window is full an idle resend may leave on a path that loses more than this
  *     percent though its window is full (with {@code idleResend}, [SPEC-LOSS-11]): the windows are
  *     then full of packets that are lost but not yet judged; 100: never
+ * @param ackEachPacketAfterGap once a receiver has seen a path's sequence numbers skip (a packet
+ *     lost on it, or overtaken), it acknowledges every later packet of that path at once instead of
+ *     every {@code ackEveryPackets} ([SPEC-SACK-15]): on a lossy path the sender then learns of each
+ *     arrival without the delayed-ACK wait, and a lost ACK is covered by the next packet's;
+ *     false: {@code ackEveryPackets} and {@code maxAckDelayNanos} alone
+ * @param aimdLossCompensationPercent with {@code aimdLossCutScaledByAlpha}, the percent of its
+ *     unmarked-loss average {@code u} by which an AIMD sender raises the receiver's rate hint: it
+ *     may send {@code hint / (1 - u * percent / 100)}, the raise capped at a third of the hint
+ *     ([SPEC-CC-25]); 50 compensates half of {@code u} (the sender's verdicts count lost ACKs of
+ *     packets that arrived as losses too), 100 all of it (the marked paths' losses are not counted
+ *     in {@code u} at all); 0: the hint as it is
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  * @param equalLengthPackets cut every message into packets of one length, the last overlapping
@@ -190,6 +201,8 @@ public record EngineConfig(
         int idleResendMaxCopies,
         int ackRepeatAboveLossPercent,
         int fullWindowAboveLossPercent,
+        boolean ackEachPacketAfterGap,
+        int aimdLossCompensationPercent,
         boolean bundleAcks,
         boolean equalLengthPackets,
         boolean timeoutProbes,
@@ -211,6 +224,7 @@ public record EngineConfig(
         range("idleResendMaxCopies", idleResendMaxCopies, 2, 64);
         range("ackRepeatAboveLossPercent", ackRepeatAboveLossPercent, 1, 100);
         range("fullWindowAboveLossPercent", fullWindowAboveLossPercent, 1, 100);
+        range("aimdLossCompensationPercent", aimdLossCompensationPercent, 0, 100);
         powerOfTwo("sequenceWindow", sequenceWindow, 64, 1 << 24);
         powerOfTwo("pathWindowPackets", pathWindowPackets, 64, 1 << 20);
         range("maxPaths", maxPaths, 1, 65_535);
@@ -326,6 +340,8 @@ public record EngineConfig(
                 4, // idleResendMaxCopies: up to 4 copies of a packet in flight from an idle sender
                 15, // ackRepeatAboveLossPercent: ACKs twice above 15% loss, three times above 30%
                 2, // fullWindowAboveLossPercent: above 2% random loss a full window's share goes to the others
+                false, // ackEachPacketAfterGap: ackEveryPackets on every path, lossy or not
+                50, // aimdLossCompensationPercent: half of the unmarked-loss average raises the hint
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
                 true, // equalLengthPackets: one packet length per message, the last overlapping
                 true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
@@ -418,6 +434,8 @@ public record EngineConfig(
         private int idleResendMaxCopies;
         private int ackRepeatAboveLossPercent;
         private int fullWindowAboveLossPercent;
+        private boolean ackEachPacketAfterGap;
+        private int aimdLossCompensationPercent;
         private boolean bundleAcks;
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
@@ -474,6 +492,8 @@ public record EngineConfig(
             idleResendMaxCopies = c.idleResendMaxCopies;
             ackRepeatAboveLossPercent = c.ackRepeatAboveLossPercent;
             fullWindowAboveLossPercent = c.fullWindowAboveLossPercent;
+            ackEachPacketAfterGap = c.ackEachPacketAfterGap;
+            aimdLossCompensationPercent = c.aimdLossCompensationPercent;
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
@@ -543,6 +563,10 @@ public record EngineConfig(
         public Builder ackRepeatAboveLossPercent(int v) { ackRepeatAboveLossPercent = v; return this; }
         /** Sets {@link EngineConfig#fullWindowAboveLossPercent}. */
         public Builder fullWindowAboveLossPercent(int v) { fullWindowAboveLossPercent = v; return this; }
+        /** Sets {@link EngineConfig#ackEachPacketAfterGap}. */
+        public Builder ackEachPacketAfterGap(boolean v) { ackEachPacketAfterGap = v; return this; }
+        /** Sets {@link EngineConfig#aimdLossCompensationPercent}. */
+        public Builder aimdLossCompensationPercent(int v) { aimdLossCompensationPercent = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
         /** Sets {@link EngineConfig#equalLengthPackets}. */
@@ -567,7 +591,8 @@ public record EngineConfig(
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
-                    idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, bundleAcks, equalLengthPackets, timeoutProbes,
+                    idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
+                    aimdLossCompensationPercent, bundleAcks, equalLengthPackets, timeoutProbes,
                     aimdSlowStart, aimdBalancedIncrease);
         }
     }

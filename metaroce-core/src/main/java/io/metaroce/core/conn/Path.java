@@ -96,7 +96,7 @@ final class Path {
         this.scoreboard = new SendScoreboard(id, config.pathWindowPackets());
         this.rtt = new RttEstimator(config.initialRttNanos());
         this.spurious = new SpuriousLossDetector();
-        this.receiveTracker = new PathReceiveTracker(config.ackRepeatAboveLossPercent());
+        this.receiveTracker = new PathReceiveTracker(config.ackRepeatAboveLossPercent(), config.ackEachPacketAfterGap());
     }
 
     /**

@@ -45,6 +45,10 @@ public final class PathReceiveTracker {
     private double lossEstimate;
     /** How many more times the ACK just written is to be sent [SPEC-SACK-14]. */
     private int repeatAcks;
+    /** Whether a skipped sequence number makes every later packet of the path acknowledged at once [SPEC-SACK-15]. */
+    private final boolean ackEachAfterGap;
+    /** Whether this path's sequence numbers have skipped since it was first recorded [SPEC-SACK-15]. */
+    private boolean gapSeen;
 
     /** A tracker that never repeats an ACK. */
     public PathReceiveTracker() {
@@ -57,7 +61,17 @@ public final class PathReceiveTracker {
      * [SPEC-SACK-14].
      */
     public PathReceiveTracker(int repeatAboveLossPercent) {
+        this(repeatAboveLossPercent, false);
+    }
+
+    /**
+     * A tracker as {@link #PathReceiveTracker(int)} that, with {@code ackEachPacketAfterGap}, once
+     * the path's sequence numbers have skipped, asks for an ACK on every later packet
+     * ([SPEC-SACK-15]).
+     */
+    public PathReceiveTracker(int repeatAboveLossPercent, boolean ackEachPacketAfterGap) {
         this.repeatAboveLoss = repeatAboveLossPercent >= 100 ? 2.0 : repeatAboveLossPercent / 100.0;
+        this.ackEachAfterGap = ackEachPacketAfterGap;
     }
 
     /**
@@ -81,6 +95,7 @@ public final class PathReceiveTracker {
             if (highest >= 0) {
                 // Each sequence number skipped moves the estimate toward 1, this arrival toward 0.
                 long skipped = Math.min(psn - highest - 1, MAX_SKIPPED_COUNTED);
+                gapSeen |= skipped > 0;
                 for (long i = 0; i < skipped; i++) {
                     lossEstimate += (1 - lossEstimate) * LOSS_GAIN;
                 }
@@ -118,10 +133,13 @@ public final class PathReceiveTracker {
         return highest;
     }
 
-    /** Notes one more packet that the next ACK must cover; asks for an immediate ACK per the rules. */
+    /**
+     * Notes one more packet that the next ACK must cover; asks for an immediate ACK per the rules
+     * ([SPEC-SACK-4]; [SPEC-SACK-15]: every packet once the path has skipped a sequence number).
+     */
     public void noteAckEliciting(boolean immediate, int ackEveryPackets, long maxAckDelayNanos, long nowNanos) {
         unacknowledged++;
-        if (immediate || unacknowledged >= ackEveryPackets) {
+        if (immediate || unacknowledged >= ackEveryPackets || ackEachAfterGap && gapSeen) {
             ackNow = true;
         } else if (ackDeadlineNanos == Long.MAX_VALUE) {
             ackDeadlineNanos = nowNanos + maxAckDelayNanos;

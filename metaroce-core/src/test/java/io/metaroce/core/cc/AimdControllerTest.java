@@ -942,6 +942,36 @@ class AimdControllerTest {
     }
 
     /**
+     * [SPEC-CC-25] with {@code aimdLossCompensationPercent}: one unmarked loss (average 1/16)
+     * raises the hint by 1 / (1 - 1/16 * percent / 100): nothing at 0, half the average at the
+     * default 50, all of it at 100; every transmission lost still caps it at 4/3 of the hint.
+     */
+    @Test
+    void theShareOfTheUnmarkedLossThatRaisesTheHintIsTheConfiguredPercent() {
+        assertThat(EngineConfig.defaults().aimdLossCompensationPercent()).isEqualTo(50);
+        long hint = 1_000_000L;
+        for (int percent : new int[] {0, 50, 100}) {
+            EngineConfig config = CONFIG.toBuilder().aimdLossCutScaledByAlpha(true)
+                    .aimdLossCompensationPercent(percent).build();
+            AimdController cc = new AimdController(config);
+            cc.onPacketSent(0, D, 0);
+            cc.onEcnFeedback(0, 1, 0, 0);
+            cc.onRateHint(hint, 0);
+            cc.onPacketLost(0, D, 0);
+            assertThat(cc.pacingRateBytesPerSecond(0)).as("one unmarked loss, %d%%", percent)
+                    .isCloseTo(hint / (1 - percent / 100.0 / 16), within(50.0));
+            for (int i = 0; i < 200; i++) {
+                cc.onPacketSent(0, D, 0);
+                cc.onPacketLost(0, D, 0);
+            }
+            assertThat(cc.pacingRateBytesPerSecond(0)).as("every transmission lost, %d%%", percent)
+                    .isCloseTo(percent == 0 ? hint : hint * 4.0 / 3, within(1.0));
+        }
+        assertThatThrownBy(() -> EngineConfig.builder().aimdLossCompensationPercent(101).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("aimdLossCompensationPercent");
+    }
+
+    /**
      * [SPEC-CC-35]: under a hint that limits the rate, once the unmarked losses are above
      * {@code fullWindowAboveLossPercent}, a path whose window is full leaves its share of the
      * (compensated) hint to the path with room; below it, or with 100, the shares stay as they are,

@@ -666,4 +666,63 @@ class LossRecoveryTest {
         assertThat(p.clientConnection().stats().timeouts()).isPositive();
         assertThat(remote.segment().asSlice(0, 1600).mismatch(local.segment().asSlice(0, 1600))).isEqualTo(-1);
     }
+
+    /**
+     * [SPEC-SACK-15]: one DATA packet lost on path 1 of two. With {@code ackEachPacketAfterGap}
+     * the receiver acknowledges every later packet of path 1 at once (an ACK per DATA packet),
+     * while path 0, which lost nothing, keeps one ACK per {@code ackEveryPackets}; with the field
+     * off, path 1 keeps one per {@code ackEveryPackets} too. The write completes intact either way.
+     */
+    @Test
+    void aReceiverAcknowledgesEveryPacketOfAPathOnceItHasSeenThatPathLoseOne() {
+        int every = EngineConfig.defaults().ackEveryPackets();
+        assertThat(every).as("the rule is only visible above one packet per ACK").isGreaterThan(1);
+        double[] on = acksPerDataPacketAfterALoss(EngineConfig.defaults().toBuilder().ackEachPacketAfterGap(true).build());
+        double[] off = acksPerDataPacketAfterALoss(EngineConfig.defaults());
+        System.out.printf("LossRecoveryTest ACKs per DATA packet after the loss, path 0 / path 1: on %.3f / %.3f,"
+                + " off %.3f / %.3f%n", on[0], on[1], off[0], off[1]);
+        assertThat(on[1]).as("the path that lost a packet: an ACK for every packet").isGreaterThan(0.95);
+        assertThat(on[0]).as("the path that lost nothing: one ACK per %d packets", every)
+                .isLessThan(1.5 / every);
+        assertThat(off[1]).as("field off: one ACK per %d packets on the lossy path too", every)
+                .isLessThan(1.5 / every);
+    }
+
+    /**
+     * A 400 KB write over two paths with the third DATA packet of path 1 lost; per path, the ACKs
+     * the receiver sent once that packet's successor left, divided by the DATA packets sent on
+     * the path from then on.
+     */
+    private double[] acksPerDataPacketAfterALoss(EngineConfig config) {
+        Recorder rec = new Recorder();
+        long[] acks = new long[2];
+        long[] data = new long[2];
+        boolean[] lost = {false};
+        rec.rule = (fromClient, pk, now) -> {
+            if (fromClient && pk.type == PacketType.DATA && pk.pathId == 1 && pk.pathSequence == 2) {
+                lost[0] = true;
+                return true;
+            }
+            if (lost[0]) {
+                if (fromClient && pk.type == PacketType.DATA) {
+                    data[pk.pathId]++;
+                } else if (!fromClient && pk.type == PacketType.ACK) {
+                    acks[pk.pathId]++;
+                }
+            }
+            return false;
+        };
+        completions = 0;
+        Pair p = pair(17, 2, NetworkConditions.perfect().withDelay(10_000, 0, 0), rec, config);
+        MemoryRegion src = region(p.client(), 400_000);
+        MemoryRegion dst = region(p.server(), 400_000);
+        p.clientConnection().postWrite(0, 1, src, 0, 400_000, dst.remoteKey(), 0);
+        p.driveUntil(() -> completions == 1, 1_000_000_000L, "write");
+        assertThat(lost[0]).as("the packet was lost").isTrue();
+        assertThat(p.clientConnection().stats().retransmissions()).as("and resent").isPositive();
+        assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+        assertThat(data[0]).as("path 0 carried data after the loss").isGreaterThan(30);
+        assertThat(data[1]).as("path 1 carried data after the loss").isGreaterThan(30);
+        return new double[] {acks[0] / (double) data[0], acks[1] / (double) data[1]};
+    }
 }

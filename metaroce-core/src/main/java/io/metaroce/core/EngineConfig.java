@@ -141,7 +141,7 @@ import io.metaroce.core.wire.WireConstants;
  *     that have no other way; false: each path grows by one datagram per window acknowledged
  * @param aimdAlphaRoundTripGainShift 0: the AIMD controller's {@code alpha} moves on every ECN
  *     feedback with gain {@code 1 / 2^aimdEcnGainShift} ([SPEC-CC-7]); 1 to 16: it moves once per
- *     round trip of the path (a window's worth of acknowledged bytes), toward the fraction of the
+ *     round trip of the path (a window's worth of resolved bytes), toward the fraction of the
  *     packets reported in that round trip that were marked, with gain
  *     {@code 1 / 2^aimdAlphaRoundTripGainShift}, as DCTCP does ([SPEC-CC-PERM10-1])
  */

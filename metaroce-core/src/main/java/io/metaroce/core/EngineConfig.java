@@ -150,6 +150,11 @@ import io.metaroce.core.wire.WireConstants;
  *     path and round trip in all, but most of it goes to the paths with the highest rates
  *     (window / srtt), so a connection with clear paths leaves its congested ones to connections
  *     that have no other way; false: each path grows by one datagram per window acknowledged
+ * @param aimdAlphaRoundTripGainShift 0: the AIMD controller's {@code alpha} moves on every ECN
+ *     feedback with gain {@code 1 / 2^aimdEcnGainShift} ([SPEC-CC-7]); 1 to 16: it moves once per
+ *     round trip of the path (a window's worth of resolved bytes), toward the fraction of the
+ *     packets reported in that round trip that were marked, with gain
+ *     {@code 1 / 2^aimdAlphaRoundTripGainShift}, as DCTCP does ([SPEC-CC-36])
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -207,7 +212,8 @@ public record EngineConfig(
         boolean equalLengthPackets,
         boolean timeoutProbes,
         boolean aimdSlowStart,
-        boolean aimdBalancedIncrease) {
+        boolean aimdBalancedIncrease,
+        int aimdAlphaRoundTripGainShift) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -269,6 +275,7 @@ public record EngineConfig(
                     + MAX_AIMD_WINDOW_BYTES);
         }
         range("aimdEcnGainShift", aimdEcnGainShift, 1, 16);
+        range("aimdAlphaRoundTripGainShift", aimdAlphaRoundTripGainShift, 0, 16);
         range("pathFailureTimeouts", pathFailureTimeouts, 1, 62);
         range("pathFailureConfidenceBits", pathFailureConfidenceBits, 0, 30);
         positive("pathProbeIntervalNanos", pathProbeIntervalNanos);
@@ -346,7 +353,8 @@ public record EngineConfig(
                 true, // equalLengthPackets: one packet length per message, the last overlapping
                 true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
                 true, // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
-                false); // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
+                false, // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
+                0); // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -441,6 +449,7 @@ public record EngineConfig(
         private boolean timeoutProbes;
         private boolean aimdSlowStart;
         private boolean aimdBalancedIncrease;
+        private int aimdAlphaRoundTripGainShift;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -499,6 +508,7 @@ public record EngineConfig(
             timeoutProbes = c.timeoutProbes;
             aimdSlowStart = c.aimdSlowStart;
             aimdBalancedIncrease = c.aimdBalancedIncrease;
+            aimdAlphaRoundTripGainShift = c.aimdAlphaRoundTripGainShift;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -577,6 +587,8 @@ public record EngineConfig(
         public Builder aimdSlowStart(boolean v) { aimdSlowStart = v; return this; }
         /** Sets {@link EngineConfig#aimdBalancedIncrease}. */
         public Builder aimdBalancedIncrease(boolean v) { aimdBalancedIncrease = v; return this; }
+        /** Sets {@link EngineConfig#aimdAlphaRoundTripGainShift}. */
+        public Builder aimdAlphaRoundTripGainShift(int v) { aimdAlphaRoundTripGainShift = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -593,7 +605,7 @@ public record EngineConfig(
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
                     aimdLossCompensationPercent, bundleAcks, equalLengthPackets, timeoutProbes,
-                    aimdSlowStart, aimdBalancedIncrease);
+                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift);
         }
     }
 }

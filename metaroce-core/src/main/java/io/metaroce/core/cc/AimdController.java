@@ -29,6 +29,8 @@ import java.util.random.RandomGenerator;
  *   <li>{@code alpha}, a moving average of the fraction of packets the peer reports CE-marked, is
  *       updated on every ECN feedback: {@code alpha += g * (newlyCe / newlyEct - alpha)} with
  *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at 1 (conservative, as in DCTCP, RFC 8257);
+ *       with {@link EngineConfig#aimdAlphaRoundTripGainShift()} above 0, it moves once per round
+ *       trip of the path instead, toward that round trip's marked fraction ([SPEC-CC-36]);
  *   <li>ECN decrease, DCTCP-style: feedback reporting new CE marks cuts the window to
  *       {@code window * (1 - alpha / 2)}, at most once per round trip; with
  *       {@link EngineConfig#aimdSharedMarkCutPercent} below 100 and two or more paths in service,
@@ -95,6 +97,11 @@ import java.util.random.RandomGenerator;
  * once every path has been seen. Called on the connection's thread only; not thread-safe.
  */
 public final class AimdController implements CongestionController {
+    /**
+     * The per-round-trip counts of a controller that moves alpha on every feedback: shared and
+     * never grown, so that controller's footprint does not carry them [SPEC-CC-36].
+     */
+    private static final long[] NO_ROUNDS = new long[0];
     /** Fixed-point scale of {@code alpha}: {@code ALPHA_ONE} is 1.0. */
     private static final int ALPHA_BITS = 20;
     private static final long ALPHA_ONE = 1L << ALPHA_BITS;
@@ -127,6 +134,8 @@ public final class AimdController implements CongestionController {
     private final boolean slowStartEnabled;
     /** Whether the additive increase is shared out among the paths by their rates [SPEC-CC-32]. */
     private final boolean balancedIncrease;
+    /** 0: alpha moves on every ECN feedback; else its gain shift, applied once per round trip [SPEC-CC-36]. */
+    private final int roundTripGainShift;
     /** Percent of the marks every path shares that still cut [SPEC-CC-29] (100: all, DCTCP). */
     private final int sharedMarkCutPercent;
     private final long firstFlightBytes;
@@ -182,6 +191,12 @@ public final class AimdController implements CongestionController {
      * ECN is unreadable) is a round trip old: while positive, a loss comes with marks [SPEC-CC-24].
      */
     private long[] markCredit = new long[0];
+    /** Per path: ECN-capable packets reported in the current round trip [SPEC-CC-36]. */
+    private long[] roundEct = NO_ROUNDS;
+    /** Per path: CE-marked packets reported in the current round trip [SPEC-CC-36]. */
+    private long[] roundCe = NO_ROUNDS;
+    /** Per path: bytes still to be resolved before the current round trip ends [SPEC-CC-36]. */
+    private long[] roundCredit = NO_ROUNDS;
     /** Moving average of the send-to-acknowledgement time, ns (0: no sample yet). */
     private long[] srtt = new long[0];
     /** Pacing: the earliest time the path's next packet may leave. */
@@ -264,6 +279,7 @@ public final class AimdController implements CongestionController {
         this.slowStartEnabled = config.aimdSlowStart();
         this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();
         this.balancedIncrease = config.aimdBalancedIncrease();
+        this.roundTripGainShift = config.aimdAlphaRoundTripGainShift();
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.startWindow = initialWindow;
@@ -384,6 +400,9 @@ public final class AimdController implements CongestionController {
         phaseShiftCredit -= bytes;
         markCredit[pathId] -= bytes;
         unmarkedLoss -= unmarkedLoss >> gainShift;
+        if (roundTripGainShift > 0) {
+            endRoundTrip(pathId, bytes);
+        }
         long acked = ackedSinceIncrease[pathId] + bytes;
         long w = window[pathId];
         boolean grow = windowBlocked[pathId] || !hintLimited();
@@ -413,6 +432,9 @@ public final class AimdController implements CongestionController {
     public void onPacketLost(int pathId, int bytes, long nowNanos) {
         ensure(pathId);
         leaveFlight(pathId, bytes);
+        if (roundTripGainShift > 0) {
+            endRoundTrip(pathId, bytes); // resolved, if not acknowledged: the round trip ends all the same
+        }
         if (!hintSeen) {
             lostBeforeHint = true;
         }
@@ -470,6 +492,9 @@ public final class AimdController implements CongestionController {
     public void onPacketDiscarded(int pathId, int bytes, long nowNanos) {
         ensure(pathId);
         leaveFlight(pathId, bytes);
+        if (roundTripGainShift > 0) {
+            endRoundTrip(pathId, bytes);
+        }
     }
 
     @Override
@@ -505,12 +530,13 @@ public final class AimdController implements CongestionController {
 
     /** Updates alpha with {@code ce} marked of {@code ect} packets and cuts on marks [SPEC-CC-7], [SPEC-CC-8]. */
     private void reactToMarks(int pathId, long ect, long ce) {
-        long fraction = (ce << ALPHA_BITS) / ect;
-        long a = alpha[pathId];
-        // Round the step away from zero so alpha reaches 0 and 1 exactly rather than stalling below.
-        long step = fraction - a;
-        step = step >= 0 ? (step + (1L << gainShift) - 1) >> gainShift : -((-step + (1L << gainShift) - 1) >> gainShift);
-        alpha[pathId] = Math.clamp(a + step, 0, ALPHA_ONE);
+        if (roundTripGainShift > 0) {
+            // Counted now, averaged in when the round trip ends [SPEC-CC-36].
+            roundEct[pathId] += ect;
+            roundCe[pathId] += ce;
+        } else {
+            moveAlpha(pathId, ect, ce, gainShift);
+        }
         if (ce > 0) {
             markCredit[pathId] = roundTripBytes(pathId);
             // A mark ends slow start even when no cut follows (within a round trip of a loss cut):
@@ -528,6 +554,38 @@ public final class AimdController implements CongestionController {
             ecnCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }
+    }
+
+    /** Moves path {@code pathId}'s alpha toward the fraction {@code ce / ect} with gain {@code 1 / 2^shift} [SPEC-CC-7]. */
+    private void moveAlpha(int pathId, long ect, long ce, int shift) {
+        long fraction = (ce << ALPHA_BITS) / ect;
+        long a = alpha[pathId];
+        // Round the step away from zero so alpha reaches 0 and 1 exactly rather than stalling below.
+        long step = fraction - a;
+        step = step >= 0 ? (step + (1L << shift) - 1) >> shift : -((-step + (1L << shift) - 1) >> shift);
+        alpha[pathId] = Math.clamp(a + step, 0, ALPHA_ONE);
+    }
+
+    /**
+     * Counts {@code bytes} of path {@code pathId} resolved (acknowledged, declared lost or
+     * discarded) toward the end of its round trip [SPEC-CC-36]: once as many bytes as the
+     * path had in flight (or its window, if larger) when the round trip began are resolved, and
+     * ECN feedback came in it, alpha moves once
+     * toward the fraction of that round trip's reported packets that were marked, as DCTCP's
+     * per-window estimate does (RFC 8257, 3.3). A round trip weighs the same however many ACKs it
+     * took, so the average spans a number of round trips, not of ACKs. Lost bytes count too: under
+     * heavy random loss, counting only acknowledged ones stretched the round trips and held alpha
+     * near its start value of 1, so the loss cuts scaled by it ([SPEC-CC-9]) stayed deep.
+     */
+    private void endRoundTrip(int pathId, int bytes) {
+        roundCredit[pathId] -= bytes;
+        if (roundCredit[pathId] > 0 || roundEct[pathId] == 0) {
+            return;
+        }
+        moveAlpha(pathId, roundEct[pathId], roundCe[pathId], roundTripGainShift);
+        roundEct[pathId] = 0;
+        roundCe[pathId] = 0;
+        roundCredit[pathId] = roundTripBytes(pathId);
     }
 
     /**
@@ -783,6 +841,11 @@ public final class AimdController implements CongestionController {
         lossCutCredit[pathId] = 0;
         markCredit[pathId] = 0; // a mark from before the failure says nothing of the path now
         minRtt[pathId] = 0; // it may be on another route now: measure its base RTT afresh
+        if (roundTripGainShift > 0) {
+            roundEct[pathId] = 0; // feedback from before the failure: not this route's round trip
+            roundCe[pathId] = 0;
+            roundCredit[pathId] = 0;
+        }
     }
 
     @Override
@@ -992,6 +1055,11 @@ public final class AimdController implements CongestionController {
         failed = Arrays.copyOf(failed, size);
         noNewData = Arrays.copyOf(noNewData, size);
         opened = Arrays.copyOf(opened, size);
+        if (roundTripGainShift > 0) {
+            roundEct = Arrays.copyOf(roundEct, size);
+            roundCe = Arrays.copyOf(roundCe, size);
+            roundCredit = Arrays.copyOf(roundCredit, size);
+        }
         for (int i = old; i < size; i++) {
             window[i] = startWindow;
             slowStart[i] = slowStartEnabled;

@@ -1468,4 +1468,47 @@ class AimdControllerTest {
         assertThat(grew[0]).as("the faster path gets more").isGreaterThan(grew[1]);
         assertThat(total).as("two datagrams between the two paths heard of").isBetween(2L * D - 2, 2L * D);
     }
+
+    /**
+     * [SPEC-CC-36]: with {@code aimdAlphaRoundTripGainShift}, feedback within a round trip
+     * of the path only counts; alpha moves once, when the bytes the path had in flight at the
+     * start of the round trip are acknowledged, toward the fraction of that round trip's reported
+     * packets that were marked, whatever the number of ACKs that carried them.
+     */
+    @Test
+    void withThePerRoundTripGainAlphaMovesOncePerRoundTripTowardThatRoundTripsMarkedFraction() {
+        EngineConfig perRoundTrip = CONFIG.toBuilder().aimdAlphaRoundTripGainShift(2).build();
+        AimdController cc = new AimdController(perRoundTrip);
+        AimdController perAck = new AimdController(CONFIG);
+        for (AimdController c : new AimdController[] {cc, perAck}) {
+            for (int i = 0; i < 4; i++) {
+                c.onPacketSent(0, D, 0);
+            }
+            c.onPacketAcked(0, D, -1, 0); // the first round trip closes at the first ACK with no feedback yet
+            for (int i = 0; i < 3; i++) {
+                c.onEcnFeedback(0, 2, 0, 0);
+                c.onEcnFeedback(0, 2, 1, 0);
+            }
+        }
+        assertThat(cc.alpha(0)).as("feedback alone moves nothing within the round trip").isEqualTo(1.0);
+        assertThat(perAck.alpha(0)).as("per ACK, six steps of 1/16").isLessThan(0.9);
+        assertThat(cc.windowBytes(0)).as("the first mark still cuts at once, by alpha / 2")
+                .isEqualTo(INITIAL / 2);
+        cc.onPacketAcked(0, D, -1, 0);
+        // Round trip closed: 3 of 12 reported packets marked, alpha 1 + (0.25 - 1) / 4 = 0.8125.
+        assertThat(cc.alpha(0)).isEqualTo(0.8125);
+        for (int i = 0; i < 2; i++) {
+            cc.onPacketAcked(0, D, -1, 0);
+        }
+        cc.onEcnFeedback(0, 1, 1, 0);
+        assertThat(cc.alpha(0)).as("the next round trip has not ended (a window to acknowledge)").isEqualTo(0.8125);
+        for (int i = 0; i < 20; i++) {
+            cc.onPacketSent(0, D, 0);
+            cc.onPacketAcked(0, D, -1, 0);
+        }
+        // That round trip: 1 of 1 marked, one ACK only, weighs as much as the twelve packets before.
+        assertThat(cc.alpha(0)).isEqualTo(0.8125 + (1 - 0.8125) / 4);
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdAlphaRoundTripGainShift(17).build())
+                .hasMessageContaining("aimdAlphaRoundTripGainShift");
+    }
 }

@@ -1025,10 +1025,21 @@ public final class AimdController implements CongestionController {
         }
     }
 
+    /**
+     * Makes path {@code pathId}'s state exist. Every question and event calls it, so it stays a
+     * few bytes of bytecode that the JIT inlines; the growth is {@link #see}. As one method (347
+     * bytes) it was over C2's limit for inlining hot methods (325), so every
+     * {@link #sendAllowanceBytes} and {@link #nextSendTimeNanos} of the next-timeout query made
+     * a call, after which the compiled code reads the controller's fields again.
+     */
     private void ensure(int pathId) {
-        if (pathId < pathsSeen) {
-            return;
+        if (pathId >= pathsSeen) {
+            see(pathId);
         }
+    }
+
+    /** The rare part of {@link #ensure}: a path seen for the first time, growing the arrays if needed. */
+    private void see(int pathId) {
         if (pathId < window.length) {
             pathsSeen = pathId + 1;
             return;

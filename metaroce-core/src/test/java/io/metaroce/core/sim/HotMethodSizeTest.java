@@ -1,0 +1,84 @@
+package io.metaroce.core.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.CodeModel;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The methods the simulator's event loop calls on every hop or every controller question stay
+ * small enough for HotSpot's C2 to inline them where they are hot: C2 does not inline a hot
+ * callee of more than {@code FreqInlineSize} (325) bytes of bytecode, and then every call costs
+ * a call and, after it, fresh reads of the caller's fields. {@code AimdController.ensure} (347
+ * bytes, called by every question the next-timeout query asks) and {@code Network.enqueue} (415
+ * bytes, every hop at a switch) were over it; see docs/benchmarks.md, "Simulator speed round
+ * (session 10)". This test keeps them, and the other per-event methods found inlined, under it.
+ */
+class HotMethodSizeTest {
+    /** C2's default {@code -XX:FreqInlineSize} on x86-64 and AArch64. */
+    private static final int FREQ_INLINE_SIZE = 325;
+
+    private record Hot(String className, String method) {
+    }
+
+    private static final List<Hot> HOT = List.of(
+            new Hot("io.metaroce.core.cc.AimdController", "ensure"),
+            new Hot("io.metaroce.core.cc.AimdController", "sendAllowanceBytes"),
+            new Hot("io.metaroce.core.cc.AimdController", "nextSendTimeNanos"),
+            new Hot("io.metaroce.core.sim.fabric.Network", "enqueue"),
+            new Hot("io.metaroce.core.sim.fabric.Network", "arrive"),
+            new Hot("io.metaroce.core.sim.fabric.Network", "drain"),
+            new Hot("io.metaroce.core.sim.fabric.Network", "pushRing"),
+            new Hot("io.metaroce.core.sim.EventQueue", "push"),
+            new Hot("io.metaroce.core.sim.EventQueue", "pop"));
+
+    @Test
+    void theEventLoopsPerHopAndPerQuestionMethodsStayUnderTheHotInliningLimit() throws IOException {
+        for (Hot hot : HOT) {
+            int size = largestCodeLength(hot);
+            assertTrue(size <= FREQ_INLINE_SIZE, hot.className() + "." + hot.method() + " has " + size
+                    + " bytes of bytecode, over C2's hot inlining limit of " + FREQ_INLINE_SIZE
+                    + ": move its rare branches into methods of their own");
+        }
+    }
+
+    @Test
+    void theMeasureSeesAMethodOverTheLimit() throws IOException {
+        // The growth that ensure hands off is itself over the limit: the measure can fail.
+        assertTrue(largestCodeLength(new Hot("io.metaroce.core.cc.AimdController", "see")) > FREQ_INLINE_SIZE);
+        assertEquals(-1, largestCodeLength(new Hot("io.metaroce.core.cc.AimdController", "noSuchMethod")));
+    }
+
+    /** The bytecode length of the method's largest overload, or -1 if the class has no such method. */
+    private static int largestCodeLength(Hot hot) throws IOException {
+        String resource = "/" + hot.className().replace('.', '/') + ".class";
+        byte[] bytes;
+        try (InputStream in = HotMethodSizeTest.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("class file " + resource + " not on the test class path");
+            }
+            bytes = in.readAllBytes();
+        }
+        ClassModel model = ClassFile.of().parse(bytes);
+        int largest = -1;
+        for (MethodModel m : model.methods()) {
+            if (!m.methodName().equalsString(hot.method())) {
+                continue;
+            }
+            for (var element : m) {
+                if (element instanceof CodeModel code && code instanceof CodeAttribute attribute) {
+                    largest = Math.max(largest, attribute.codeLength());
+                }
+            }
+        }
+        return largest;
+    }
+}

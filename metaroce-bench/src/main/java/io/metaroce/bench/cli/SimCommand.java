@@ -93,7 +93,8 @@ public final class SimCommand implements Callable<Integer> {
             defaultValue = "16")
     int messageKib;
 
-    @Option(names = "--outstanding", description = "Messages kept posted per flow (default 32; loss: 64).")
+    @Option(names = "--outstanding", description = "Messages kept posted per flow (default "
+            + SimParameters.DEFAULT_OUTSTANDING_MESSAGES + "; loss: " + LossScenario.OUTSTANDING_MESSAGES + ").")
     Integer outstanding;
 
     @Option(names = "--withdraw-us", description = "Failover: routing withdraws the failed link this long after"

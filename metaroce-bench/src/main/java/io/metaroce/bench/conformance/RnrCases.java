@@ -21,6 +21,18 @@ final class RnrCases {
     static final long RETRY_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** How early, by the suite's clock, a copy may be read and still count as after the delay. */
     private static final long CLOCK_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * How soon after a NAK the PROBE_ACK of a PATH_PROBE sent right behind it must come for a copy
+     * that waited to count as held back: half the delay asked for. The IUT reads the NAK before the
+     * probe, so its answer shows that it had read the NAK by then; a copy read the delay after the
+     * NAK then left at least half the delay after the IUT read it, which a sender that ignores the
+     * delay (it resends at once) does only if it stalls that long in between. Without it a stall
+     * anywhere (the IUT's loop before it read the NAK, a relay, the suite's own thread) made an IUT
+     * that ignores the delay look as if it waited.
+     */
+    private static final long ANSWER_BOUND_NANOS = RETRY_AFTER_NANOS / 2;
+    /** The id of the suite's PATH_PROBE behind each NAK (any id: the IUT answers every probe). */
+    private static final long PROBE_ID = 0x5EED_0000L;
 
     private RnrCases() {
     }
@@ -84,27 +96,38 @@ final class RnrCases {
     private static final int ATTEMPTS = 3;
 
     /**
-     * Thrown when the IUT's retransmission timer fired before the suite's NAK reached it: a copy of
-     * a CSN was read before the NAK left. Legal ([SPEC-CONF-5]), but it says nothing of the delay.
+     * Thrown when an attempt cannot judge the delay: the IUT's retransmission timer fired before
+     * the suite's NAK reached it (a copy of a CSN was read before the NAK left; legal,
+     * [SPEC-CONF-5]), or the answer to the probe behind a NAK came late (a stall somewhere).
      */
     private static final class Blurred extends RuntimeException {
+        static final String TIMER = "the IUT's retransmission timer fired before the suite's NAK reached it";
+        static final String STALL = "the PROBE_ACK of the PATH_PROBE sent right behind the NAK came later than "
+                + TimeUnit.NANOSECONDS.toMillis(ANSWER_BOUND_NANOS) + " ms after it";
+
         Blurred() {
-            super("the IUT's retransmission timer fired before the suite's NAK", null, false, false);
+            this(TIMER);
+        }
+
+        Blurred(String why) {
+            super(why, null, false, false);
         }
     }
 
     private static void senderWaits(CaseContext c) {
+        java.util.Set<String> reasons = new java.util.LinkedHashSet<>();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             try {
                 senderWaitsOnce(c);
                 return;
             } catch (Blurred b) {
-                // a fresh connection: the host was too slow this time
+                reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
             }
         }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts the IUT's retransmission timer fired before the suite's"
-                + " RECEIVER_NOT_READY NAK reached it: the host is too slow for the IUT's minimum RTO; run the"
-                + " responder with a longer one [SPEC-CONF-5]");
+        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join(", or ", reasons) + ": the host is too slow"
+                + " for the IUT's minimum RTO, or stalls too long to judge a delay of "
+                + TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS) + " ms; run the responder with a longer minimum RTO,"
+                + " on a quieter host [SPEC-CONF-5]");
     }
 
     /** Throws {@link Blurred} if a copy of {@code csn} was read (stamped) before {@code nakSent}, at or after {@code mark}. */
@@ -138,20 +161,24 @@ final class RnrCases {
         s.sendNak(first, NakCode.RECEIVER_NOT_READY, RETRY_AFTER_NANOS);
         long nakSent = System.nanoTime();
         s.ack(0);
+        s.sendProbe(0, PROBE_ID + 1, nakSent);
         // A second message on the paused stream: its echo may not start before the pause ends ([SPEC-NAK-4]).
         byte[] m2 = Scenarios.bytes(200, 93);
         Scenarios.sendAll(s, s.send(ECHO, m2), 0);
         Received copy = awaitCopy(c, s, mark, csn, "refused once");
         checkNotBlurred(s, mark, csn, nakSent);
         checkWaited(c, first, copy, nakSent, csn, "first");
+        checkAnsweredSoon(s, mark, PROBE_ID + 1, nakSent);
         // Refused again: no retry limit ([SPEC-NAK-6]).
         int mark2 = s.mark();
         s.sendNak(copy, NakCode.RECEIVER_NOT_READY, RETRY_AFTER_NANOS);
         long nak2Sent = System.nanoTime();
         s.ack(0);
+        s.sendProbe(0, PROBE_ID + 2, nak2Sent);
         Received copy2 = awaitCopy(c, s, mark2, csn, "refused twice");
         checkNotBlurred(s, mark2, csn, nak2Sent);
         checkWaited(c, copy, copy2, nak2Sent, csn, "second");
+        checkAnsweredSoon(s, mark2, PROBE_ID + 2, nak2Sent);
         s.autoAck(true);
         s.ack(0);
         boolean both = s.await(() -> s.messagesOn(ECHO).size() >= 2);
@@ -200,6 +227,25 @@ final class RnrCases {
                 + " its timestamps), too soon for its retransmission timer: a refused CSN is held back for"
                 + " retryAfterNanos [SPEC-NAK-4]", which, csn, waited, TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS),
                 sinceRefused / 1e6));
+    }
+
+    /**
+     * Throws {@link Blurred} unless the PROBE_ACK of probe {@code probeId}, sent right behind the NAK
+     * sent at {@code nakSent}, was read within {@link #ANSWER_BOUND_NANOS} of it: otherwise the IUT,
+     * the network or the suite stalled, and a copy that came late says nothing of the delay.
+     */
+    private static void checkAnsweredSoon(WireSession s, int mark, long probeId, long nakSent) {
+        List<Received> all = s.received();
+        for (int i = mark; i < all.size(); i++) {
+            Received r = all.get(i);
+            if (r.type() == PacketType.PROBE_ACK && r.packet().probeId == probeId) {
+                if (r.arrivalNanos() - nakSent <= ANSWER_BOUND_NANOS) {
+                    return;
+                }
+                break;
+            }
+        }
+        throw new Blurred(Blurred.STALL);
     }
 
     /** The first DATA of message {@code msn} of the echo stream received at or after {@code mark}, or null. */

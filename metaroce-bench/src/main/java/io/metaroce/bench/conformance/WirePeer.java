@@ -1,5 +1,6 @@
 package io.metaroce.bench.conformance;
 
+import io.metaroce.core.wire.PacketType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Inet4Address;
@@ -19,9 +20,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The suite's side of the wire: one plain UDP socket per path (each its own source port, as a
  * MetaRoCE client binds path {@code i} to socket {@code i}), all sending to the implementation
- * under test at one address. It knows nothing of the protocol: it sends byte arrays, with an IP
- * TOS byte of the caller's choosing (the ECN bits are its low two bits), and hands back whole
- * datagrams with the index of the socket they arrived on.
+ * under test at one address. It knows little of the protocol (as a server, the path id and the type
+ * in a datagram's header): it sends byte arrays, with an IP TOS byte of the caller's choosing (the
+ * ECN bits are its low two bits), and hands back whole datagrams with the index of the socket they
+ * arrived on.
  *
  * <p>Not thread-safe: one suite thread drives it.
  */
@@ -43,6 +45,7 @@ public final class WirePeer implements AutoCloseable {
     private long datagramsSent;
     private long lastSendNanos;
     private long datagramsReceived;
+    private final List<String> rebinds = new ArrayList<>();
 
     /**
      * Opens {@code paths} sockets on ephemeral ports of the wildcard address of the target's
@@ -61,7 +64,11 @@ public final class WirePeer implements AutoCloseable {
      * client's path 0. A server has one port and its client one per path ([SPEC-PATH-1]): from then
      * on, a datagram from a new port of the client's address binds the path its header names
      * (bytes 2 and 3 of the common header), if that path is not bound yet; datagrams go to the
-     * address bound to their path.
+     * address bound to their path. A DATA, READ_REQUEST or PATH_PROBE from a new port naming a path
+     * already bound rebinds it there: the client repathed ([SPEC-PATH-13], [SPEC-PATH-2]), and
+     * {@link #rebinds()} says so. Any other datagram from a new port naming a bound path is taken as
+     * that path's ([SPEC-CONN-3]: a receiver finds the connection by its id, not the address) without
+     * rebinding it.
      */
     public static WirePeer listening(InetSocketAddress implementation, int paths) {
         return new WirePeer(implementation, paths, true);
@@ -243,11 +250,31 @@ public final class WirePeer implements AutoCloseable {
             return -1;
         }
         int named = Short.toUnsignedInt(datagram.getShort(datagram.position() + 2));
-        if (named >= remotes.length || remotes[named] != null) {
+        if (named >= remotes.length) {
             return -1;
         }
+        if (remotes[named] != null) {
+            int type = Byte.toUnsignedInt(datagram.get(datagram.position() + 1));
+            if (type != PacketType.DATA && type != PacketType.READ_REQUEST && type != PacketType.PATH_PROBE) {
+                return named;
+            }
+            rebinds.add("path " + named + " moved from " + remotes[named] + " to " + from + " (" + PacketType.name(type)
+                    + ")");
+        }
         remotes[named] = from;
+        if (named == 0) {
+            target = from;
+        }
         return named;
+    }
+
+    /**
+     * The suite as a server: each time a path of the client was rebound to a new port (the
+     * client repathed, [SPEC-PATH-13]), in order, naming the path, both addresses and the packet
+     * type that moved it; empty for a client's peer.
+     */
+    public List<String> rebinds() {
+        return List.copyOf(rebinds);
     }
 
     /** Datagrams sent so far. */

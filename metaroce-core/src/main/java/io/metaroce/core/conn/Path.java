@@ -123,10 +123,28 @@ final class Path {
         return rtt.rtoNanos(config.maxAckDelayNanos(), config.minRtoNanos(), config.maxRtoNanos(), consecutiveTimeouts);
     }
 
-    /** When the oldest packet in flight times out, or {@link Long#MAX_VALUE}. */
+    /**
+     * When the oldest packet in flight times out, or {@link Long#MAX_VALUE}; during a run of
+     * timeouts no sooner than the RTO without back-off after the latest of them [SPEC-LOSS-4].
+     * On time the next expiry of a run is that far from the previous one anyway (the oldest send
+     * time only moves forward and the back-off at least doubles the RTO); the floor binds only when
+     * the driver ran the timer late, after a stall of its loop during which the ACKs may have come:
+     * without it every packet of a flight older than the capped RTO expired at one late call, one
+     * expiry per call with no input read between them, and a stall of the local loop, not the
+     * peer, reached {@code maxConsecutiveTimeouts}.
+     */
     long rtoDeadlineNanos(EngineConfig config) {
         long oldest = scoreboard.oldestSentAtNanos();
-        return oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + rtoNanos(config);
+        if (oldest == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        long deadline = oldest + rtoNanos(config);
+        if (consecutiveTimeouts > 0) {
+            long restart = lastTimeoutNanos
+                    + rtt.rtoNanos(config.maxAckDelayNanos(), config.minRtoNanos(), config.maxRtoNanos(), 0);
+            deadline = Math.max(deadline, restart);
+        }
+        return deadline;
     }
 
     /**

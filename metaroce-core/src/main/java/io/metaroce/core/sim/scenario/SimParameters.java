@@ -51,6 +51,9 @@ public record SimParameters(TopologyKind topology, int k, int planes, BufferPres
         }
     }
 
+    /** Messages kept posted per flow by default (the loss scenario keeps its own count). */
+    public static final int DEFAULT_OUTSTANDING_MESSAGES = 32;
+
     /**
      * The defaults: a shallow-buffer k=8 fat-tree at 100 Gbit/s with 500 ns links, seed 1, 64
      * senders, 8 paths per flow, 16 KiB messages with 32 outstanding, 5 ms measured, routing
@@ -58,7 +61,7 @@ public record SimParameters(TopologyKind topology, int k, int planes, BufferPres
      */
     public static SimParameters defaults() {
         return new SimParameters(TopologyKind.FAT_TREE, 8, 1, BufferPreset.SHALLOW, 100, 500, 1, 64, 0.01,
-                5_000_000L, 8, 16 << 10, 32, 1_000_000L, 0.5, 0);
+                5_000_000L, 8, 16 << 10, DEFAULT_OUTSTANDING_MESSAGES, 1_000_000L, 0.5, 0);
     }
 
     /** A copy with another topology and plane count. */

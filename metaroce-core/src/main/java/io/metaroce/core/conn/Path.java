@@ -126,8 +126,9 @@ final class Path {
     /**
      * When the oldest packet in flight times out, or {@link Long#MAX_VALUE}; during a run of
      * timeouts no sooner than the RTO without back-off after the latest of them [SPEC-LOSS-4].
-     * On time the next expiry of a run is that far from the previous one anyway (the oldest send
-     * time only moves forward and the back-off at least doubles the RTO); the floor binds only when
+     * On time and below the {@code maxRtoNanos} cap the next expiry of a run is that far from the
+     * previous one anyway (the oldest send time only moves forward and the back-off at least doubles
+     * the RTO; at the cap the floor delays it by at most that RTO); otherwise the floor binds only when
      * the driver ran the timer late, after a stall of its loop during which the ACKs may have come:
      * without it every packet of a flight older than the capped RTO expired at one late call, one
      * expiry per call with no input read between them, and a stall of the local loop, not the

@@ -128,7 +128,7 @@ final class Path {
      * timeouts no sooner than the RTO without back-off after the latest of them [SPEC-LOSS-4].
      * On time and below the {@code maxRtoNanos} cap the next expiry of a run is that far from the
      * previous one anyway (the oldest send time only moves forward and the back-off at least doubles
-     * the RTO; at the cap the floor delays it by at most that RTO); otherwise the floor binds only when
+     * the RTO; at the cap the floor delays it by at most that RTO). Below the cap it binds only when
      * the driver ran the timer late, after a stall of its loop during which the ACKs may have come:
      * without it every packet of a flight older than the capped RTO expired at one late call, one
      * expiry per call with no input read between them, and a stall of the local loop, not the

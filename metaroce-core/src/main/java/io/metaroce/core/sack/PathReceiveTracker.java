@@ -92,10 +92,12 @@ public final class PathReceiveTracker {
             }
             set(psn);
             boolean gap = psn != highest + 1;
+            // A path's sequence numbers start at 0 and never restart (a repath keeps them), so a
+            // first arrival above 0 skipped the path's first packets: a gap too [SPEC-SACK-15].
+            gapSeen |= gap;
             if (highest >= 0) {
                 // Each sequence number skipped moves the estimate toward 1, this arrival toward 0.
                 long skipped = Math.min(psn - highest - 1, MAX_SKIPPED_COUNTED);
-                gapSeen |= skipped > 0;
                 for (long i = 0; i < skipped; i++) {
                     lossEstimate += (1 - lossEstimate) * LOSS_GAIN;
                 }

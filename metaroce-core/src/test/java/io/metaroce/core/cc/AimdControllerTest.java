@@ -1484,7 +1484,9 @@ class AimdControllerTest {
             for (int i = 0; i < 4; i++) {
                 c.onPacketSent(0, D, 0);
             }
-            c.onPacketAcked(0, D, -1, 0); // the first round trip closes at the first ACK with no feedback yet
+            // No feedback yet: the round trip does not close; its credit (0 at the start) is spent,
+            // so it closes at the first resolution after feedback comes in.
+            c.onPacketAcked(0, D, -1, 0);
             for (int i = 0; i < 3; i++) {
                 c.onEcnFeedback(0, 2, 0, 0);
                 c.onEcnFeedback(0, 2, 1, 0);
@@ -1510,5 +1512,74 @@ class AimdControllerTest {
         assertThat(cc.alpha(0)).isEqualTo(0.8125 + (1 - 0.8125) / 4);
         assertThatThrownBy(() -> CONFIG.toBuilder().aimdAlphaRoundTripGainShift(17).build())
                 .hasMessageContaining("aimdAlphaRoundTripGainShift");
+    }
+
+    /**
+     * [SPEC-CC-36]: a round trip of the per-round-trip gain lasts as many resolved bytes as the
+     * larger of the path's window and its bytes in flight when it began: one byte short of that,
+     * alpha has not moved whatever feedback came in; the next packet resolved moves it. Lost bytes
+     * end the round trip as acknowledged ones do.
+     */
+    @Test
+    void aPerRoundTripGainRoundTripLastsTheLargerOfWindowAndFlightAtItsStartLostBytesIncluded() {
+        EngineConfig perRoundTrip = CONFIG.toBuilder().aimdAlphaRoundTripGainShift(2).build();
+        for (boolean byLoss : new boolean[] {false, true}) {
+            AimdController cc = new AimdController(perRoundTrip);
+            long sent = 0;
+            while (sent < 2 * INITIAL) { // more in flight than the window
+                cc.onPacketSent(0, D, 0);
+                sent += D;
+            }
+            cc.onEcnFeedback(0, 4, 0, 0);
+            cc.onPacketAcked(0, D, -1, 0); // closes the first round trip: 0 of 4 marked
+            assertThat(cc.alpha(0)).isEqualTo(0.75);
+            long roundTrip = Math.max(cc.windowBytes(0), cc.bytesInFlight(0));
+            assertThat(roundTrip).as("the flight, not the window, sets this round trip's length")
+                    .isEqualTo(cc.bytesInFlight(0)).isGreaterThan(cc.windowBytes(0));
+            cc.onEcnFeedback(0, 4, 1, 0);
+            cc.onEcnFeedback(0, 4, 3, 0);
+            long resolved = 0;
+            while (resolved + D < roundTrip) {
+                resolve(cc, byLoss, D);
+                resolved += D;
+            }
+            assertThat(cc.alpha(0)).as("lost %s: %d of %d bytes resolved, the round trip goes on", byLoss, resolved, roundTrip)
+                    .isEqualTo(0.75);
+            resolve(cc, byLoss, D);
+            // 4 of 8 marked: 0.75 + (0.5 - 0.75) / 4.
+            assertThat(cc.alpha(0)).as("lost %s: the round trip's bytes resolved", byLoss).isEqualTo(0.6875);
+        }
+    }
+
+    private static void resolve(AimdController cc, boolean byLoss, int bytes) {
+        if (byLoss) {
+            cc.onPacketLost(0, bytes, 0);
+        } else {
+            cc.onPacketAcked(0, bytes, -1, 0);
+        }
+    }
+
+    /**
+     * [SPEC-CC-36]: a path back from a failure starts a fresh round trip: the feedback counted
+     * before the failure is dropped, and the first feedback after it closes the round trip at the
+     * next ACK, whatever was owed before.
+     */
+    @Test
+    void aRestoredPathDropsTheRoundTripItWasInWithThePerRoundTripGain() {
+        AimdController cc = new AimdController(CONFIG.toBuilder().aimdAlphaRoundTripGainShift(2).build());
+        for (int i = 0; i < 40; i++) {
+            cc.onPacketSent(0, D, 0);
+        }
+        cc.onEcnFeedback(0, 4, 0, 0);
+        cc.onPacketAcked(0, D, -1, 0); // closes the first round trip: alpha 0.75
+        cc.onEcnFeedback(0, 4, 4, 0); // all marked, in a round trip that is far from over
+        cc.onPathFailed(0, 0);
+        cc.onPathRestored(0, 0);
+        assertThat(cc.alpha(0)).isEqualTo(0.75);
+        cc.onPacketSent(0, D, 0);
+        cc.onEcnFeedback(0, 4, 0, 0);
+        cc.onPacketAcked(0, D, -1, 0);
+        assertThat(cc.alpha(0)).as("closed at once, on the feedback since the restoration only (0 of 4 marked)")
+                .isEqualTo(0.75 - 0.75 / 4);
     }
 }

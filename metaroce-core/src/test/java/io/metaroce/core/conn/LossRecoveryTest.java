@@ -677,8 +677,8 @@ class LossRecoveryTest {
     void aReceiverAcknowledgesEveryPacketOfAPathOnceItHasSeenThatPathLoseOne() {
         int every = EngineConfig.defaults().ackEveryPackets();
         assertThat(every).as("the rule is only visible above one packet per ACK").isGreaterThan(1);
-        double[] on = acksPerDataPacketAfterALoss(EngineConfig.defaults().toBuilder().ackEachPacketAfterGap(true).build());
-        double[] off = acksPerDataPacketAfterALoss(EngineConfig.defaults());
+        double[] on = acksPerDataPacketAfterALoss(EngineConfig.defaults().toBuilder().ackEachPacketAfterGap(true).build(), 2);
+        double[] off = acksPerDataPacketAfterALoss(EngineConfig.defaults(), 2);
         System.out.printf("LossRecoveryTest ACKs per DATA packet after the loss, path 0 / path 1: on %.3f / %.3f,"
                 + " off %.3f / %.3f%n", on[0], on[1], off[0], off[1]);
         assertThat(on[1]).as("the path that lost a packet: an ACK for every packet").isGreaterThan(0.95);
@@ -689,17 +689,36 @@ class LossRecoveryTest {
     }
 
     /**
-     * A 400 KB write over two paths with the third DATA packet of path 1 lost; per path, the ACKs
-     * the receiver sent once that packet's successor left, divided by the DATA packets sent on
+     * [SPEC-SACK-15] when the lost packet is the path's first: the receiver never saw the path at
+     * {@code highest + 1} before the skip (its first arrival is sequence number 1), and the rule
+     * holds all the same.
+     */
+    @Test
+    void aReceiverAcknowledgesEveryPacketOfAPathWhoseFirstPacketWasLost() {
+        int every = EngineConfig.defaults().ackEveryPackets();
+        double[] on = acksPerDataPacketAfterALoss(EngineConfig.defaults().toBuilder().ackEachPacketAfterGap(true).build(), 0);
+        double[] off = acksPerDataPacketAfterALoss(EngineConfig.defaults(), 0);
+        System.out.printf("LossRecoveryTest ACKs per DATA packet after losing path 1's first, path 0 / path 1: on %.3f / %.3f,"
+                + " off %.3f / %.3f%n", on[0], on[1], off[0], off[1]);
+        assertThat(on[1]).as("the path whose first packet was lost: an ACK for every packet").isGreaterThan(0.95);
+        assertThat(on[0]).as("the path that lost nothing: one ACK per %d packets", every)
+                .isLessThan(1.5 / every);
+        assertThat(off[1]).as("field off: one ACK per %d packets on the lossy path too", every)
+                .isLessThan(1.5 / every);
+    }
+
+    /**
+     * A 400 KB write over two paths with DATA packet {@code lostPsn} of path 1 lost; per path, the
+     * ACKs the receiver sent once that packet's successor left, divided by the DATA packets sent on
      * the path from then on.
      */
-    private double[] acksPerDataPacketAfterALoss(EngineConfig config) {
+    private double[] acksPerDataPacketAfterALoss(EngineConfig config, long lostPsn) {
         Recorder rec = new Recorder();
         long[] acks = new long[2];
         long[] data = new long[2];
         boolean[] lost = {false};
         rec.rule = (fromClient, pk, now) -> {
-            if (fromClient && pk.type == PacketType.DATA && pk.pathId == 1 && pk.pathSequence == 2) {
+            if (fromClient && pk.type == PacketType.DATA && pk.pathId == 1 && pk.pathSequence == lostPsn) {
                 lost[0] = true;
                 return true;
             }

@@ -152,6 +152,10 @@ class SendScoreboardFastPathPropertyTest {
             // what this case tested.
             assertThat(eligibleAcks).as("seed %d: ACKs the fast path takes, of %d that acknowledge something", seed, acks)
                     .isGreaterThanOrEqualTo(acks / 2);
+            // And the code took it: a fast path never taken would report what the walk reports too.
+            assertThat(fast.fastPathAcks).as("seed %d: ACKs applied by the fast path, of %d eligible", seed, eligibleAcks)
+                    .isPositive().isGreaterThanOrEqualTo(eligibleAcks / 2);
+            assertThat(walk.fastPathAcks).as("seed %d: the walk never takes the fast path", seed).isZero();
         }
     }
 

@@ -44,6 +44,7 @@ class HotMethodSizeTest {
     void theEventLoopsPerHopAndPerQuestionMethodsStayUnderTheHotInliningLimit() throws IOException {
         for (Hot hot : HOT) {
             int size = largestCodeLength(hot);
+            assertTrue(size > 0, hot.className() + "." + hot.method() + " not found (renamed?): update this list");
             assertTrue(size <= FREQ_INLINE_SIZE, hot.className() + "." + hot.method() + " has " + size
                     + " bytes of bytecode, over C2's hot inlining limit of " + FREQ_INLINE_SIZE
                     + ": move its rare branches into methods of their own");

@@ -19,8 +19,12 @@ interface DatagramReceiver {
     /**
      * A system call has just read datagrams from the socket, and they follow ({@link #onDatagram}
      * each) before the next such call: all of them were in the socket when it returned, so one
-     * clock reading serves them all. A layer that reads one datagram at a time need not call it;
-     * the receiver then reads the clock per datagram. By default nothing.
+     * clock reading serves them all. Contract: a layer either announces every call that read
+     * datagrams, before its datagrams, or never calls this (one that reads one datagram at a time
+     * need not; the receiver then reads the clock per datagram). The receiver ends a call's
+     * reading when it drives the engine after the call's datagrams ({@link #onReadBatchComplete},
+     * a busy-polling turn), so a layer that stopped announcing would not have its datagrams
+     * stamped with a stale reading. By default nothing.
      */
     default void onReceiveCall(int socketId) {
     }

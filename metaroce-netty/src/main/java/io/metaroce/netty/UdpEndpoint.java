@@ -135,13 +135,8 @@ public final class UdpEndpoint implements AutoCloseable {
     private long datagramsReceived;
     /** Datagrams handed to the engine since the last drive. */
     private int receivedSinceDrive;
-    /**
-     * The engine's time of the datagrams of the socket layer's last receive call (read once per
-     * call, {@link DatagramReceiver#onReceiveCall}; moved up to a drive's time by a drive in the
-     * middle of the call's datagrams, so the engine's clock never goes back), or
-     * {@link Long#MIN_VALUE} for a layer that reports no calls: then the clock is read per datagram.
-     */
-    private long receiveCallNanos = Long.MIN_VALUE;
+    /** The engine's time of received datagrams: one clock reading per announced receive call. */
+    private final ReceiveCallClock receiveClock = new ReceiveCallClock(this::now);
     private long datagramsSent;
     private long datagramsDropped;
     private long sendErrors;
@@ -171,7 +166,7 @@ public final class UdpEndpoint implements AutoCloseable {
 
         @Override
         public void onReceiveCall(int socketId) {
-            receiveCallNanos = now();
+            receiveClock.callStarted();
         }
 
         @Override
@@ -574,6 +569,11 @@ public final class UdpEndpoint implements AutoCloseable {
      * the transmits: a closed connection's sockets close there), and the timer.
      */
     private void drive() {
+        drive(false);
+    }
+
+    /** {@link #drive()}; {@code midCall} when a datagram drives it in the middle of its read call. */
+    private void drive(boolean midCall) {
         if (shutDown) {
             return;
         }
@@ -585,9 +585,7 @@ public final class UdpEndpoint implements AutoCloseable {
             collectingPosts = false;
         }
         long now = now();
-        if (receiveCallNanos != Long.MIN_VALUE) {
-            receiveCallNanos = now; // the rest of a call's datagrams, after a drive in its middle
-        }
+        receiveClock.drove(now, midCall);
         while (true) {
             if (slots != null) {
                 transmit.buffer = slots.current();
@@ -700,10 +698,9 @@ public final class UdpEndpoint implements AutoCloseable {
         if (socket < socketDatagramsReceived.length) {
             socketDatagramsReceived[socket]++;
         }
-        long received = receiveCallNanos != Long.MIN_VALUE ? receiveCallNanos : now();
-        endpoint.handleDatagram(received, data, offset, length, socket, sender, ecn);
+        endpoint.handleDatagram(receiveClock.datagramNanos(), data, offset, length, socket, sender, ecn);
         if (++receivedSinceDrive >= DATAGRAMS_PER_DRIVE) {
-            drive(); // the ACKs of a long read go out before its SACK window has moved past them
+            drive(true); // the ACKs of a long read go out before its SACK window has moved past them
         }
     }
 

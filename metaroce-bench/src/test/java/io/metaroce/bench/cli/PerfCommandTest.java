@@ -168,8 +168,8 @@ class PerfCommandTest {
                 "--depth", "8", "--full-check-every", "4", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        assertThat(run.out()).containsPattern("(?m)^result: [0-9,]+ messages, sampled check \\(every 4-th "
-                + "SEND/WRITE_WITH_IMM message of a stream byte for byte, the others by their first and last words\\): "
+        assertThat(run.out()).containsPattern("(?m)^result: [0-9,]+ messages, sampled check \\(1 SEND/WRITE_WITH_IMM "
+                + "message in 4 of a stream checked byte for byte, the others by their first and last words\\): "
                 + "verified$");
         assertThat(Files.readString(json)).contains("\"verified\": true", "\"full_check_every\": 4");
 

@@ -114,7 +114,7 @@ public final class CompareCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "metaroce compare: sizes %s, %.1f s per run after %.1f s warm-up (ping-pongs %.1f s),"
                 + " MetaRoCE cc %s, %s, 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup, cc.value.label(),
                 fullCheckEvery == 1 ? "every byte checked"
-                        : "sampled check (every " + fullCheckEvery + "th message in full; best variant again in full)");
+                        : "sampled check (1 message in " + fullCheckEvery + " checked in full; best variant again in full)");
         out.flush();
         Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
         Window latencyWindow = new Window((long) (latencyWarmup * 1e9), (long) (durationSeconds * 1e9));

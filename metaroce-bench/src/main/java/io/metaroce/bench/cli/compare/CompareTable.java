@@ -18,7 +18,7 @@ final class CompareTable {
             row(out, "  raw UDP plain", s.rawUdpPlainGbps(), "");
             row(out, "  raw UDP GSO/GRO", s.rawUdpGsoGbps(), "");
             String check = r.metaroceFullCheckEvery() == 1 ? "every byte checked"
-                    : "sampled check: every " + r.metaroceFullCheckEvery() + "th message in full";
+                    : "sampled check: 1 message in " + r.metaroceFullCheckEvery() + " checked in full";
             row(out, "MetaRoCE (best)", s.metaroceGbps(),
                     (s.metaroceVariant() == null ? "" : s.metaroceVariant() + ", ") + check);
             for (Map.Entry<String, Double> e : s.metaroceVariants().entrySet()) {

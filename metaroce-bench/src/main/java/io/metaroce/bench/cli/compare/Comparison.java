@@ -77,7 +77,7 @@ final class Comparison {
                 + ", aeron_best_gbps at mtu=" + AeronPeer.BEST_MTU + "; 2 MiB receiver window and socket buffers");
         notes.add("metaroce: perf loopback runner, direct posting, "
                 + (fullCheckEvery == 1 ? "every byte of every message filled and checked"
-                        : "sampled check (metaroce_gbps): every " + fullCheckEvery + "th message of a stream filled and"
+                        : "sampled check (metaroce_gbps): 1 message in " + fullCheckEvery + " of a stream filled and"
                         + " checked byte for byte, the others only their first and last 8-byte words (like the raw"
                         + " UDP blast, the application does not touch the rest); metaroce_full_check_gbps: the best"
                         + " variant run again with every byte filled and checked")

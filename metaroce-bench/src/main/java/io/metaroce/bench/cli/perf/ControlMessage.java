@@ -10,7 +10,8 @@ import java.util.Arrays;
  * <pre>
  *   client                               server
  *     PARAMS (the RunParams)      ---&gt;
- *                                 &lt;---   READY (the region's remote key) or REFUSED (why)
+ *                                 &lt;---   READY (the region's remote key and the check it
+ *                                          applies) or REFUSED (why)
  *     ... data on streams 1..n ...
  *     DONE (messages the server   ---&gt;
  *           should have checked)
@@ -54,9 +55,28 @@ record ControlMessage(int type, long[] values, String text) {
             p.durationNanos(), p.warmupNanos(), p.latency() ? 1 : 0, p.seed(), p.fullCheckEvery()}, "");
     }
 
-    /** The server is ready: its region's remote key and length. */
-    public static ControlMessage ready(int remoteKey, long regionBytes) {
-        return new ControlMessage(READY, new long[] {remoteKey, regionBytes}, "");
+    /**
+     * The server is ready: its region's remote key and length, and the {@link RunParams#fullCheckEvery}
+     * it applies. The third value announces that the server knows the sampled check: a server from
+     * before it sends two values, ignores the tenth PARAMS value and checks every byte, which the
+     * ends-only messages of a sampled client would fail ({@link #sampledCheckProblem}).
+     */
+    public static ControlMessage ready(int remoteKey, long regionBytes, int fullCheckEvery) {
+        return new ControlMessage(READY, new long[] {remoteKey, regionBytes, fullCheckEvery}, "");
+    }
+
+    /**
+     * Why the server that sent this {@link #READY} cannot run {@code p}, or null: a sampled run
+     * ({@link RunParams#sampled}) needs a server that announces the same {@code fullCheckEvery}.
+     */
+    public String sampledCheckProblem(RunParams p) {
+        long applied = values.length > 2 ? values[2] : 1;
+        if (!p.sampled() || applied == p.fullCheckEvery()) {
+            return null;
+        }
+        return "the server does not apply --full-check-every " + p.fullCheckEvery() + " ("
+                + (values.length > 2 ? "it announced " + applied : "it is older than the sampled check and checks every byte")
+                + "); run a perf server of this version, or drop --full-check-every";
     }
 
     /** The server will not run these parameters, and why. */

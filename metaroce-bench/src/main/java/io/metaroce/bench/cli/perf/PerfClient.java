@@ -148,6 +148,11 @@ final class PerfClient {
             connection.abort();
             throw new PerfException("the server answered with " + ready + " instead of READY");
         }
+        String checkProblem = ready.sampledCheckProblem(params);
+        if (checkProblem != null) {
+            connection.abort();
+            throw new PerfException(checkProblem);
+        }
         int remoteKey = (int) ready.value(0);
         Pattern pattern = new Pattern(params.seed());
         LatencyRecorder latency = params.latency() ? new LatencyRecorder() : null;

@@ -34,7 +34,7 @@ final class PerfJson {
         field(b, "messages_per_s", number(r.messagesPerSecond()));
         field(b, "retransmits", Long.toString(r.retransmits()));
         field(b, "verified", Boolean.toString(r.verified()));
-        field(b, "full_check_every", Long.toString(p.fullCheckEvery()));
+        field(b, "full_check_every", Long.toString(p.sampled() ? p.fullCheckEvery() : 1));
         field(b, "errors", Long.toString(r.errors()));
         field(b, "datapath", JsonText.quote(r.datapath()));
         field(b, "congestion_control", JsonText.quote(r.congestionControl()));

@@ -181,7 +181,8 @@ final class PerfServer implements AutoCloseable {
                 }
             }
             CompletableFuture<ControlMessage> done = control.expect();
-            ControlChannel.await(control.send(ControlMessage.ready(region.remoteKey(), layout.regionBytes())),
+            ControlChannel.await(control.send(ControlMessage.ready(region.remoteKey(), layout.regionBytes(),
+                    params.fullCheckEvery())),
                     PARAMS_SECONDS, "answering READY");
 
             // ---- the run: progress until DONE ----

@@ -35,8 +35,8 @@ public final class ReportPrinter {
         printPaths(out, r);
         out.println();
         if (r.params().sampled()) {
-            out.printf(Locale.ROOT, "result: %,d messages, sampled check (every %,d-th SEND/WRITE_WITH_IMM message of a "
-                    + "stream byte for byte, the others by their first and last words): %s%n", r.messages(),
+            out.printf(Locale.ROOT, "result: %,d messages, sampled check (1 SEND/WRITE_WITH_IMM message in %,d of a "
+                    + "stream checked byte for byte, the others by their first and last words): %s%n", r.messages(),
                     r.params().fullCheckEvery(), r.resultText());
         } else {
             out.printf(Locale.ROOT, "result: %,d messages, %,.1f MiB checked byte for byte: %s%n", r.messages(),

@@ -78,7 +78,8 @@ public final class RunOptions {
             description = "1 (default): every SEND and WRITE_WITH_IMM message is filled and checked byte for byte. "
                     + "N > 1: a sampled check, as an application that does not touch every byte: every N-th message "
                     + "of a stream in full, the others only by their first and last 8-byte words (READs and the "
-                    + "WRITEs read back are always checked in full).")
+                    + "WRITEs read back are always checked in full; a latency run and --op read ignore it). A sampled "
+                    + "run needs a perf server of this version: the client refuses a server that does not announce it.")
     int fullCheckEvery;
 
     @Option(names = "--seed", description = "Seed of the message patterns (default: random).")

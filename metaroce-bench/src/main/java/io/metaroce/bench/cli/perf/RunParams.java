@@ -42,9 +42,13 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
         return fullCheckEvery == 1 || sequence % fullCheckEvery == 0;
     }
 
-    /** Whether this run checks only a sample of its messages in full. */
+    /**
+     * Whether this run checks only a sample of its messages in full: {@code fullCheckEvery > 1} on a
+     * bandwidth run of an op that consumes receives (SEND, WRITE_WITH_IMM, mixed). A latency run
+     * (the echo) and READ check every byte whatever {@code fullCheckEvery} says.
+     */
     public boolean sampled() {
-        return fullCheckEvery > 1;
+        return fullCheckEvery > 1 && !latency && op.consumesReceives();
     }
 
     /** Largest --size. */
@@ -93,7 +97,7 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
         return String.format(Locale.ROOT, "%s, %d-byte messages, %d stream%s, %d path%s, %.1f s%s", what, size,
                 streams, streams == 1 ? "" : "s", paths, paths == 1 ? "" : "s", durationNanos / 1e9,
                 warmupNanos > 0 ? String.format(Locale.ROOT, " after %.1f s warm-up", warmupNanos / 1e9) : "")
-                + (sampled() ? ", sampled check (every " + fullCheckEvery + "th message in full, the others by their ends)"
+                + (sampled() ? ", sampled check (1 message in " + fullCheckEvery + " checked in full, the others by their ends)"
                         : "");
     }
 }

@@ -50,7 +50,7 @@ class CompareCommandTest {
         // By default the variants check a sample of their messages in full, say so, and the best
         // one runs again with every byte checked, beside them.
         assertThat(number(text, "metaroce_full_check_every")).isEqualTo(64.0);
-        assertThat(run.out).contains("sampled check (every 64th message in full", "MetaRoCE (best), full check",
+        assertThat(run.out).contains("sampled check (1 message in 64 checked in full", "MetaRoCE (best), full check",
                 "MetaRoCE with every byte checked/raw UDP");
         assertThat(notes).contains("the best variant run again with every byte filled and checked",
                 "the receiver counts bytes and reads none of them");

@@ -147,6 +147,40 @@ class PerfPartsTest {
     }
 
     @Test
+    void onlyRunsWhoseReceivesAreCheckedCanBeSampled() {
+        // A latency run (the echo) and READ check every byte whatever --full-check-every says, so
+        // neither claims a sampled check; SEND, WRITE_WITH_IMM and mixed consume receives and do.
+        for (Op op : Op.values()) {
+            RunParams bandwidth = new RunParams(op, 8192, 4, 1, 32, 1, 0, false, 1, 64);
+            assertThat(bandwidth.sampled()).as(op.name()).isEqualTo(op != Op.read);
+            assertThat(bandwidth.describe().contains("sampled")).as(op.name()).isEqualTo(op != Op.read);
+            RunParams latency = new RunParams(op, 8192, 1, 1, 1, 1, 0, true, 1, 64);
+            assertThat(latency.sampled()).as(op.name()).isFalse();
+            assertThat(latency.describe()).as(op.name()).doesNotContain("sampled");
+        }
+    }
+
+    @Test
+    void aSampledRunRefusesAServerThatDoesNotAnnounceTheSampledCheck() {
+        RunParams sampled = new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1, 64);
+        RunParams every = new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1);
+        RunParams read = new RunParams(Op.read, 8192, 4, 1, 32, 1, 0, false, 1, 64);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment m = arena.allocate(ControlMessage.BYTES);
+            ControlMessage.ready(7, 1 << 20, 64).encode(m, 0);
+            ControlMessage current = ControlMessage.decode(m, 0, ControlMessage.BYTES);
+            assertThat(current.sampledCheckProblem(sampled)).isNull();
+            // A server from before the sampled check answers READY with two values.
+            new ControlMessage(ControlMessage.READY, new long[] {7, 1 << 20}, "").encode(m, 0);
+            ControlMessage old = ControlMessage.decode(m, 0, ControlMessage.BYTES);
+            assertThat(old.sampledCheckProblem(sampled)).contains("--full-check-every 64", "older", "this version");
+            assertThat(old.sampledCheckProblem(every)).isNull();
+            assertThat(old.sampledCheckProblem(read)).isNull();
+            assertThat(ControlMessage.ready(7, 1 << 20, 16).sampledCheckProblem(sampled)).contains("announced 16");
+        }
+    }
+
+    @Test
     void aSampledCheckTakesEveryNthMessageInFullAndTravelsWithTheParameters() {
         RunParams every = new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1);
         RunParams sampled = new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1, 16);
@@ -157,7 +191,7 @@ class PerfPartsTest {
             assertThat(every.checksInFull(sequence)).isTrue();
             assertThat(sampled.checksInFull(sequence)).as("message " + sequence).isEqualTo(sequence % 16 == 0);
         }
-        assertThat(sampled.describe()).contains("sampled check (every 16th message in full");
+        assertThat(sampled.describe()).contains("sampled check (1 message in 16 checked in full");
         assertThat(every.describe()).doesNotContain("sampled");
         assertThat(new RunParams(Op.send, 8192, 4, 1, 32, 1, 0, false, 1, 0).problem()).contains("--full-check-every");
         try (Arena arena = Arena.ofConfined()) {

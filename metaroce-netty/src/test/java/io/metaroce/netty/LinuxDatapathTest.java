@@ -373,14 +373,7 @@ class LinuxDatapathTest {
             assertThat(done.await(5, TimeUnit.SECONDS)).as("all %d datagrams delivered", total).isTrue();
             return loop.submit(batchOf::clone).get(5, TimeUnit.SECONDS);
         } finally {
-            loop.submit(() -> {
-                for (UdpSocket s : sockets) {
-                    if (s != null) {
-                        s.close();
-                    }
-                }
-            }).get(5, TimeUnit.SECONDS);
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            closeOnLoop(loop, sockets, group);
         }
     }
 
@@ -457,14 +450,7 @@ class LinuxDatapathTest {
                 assertThat(calls).as("more datagrams than one call reads").isGreaterThan(1);
             }
         } finally {
-            loop.submit(() -> {
-                for (UdpSocket s : sockets) {
-                    if (s != null) {
-                        s.close();
-                    }
-                }
-            }).get(5, TimeUnit.SECONDS);
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            closeOnLoop(loop, sockets, group);
         }
     }
 
@@ -554,5 +540,17 @@ class LinuxDatapathTest {
                 into.add(new int[] {-1, -1, -1, -1});
             }
         };
+    }
+
+    /** Closes the sockets on their event loop, then shuts the loop's group down. */
+    private static void closeOnLoop(EventLoop loop, UdpSocket[] sockets, EventLoopGroup group) throws Exception {
+        loop.submit(() -> {
+            for (UdpSocket s : sockets) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+        }).get(5, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -146,7 +146,7 @@ public final class MetaroceProtocol implements SimProtocol {
      *       gave 0.9487 / 0.9536 / 0.9528 / 0.9538 at seeds 1 to 4 with the compensation below,
      *       against 0.9534 / 0.9490 / 0.9507 / 0.9520 without: 0.95 at three seeds either way, for
      *       a failover of 2.48 base RTTs instead of 1.99 and 0.0007 off the 1 ms permutation
-     *       (session 10; 0.9513 / 0.9544 / 0.9535 / 0.9536 before a path's first arrival above 0
+     *       (session 10; 0.9513 / 0.9544 / 0.9536 / 0.9535 before a path's first arrival above 0
      *       counted as the gap the rule names);</li>
      *   <li>{@code aimdLossCompensationPercent} 100 ([SPEC-CC-25]): all of the unmarked-loss
      *       average raises the hint, not half; the losses of paths marked within a round trip (most

@@ -121,19 +121,11 @@ final class ClientCases {
                 + " are not %.0f times the shortest of the first three (%.1f ms), as intervals that each double the"
                 + " previous one are [SPEC-CONN-5]", UNANSWERED, times, late / 1e6, GROWTH, early / 1e6);
         // CHALLENGE: the client keeps the cookie and sends a CONNECT carrying it at once.
-        byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
-        new SplittableRandom(c.options().seed() ^ clientId).nextBytes(cookie);
-        int mark = server.mark();
-        server.sendChallenge(first, cookie);
-        Received[] withCookie = new Received[1];
-        server.await(() -> (withCookie[0] = connectWithCookie(server, mark)) != null);
-        Checks.check(withCookie[0] != null, "no CONNECT carrying the CHALLENGE's cookie within %d ms of the CHALLENGE"
-                + " [SPEC-CONN-6]", c.options().waitMillis());
-        checkConnect(withCookie[0], cookie, 1);
+        Received withCookie = challenge(c, server, first, 1);
         // ACCEPT: the connection is ESTABLISHED and carries a SEND both ways.
         Checks.check(server.ofType(0, PacketType.DATA).isEmpty() && server.ofType(0, PacketType.ACK).isEmpty(),
                 "the client sent DATA or ACK before it was ACCEPTed [SPEC-CONN-8]");
-        server.acceptClient(withCookie[0], 1);
+        server.acceptClient(withCookie, 1);
         byte[] m = Scenarios.bytes(700, 121);
         Segment seg = server.send(ResponderContract.ECHO_STREAM, m).getFirst();
         Sent last = sendPastNotReady(server, seg);
@@ -160,16 +152,8 @@ final class ClientCases {
         WireSession server = connecting.server();
         int replies = connecting.replies();
         Received first = connecting.first();
-        byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
-        new SplittableRandom(c.options().seed() ^ first.packet().sourceConnectionId).nextBytes(cookie);
-        int mark = server.mark();
-        server.sendChallenge(first, cookie);
-        Received[] withCookie = new Received[1];
-        server.await(() -> (withCookie[0] = connectWithCookie(server, mark)) != null);
-        Checks.check(withCookie[0] != null, "no CONNECT carrying the CHALLENGE's cookie within %d ms of the CHALLENGE"
-                + " [SPEC-CONN-6]", c.options().waitMillis());
-        checkConnect(withCookie[0], cookie, 2);
-        server.acceptClient(withCookie[0], 2);
+        Received withCookie = challenge(c, server, first, 2);
+        server.acceptClient(withCookie, 2);
         Commands.awaitConnectReply(control, replies);
         Checks.check(server.grantedPaths() == 2, "%d paths after an ACCEPT of 2 to a CONNECT of 2 [SPEC-CONN-15]",
                 server.grantedPaths());
@@ -227,6 +211,24 @@ final class ClientCases {
             }
         }
         return null;
+    }
+
+    /**
+     * Answers the client's {@code first} CONNECT with a CHALLENGE (a cookie drawn from the suite's
+     * seed and the client's id) and returns the CONNECT that carries the cookie back, checked by
+     * [SPEC-CONN-4] for {@code paths} paths; fails the case when none comes in time [SPEC-CONN-6].
+     */
+    private static Received challenge(CaseContext c, WireSession server, Received first, int paths) {
+        byte[] cookie = new byte[WireConstants.COOKIE_BYTES];
+        new SplittableRandom(c.options().seed() ^ first.packet().sourceConnectionId).nextBytes(cookie);
+        int mark = server.mark();
+        server.sendChallenge(first, cookie);
+        Received[] withCookie = new Received[1];
+        server.await(() -> (withCookie[0] = connectWithCookie(server, mark)) != null);
+        Checks.check(withCookie[0] != null, "no CONNECT carrying the CHALLENGE's cookie within %d ms of the CHALLENGE"
+                + " [SPEC-CONN-6]", c.options().waitMillis());
+        checkConnect(withCookie[0], cookie, paths);
+        return withCookie[0];
     }
 
     /**

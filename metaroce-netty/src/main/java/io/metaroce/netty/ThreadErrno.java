@@ -11,10 +11,12 @@ import java.lang.foreign.ValueLayout;
  * only where a wrong value costs nothing, and otherwise repeats the call with the capture.
  *
  * <p>One per socket, used on its event loop: the location is looked up once per thread and kept.
- * A virtual thread has no fixed carrier, hence no fixed {@code errno}: it reads {@link #UNKNOWN}.
+ * The first reading on a thread (and the first after another thread read) is {@link #UNKNOWN}:
+ * the lookup, and the JVM linking this code's first run, may themselves set {@code errno}. A
+ * virtual thread has no fixed carrier, hence no fixed {@code errno}: it always reads UNKNOWN.
  */
 final class ThreadErrno {
-    /** What {@link #read} returns when it cannot tell (a virtual thread): not an {@code errno}. */
+    /** What {@link #read} returns when it cannot tell: not an {@code errno}. */
     static final int UNKNOWN = -1;
     /** Every address (the C library's {@code errno} is outside any segment the project owns). */
     private static final MemorySegment EVERYWHERE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -25,13 +27,14 @@ final class ThreadErrno {
     /** The calling thread's {@code errno} now, or {@link #UNKNOWN}. */
     int read() {
         Thread current = Thread.currentThread();
-        if (current != owner) {
-            if (current.isVirtual()) {
-                return UNKNOWN;
-            }
+        if (current == owner) {
+            return EVERYWHERE.get(ValueLayout.JAVA_INT, location);
+        }
+        if (!current.isVirtual()) {
             location = LinuxSyscalls.errnoLocation();
             owner = current;
+            EVERYWHERE.get(ValueLayout.JAVA_INT, location); // linked now, not after a call whose errno counts
         }
-        return EVERYWHERE.get(ValueLayout.JAVA_INT, location);
+        return UNKNOWN;
     }
 }

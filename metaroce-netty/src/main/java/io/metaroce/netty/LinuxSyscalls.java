@@ -16,7 +16,13 @@ import java.lang.invoke.VarHandle;
  * x86_64 and aarch64 Linux with glibc (LP64), as recorded in docs/architecture.md.
  *
  * <p>Every call takes a segment of {@link #ERRNO_STATE_LAYOUT} where the call's {@code errno} is
- * captured, so a failure can be told apart without a second call. Stateless and thread-safe.
+ * captured, so a failure can be told apart without a second call; but such a call allocates a
+ * slice of that segment per call ({@code SharedUtils.checkCaptureSegment}) unless C2 inlines the
+ * whole call site and removes it, which it may never do. The datapath's two calls, {@code recvmmsg}
+ * and {@code sendmmsg}, therefore also come without the capture ({@link #recvmmsgUncaptured},
+ * {@link #sendmmsgUncaptured}): the caller reads the thread's {@code errno} itself
+ * ({@link ThreadErrno}) and trusts it only where a wrong reading is harmless. Stateless and
+ * thread-safe.
  */
 final class LinuxSyscalls {
     static final int AF_INET = 2;
@@ -69,6 +75,9 @@ final class LinuxSyscalls {
     private static final MethodHandle GETSOCKNAME;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle SENDMMSG;
+    private static final MethodHandle RECVMMSG_UNCAPTURED;
+    private static final MethodHandle SENDMMSG_UNCAPTURED;
+    private static final MethodHandle ERRNO_LOCATION;
     private static final MethodHandle CLOSE;
     private static final MethodHandle STRERROR;
     private static final MethodHandle TIMERFD_CREATE;
@@ -93,6 +102,14 @@ final class LinuxSyscalls {
                 errno, Linker.Option.critical(false));
         SENDMMSG = linker.downcallHandle(libc.findOrThrow("sendmmsg"), FunctionDescriptor.of(i, i, p, i, i),
                 errno, Linker.Option.critical(false));
+        RECVMMSG_UNCAPTURED = linker.downcallHandle(libc.findOrThrow("recvmmsg"),
+                FunctionDescriptor.of(i, i, p, i, i, p), Linker.Option.critical(false));
+        SENDMMSG_UNCAPTURED = linker.downcallHandle(libc.findOrThrow("sendmmsg"), FunctionDescriptor.of(i, i, p, i, i),
+                Linker.Option.critical(false));
+        // glibc's int *__errno_location(void), the calling thread's errno; returned as a long so
+        // that the call boxes no segment (LP64: a pointer comes back in the same register).
+        ERRNO_LOCATION = linker.downcallHandle(libc.findOrThrow("__errno_location"),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG));
         CLOSE = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(i, i), errno);
         STRERROR = linker.downcallHandle(libc.findOrThrow("strerror"), FunctionDescriptor.of(p, i));
         // The timer's calls capture no errno: their failures need no reason, and the capture costs
@@ -154,6 +171,37 @@ final class LinuxSyscalls {
     static int sendmmsg(MemorySegment state, int fd, MemorySegment messages, int count, int flags) {
         try {
             return (int) SENDMMSG.invokeExact(state, fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code recvmmsg} without capturing {@code errno}: allocates nothing whatever the JIT does. On
+     * -1, {@link ThreadErrno#read} right after the call is the call's {@code errno} unless the JVM
+     * set it since (returning from native code it may block for a safepoint): a hint.
+     */
+    static int recvmmsgUncaptured(int fd, MemorySegment messages, int count, int flags) {
+        try {
+            return (int) RECVMMSG_UNCAPTURED.invokeExact(fd, messages, count, flags, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code sendmmsg} without capturing {@code errno}, as {@link #recvmmsgUncaptured}. */
+    static int sendmmsgUncaptured(int fd, MemorySegment messages, int count, int flags) {
+        try {
+            return (int) SENDMMSG_UNCAPTURED.invokeExact(fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The address of the calling thread's {@code errno} (fixed for the thread's life). */
+    static long errnoLocation() {
+        try {
+            return (long) ERRNO_LOCATION.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -89,6 +89,9 @@ final class LinuxUdpSocket implements UdpSocket {
     private final EventLoop loop;
     private final Arena arena;
     private final MemorySegment errnoState;
+    private final ThreadErrno threadErrno = new ThreadErrno();
+    /** The {@code errno} of the last {@link #receiveCall} or {@link #sendCall} that returned -1. */
+    private int callErrno;
     private final MessageBatch receive;
     private final MessageBatch send;
     private final Ipv4AddressCache addresses = new Ipv4AddressCache();
@@ -194,10 +197,9 @@ final class LinuxUdpSocket implements UdpSocket {
     private int readBatches() {
         int messages = 0;
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
-            receive.prepareReceive(receive.capacity);
-            int n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+            int n = receiveCall();
             if (n < 0) {
-                int errno = LinuxSyscalls.errno(errnoState);
+                int errno = callErrno;
                 if (errno == EAGAIN) {
                     break; // empty: nothing read, not counted
                 }
@@ -223,6 +225,55 @@ final class LinuxUdpSocket implements UdpSocket {
             }
         }
         return messages;
+    }
+
+    /**
+     * One {@code recvmmsg} into {@link #receive}; on -1 its {@code errno} is in {@link #callErrno}.
+     * A busy loop's idle turns all end here with {@code EAGAIN}, so the call captures no
+     * {@code errno} (a capturing call allocates unless C2 removes it, R-JAVA-2); the
+     * thread's {@code errno} read after it is trusted when it says {@code EAGAIN} (were it wrong,
+     * an error would wait for the next read, which meets it again), and anything else is asked
+     * again with a capturing call, which reads what the socket holds by then or the true cause.
+     */
+    private int receiveCall() {
+        receive.prepareReceive(receive.capacity);
+        int n = LinuxSyscalls.recvmmsgUncaptured(fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+        if (n >= 0) {
+            return n;
+        }
+        callErrno = threadErrno.read();
+        if (callErrno == EAGAIN) {
+            return n;
+        }
+        receive.prepareReceive(receive.capacity);
+        n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+        if (n < 0) {
+            callErrno = LinuxSyscalls.errno(errnoState);
+        }
+        return n;
+    }
+
+    /**
+     * One {@code sendmmsg} of {@code count} entries from {@code from}; on -1 its {@code errno} is in
+     * {@link #callErrno}. Without capture as {@link #receiveCall}: {@code EAGAIN} read from the
+     * thread is trusted (were it wrong, the rest of the batch is lost rather than one entry, and
+     * the engine recovers both alike); anything else is asked again with a capturing call, which
+     * is safe because a call that returns -1 sent nothing.
+     */
+    private int sendCall(MemorySegment from, int count) {
+        int n = LinuxSyscalls.sendmmsgUncaptured(fd, from, count, MSG_DONTWAIT);
+        if (n >= 0) {
+            return n;
+        }
+        callErrno = threadErrno.read();
+        if (callErrno == EAGAIN) {
+            return n;
+        }
+        n = LinuxSyscalls.sendmmsg(errnoState, fd, from, count, MSG_DONTWAIT);
+        if (n < 0) {
+            callErrno = LinuxSyscalls.errno(errnoState);
+        }
+        return n;
     }
 
     /** Hands message {@code i} of the last read to the receiver; returns the datagrams it held (more than 1 with GRO). */
@@ -362,7 +413,7 @@ final class LinuxUdpSocket implements UdpSocket {
         int start = 0;
         while (start < entries) {
             MemorySegment from = wireFrom[start];
-            int n = LinuxSyscalls.sendmmsg(errnoState, fd, from, entries - start, MSG_DONTWAIT);
+            int n = sendCall(from, entries - start);
             sendCalls++;
             if (n >= 0) {
                 // sendmmsg stops at the first entry the kernel refuses and reports those before it;
@@ -370,7 +421,7 @@ final class LinuxUdpSocket implements UdpSocket {
                 start += n;
                 continue;
             }
-            int errno = LinuxSyscalls.errno(errnoState);
+            int errno = callErrno;
             if (errno == EINTR) {
                 continue;
             }

@@ -25,11 +25,15 @@ import org.junit.jupiter.api.Timeout;
  * answered in the turn that read it. The loops allocate nothing per round trip (R-JAVA-2): not in
  * the turns that read, drive and flush, nor in the idle turns between them.
  *
- * <p>An integration test (failsafe, in {@code verify}), so it runs in a JVM of its own: the claim
- * is about the loops once the JIT has compiled them, and in the JVM shared with the module's other
- * test classes the JIT, still working through what they left, once kept the loops allocating 0.7
- * to 4 KB per round trip for all of the test's 80 s (it passed in 1.5 s in the run before and
- * alone in 4 s).
+ * <p>An integration test (failsafe, in {@code verify}), so it runs in a JVM of its own, and with
+ * C1 only ({@code -XX:TieredStopAtLevel=1}, the module's failsafe {@code argLine}): C1 removes no
+ * allocation, so the test sees every one the loops' code makes, not only those C2 left in that
+ * run. Until session 11 the foreign calls allocated a slice of their {@code errno} capture
+ * segment per call ({@code SharedUtils.checkCaptureSegment}) unless C2 inlined the whole call
+ * site, which depended on compile order: the test failed in 1 of 4 CI runs with tiered
+ * compilation (and every run at C1 or with {@code -XX:InlineSmallCode=500}), at 0.7 to 4.5 KB
+ * per round trip for all of its 80 s; the datapath's calls now capture nothing
+ * ({@link ThreadErrno}).
  */
 class BusyPollPingPongIT {
     static {
@@ -40,9 +44,9 @@ class BusyPollPingPongIT {
     private static final int SIZE = 64;
     /**
      * Measured windows: up to this many round trips or this long each, for up to
-     * {@link #STEADY_WITHIN_NANOS} in all. Until the JIT has compiled the turn, the foreign calls
-     * allocate their capture-state slice in every turn (C2 removes it), so the steady state is the
-     * first window after that; on a loaded host that can take many seconds.
+     * {@link #STEADY_WITHIN_NANOS} in all: the steady state is the first window after the loops'
+     * first round trips (class loading, the JIT compiling the turn, the engine's first path
+     * events); on a loaded host that can take many seconds.
      */
     private static final long WINDOW_ROUNDS = 5_000;
     private static final long WINDOW_NANOS = 2_000_000_000L;

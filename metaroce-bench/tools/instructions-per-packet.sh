@@ -8,14 +8,15 @@
 # compiles in the same order every run; EnginePairWork then pauses, this script switches counting on
 # (callgrind_control -i on), and the System.gc() calls around the measured packets make callgrind dump
 # (--dump-before=JVM_GC). The benchmark thread's count in the second dump over the packets measured is
-# the figure. OUTDIR keeps the dumps and the JIT's perf map for by-method.py.
+# the figure. EXTRA_JVM_OPTIONS go to the JVM (e.g. -XX:CompileCommand=dontinline,... to split a
+# method's count by its callees in by-method.py). OUTDIR keeps the dumps and the JIT's perf map for by-method.py.
 set -e
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 cp=$1; payload=$2; mode=$3; warm=$4; packets=$5; dir=$6
 rm -rf "$dir"; mkdir -p "$dir"
 valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --dump-before=JVM_GC \
   --callgrind-out-file="$dir/cg.%p" "$JAVA_HOME/bin/java" -Xbatch -XX:-UsePerfData -XX:+UseSerialGC \
-  -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp "$cp" io.metaroce.bench.jmh.EnginePairWork \
+  -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit $EXTRA_JVM_OPTIONS -cp "$cp" io.metaroce.bench.jmh.EnginePairWork \
   "$payload" "$mode" "$warm" "$packets" 4000 > "$dir/out.txt" 2> "$dir/err.txt" &
 vpid=$!
 while ! grep -q "warmed up" "$dir/out.txt" 2>/dev/null; do

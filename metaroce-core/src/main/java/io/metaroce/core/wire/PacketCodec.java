@@ -160,10 +160,17 @@ public final class PacketCodec {
         if (checksum(src, offset, end) != getInt(src, end)) {
             return DecodeError.BAD_CHECKSUM;
         }
-        if ((src.get(offset + OFF_VERSION) & 0xFF) != WireConstants.VERSION) {
+        // The header (everything before the payload or the checksum, at most the longest header)
+        // is copied out in one bulk get and its fields read from the array, the version and the
+        // type included: a few wide array reads instead of a bounds, session and byte-order check
+        // on the buffer for each field. A DATA packet's copy may take a few payload bytes with it;
+        // nothing reads them.
+        byte[] h = header;
+        src.get(offset, h, 0, Math.min(end - offset, MAX_HEADER_BYTES));
+        if ((h[OFF_VERSION] & 0xFF) != WireConstants.VERSION) {
             return DecodeError.BAD_VERSION;
         }
-        int type = src.get(offset + OFF_TYPE) & 0xFF;
+        int type = h[OFF_TYPE] & 0xFF;
         if (!PacketType.isValid(type)) {
             return DecodeError.UNKNOWN_TYPE;
         }
@@ -174,14 +181,6 @@ public final class PacketCodec {
         } else if (length != fixedLength(type)) {
             return DecodeError.BAD_LENGTH;
         }
-
-        // The header (everything before the payload or the checksum) is copied out in one bulk
-        // get and its fields read from the array: a few wide array reads instead of a bounds,
-        // session and byte-order check on the buffer for each field.
-        int headerLength = type == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
-                : length - WireConstants.CHECKSUM_BYTES;
-        byte[] h = header;
-        src.get(offset, h, 0, headerLength);
 
         // Zero what this type does not overwrite, so nothing of an earlier packet leaks through:
         // the scalars always, the SACK bits unless an ACK (which writes all of them), the cookie

@@ -130,6 +130,11 @@ import io.metaroce.core.wire.WireConstants;
  *     ([SPEC-CC-25]); 50 compensates half of {@code u} (the sender's verdicts count lost ACKs of
  *     packets that arrived as losses too), 100 all of it (the marked paths' losses are not counted
  *     in {@code u} at all); 0: the hint as it is
+ * @param aimdLossAverageOnUnmarkedPaths with {@code aimdLossCutScaledByAlpha}, the unmarked-loss
+ *     average {@code u} of [SPEC-CC-25] moves toward 0 only on acknowledgements of paths that had
+ *     no mark for a round trip, the paths whose losses move it toward 1 ([SPEC-CC-LOSS11-1]): it is then
+ *     the loss rate of those paths, where otherwise the acknowledgements of marked paths dilute it
+ *     by the share of marked paths; false: every acknowledgement moves it toward 0
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK
  *     ahead of it in one datagram ([SPEC-SACK-13]); false: every ACK is a datagram of its own
  * @param equalLengthPackets cut every message into packets of one length, the last overlapping
@@ -208,6 +213,7 @@ public record EngineConfig(
         int fullWindowAboveLossPercent,
         boolean ackEachPacketAfterGap,
         int aimdLossCompensationPercent,
+        boolean aimdLossAverageOnUnmarkedPaths,
         boolean bundleAcks,
         boolean equalLengthPackets,
         boolean timeoutProbes,
@@ -349,6 +355,7 @@ public record EngineConfig(
                 2, // fullWindowAboveLossPercent: above 2% random loss a full window's share goes to the others
                 false, // ackEachPacketAfterGap: ackEveryPackets on every path, lossy or not
                 50, // aimdLossCompensationPercent: half of the unmarked-loss average raises the hint
+                false, // aimdLossAverageOnUnmarkedPaths: every acknowledgement dilutes the unmarked-loss average
                 true, // bundleAcks: an ACK rides ahead of ready DATA on its path
                 true, // equalLengthPackets: one packet length per message, the last overlapping
                 true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
@@ -444,6 +451,7 @@ public record EngineConfig(
         private int fullWindowAboveLossPercent;
         private boolean ackEachPacketAfterGap;
         private int aimdLossCompensationPercent;
+        private boolean aimdLossAverageOnUnmarkedPaths;
         private boolean bundleAcks;
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
@@ -503,6 +511,7 @@ public record EngineConfig(
             fullWindowAboveLossPercent = c.fullWindowAboveLossPercent;
             ackEachPacketAfterGap = c.ackEachPacketAfterGap;
             aimdLossCompensationPercent = c.aimdLossCompensationPercent;
+            aimdLossAverageOnUnmarkedPaths = c.aimdLossAverageOnUnmarkedPaths;
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
@@ -577,6 +586,8 @@ public record EngineConfig(
         public Builder ackEachPacketAfterGap(boolean v) { ackEachPacketAfterGap = v; return this; }
         /** Sets {@link EngineConfig#aimdLossCompensationPercent}. */
         public Builder aimdLossCompensationPercent(int v) { aimdLossCompensationPercent = v; return this; }
+        /** Sets {@link EngineConfig#aimdLossAverageOnUnmarkedPaths}. */
+        public Builder aimdLossAverageOnUnmarkedPaths(boolean v) { aimdLossAverageOnUnmarkedPaths = v; return this; }
         /** Sets {@link EngineConfig#bundleAcks}. */
         public Builder bundleAcks(boolean v) { bundleAcks = v; return this; }
         /** Sets {@link EngineConfig#equalLengthPackets}. */
@@ -604,7 +615,7 @@ public record EngineConfig(
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
-                    aimdLossCompensationPercent, bundleAcks, equalLengthPackets, timeoutProbes,
+                    aimdLossCompensationPercent, aimdLossAverageOnUnmarkedPaths, bundleAcks, equalLengthPackets, timeoutProbes,
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift);
         }
     }

@@ -119,6 +119,8 @@ public final class AimdController implements CongestionController {
     private final byte handoffAboveLossPercent;
     /** Percent of the unmarked-loss average that raises the hint [SPEC-CC-25]. */
     private final byte lossCompensationPercent;
+    /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-LOSS11-1]. */
+    private final boolean lossAverageOnUnmarkedPaths;
 
     private final int maxPaths;
     private final long datagramBytes;
@@ -272,6 +274,7 @@ public final class AimdController implements CongestionController {
         this.gainShift = config.aimdEcnGainShift();
         this.handoffAboveLossPercent = (byte) config.fullWindowAboveLossPercent();
         this.lossCompensationPercent = (byte) config.aimdLossCompensationPercent();
+        this.lossAverageOnUnmarkedPaths = config.aimdLossAverageOnUnmarkedPaths();
         this.initialRtt = config.initialRttNanos();
         this.pacingGain = config.aimdPacingGainPercent() / 100.0;
         this.pacingBurstBytes = config.pacingBurstBytes();
@@ -399,7 +402,12 @@ public final class AimdController implements CongestionController {
         lossCutCredit[pathId] -= bytes;
         phaseShiftCredit -= bytes;
         markCredit[pathId] -= bytes;
-        unmarkedLoss -= unmarkedLoss >> gainShift;
+        if (!lossAverageOnUnmarkedPaths || unmarkedLossCounts(pathId)) {
+            // With the average kept over the unmarked paths alone, an acknowledgement on a marked
+            // path says nothing of their loss: counted, it would dilute the average by the share
+            // of marked paths, which ECMP collisions can make most of them [SPEC-CC-LOSS11-1].
+            unmarkedLoss -= unmarkedLoss >> gainShift;
+        }
         if (roundTripGainShift > 0) {
             endRoundTrip(pathId, bytes);
         }
@@ -444,7 +452,7 @@ public final class AimdController implements CongestionController {
             // tail drop; the window is left alone [SPEC-CC-24], and the loss counts toward the
             // compensation of the hint [SPEC-CC-25], unless the path is in doubt or failed: a
             // black hole's losses say nothing of the loss on the paths that carry the data.
-            if (!failed[pathId] && !noNewData[pathId]) {
+            if (unmarkedLossCounts(pathId)) {
                 unmarkedLoss += (ALPHA_ONE - unmarkedLoss + (1L << gainShift) - 1) >> gainShift;
             }
             return;
@@ -641,6 +649,15 @@ public final class AimdController implements CongestionController {
      */
     private boolean takesNewData(int pathId) {
         return opened[pathId] && !failed[pathId] && !noNewData[pathId];
+    }
+
+    /**
+     * Whether a loss on path {@code pathId} now would move the unmarked-loss average toward 1
+     * [SPEC-CC-25]: ECN is read on it, it had no mark for a round trip, and it carries new data
+     * (neither failed nor in doubt: a black hole's losses say nothing of the random loss).
+     */
+    private boolean unmarkedLossCounts(int pathId) {
+        return ecnSeen[pathId] && markCredit[pathId] <= 0 && !failed[pathId] && !noNewData[pathId];
     }
 
     /** Window over smoothed RTT ({@code initialRttNanos} before a sample): BALIA's {@code x}, bytes per ns. */

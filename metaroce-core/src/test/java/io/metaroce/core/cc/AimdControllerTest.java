@@ -972,6 +972,52 @@ class AimdControllerTest {
     }
 
     /**
+     * [SPEC-CC-LOSS11-1] with {@code aimdLossAverageOnUnmarkedPaths}: path 0 has no mark, path 1 is
+     * marked before each of its acknowledgements. After one unmarked loss on path 0 (average
+     * 1/16), 40 acknowledgements on the marked path leave the raised hint where it was with the
+     * rule, and dilute the average by (15/16)^40 without it; acknowledgements on the unmarked path
+     * move it toward 0 either way. The connection's rate under the hint is the sum of the paths'
+     * pacing rates.
+     */
+    @Test
+    void withTheLossAverageOnUnmarkedPathsTheAcksOfMarkedPathsDoNotDiluteIt() {
+        assertThat(EngineConfig.defaults().aimdLossAverageOnUnmarkedPaths()).isFalse();
+        long hint = 1_000_000L;
+        for (boolean rule : new boolean[] {false, true}) {
+            EngineConfig config = CONFIG.toBuilder().aimdLossCutScaledByAlpha(true)
+                    .aimdLossCompensationPercent(100).aimdLossAverageOnUnmarkedPaths(rule).build();
+            AimdController cc = new AimdController(config);
+            for (int path = 0; path < 2; path++) {
+                cc.onPacketSent(path, D, 0);
+                cc.onEcnFeedback(path, 1, 0, 0);
+            }
+            cc.onRateHint(hint, 0);
+            cc.onPacketLost(0, D, 0);
+            double raised = hint / (1 - 1.0 / 16);
+            assertThat(rate(cc)).as("one unmarked loss, rule %s", rule).isCloseTo(raised, within(50.0));
+            for (int i = 0; i < 40; i++) {
+                cc.onPacketSent(1, D, i);
+                cc.onEcnFeedback(1, 1, 1, i);
+                cc.onPacketAcked(1, D, 10_000, i);
+            }
+            double diluted = hint / (1 - Math.pow(15.0 / 16, 40) / 16);
+            assertThat(rate(cc)).as("40 acknowledgements on the marked path, rule %s", rule)
+                    .isCloseTo(rule ? raised : diluted, within(50.0));
+            for (int i = 0; i < 200; i++) {
+                cc.onPacketSent(0, D, 100 + i);
+                cc.onPacketAcked(0, D, 10_000, 100 + i);
+            }
+            assertThat(rate(cc)).as("200 acknowledgements on the unmarked path, rule %s", rule)
+                    .isCloseTo(hint, within(hint * 1e-4));
+        }
+    }
+
+    /** The sum of the two paths' pacing rates: the connection's rate while the hint limits it. */
+    private static double rate(AimdController cc) {
+        return cc.pacingRateBytesPerSecond(0) + cc.pacingRateBytesPerSecond(1);
+    }
+
+    /**
      * [SPEC-CC-35]: under a hint that limits the rate, once the unmarked losses are above
      * {@code fullWindowAboveLossPercent}, a path whose window is full leaves its share of the
      * (compensated) hint to the path with room; below it, or with 100, the shares stay as they are,

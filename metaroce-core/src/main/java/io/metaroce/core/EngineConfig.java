@@ -132,7 +132,7 @@ import io.metaroce.core.wire.WireConstants;
  *     in {@code u} at all); 0: the hint as it is
  * @param aimdLossAverageOnUnmarkedPaths with {@code aimdLossCutScaledByAlpha}, the unmarked-loss
  *     average {@code u} of [SPEC-CC-25] moves toward 0 only on acknowledgements of paths that had
- *     no mark for a round trip, the paths whose losses move it toward 1 ([SPEC-CC-LOSS11-1]): it is then
+ *     no mark for a round trip, the paths whose losses move it toward 1 ([SPEC-CC-37]): it is then
  *     the loss rate of those paths, where otherwise the acknowledgements of marked paths dilute it
  *     by the share of marked paths; false: every acknowledgement moves it toward 0
  * @param bundleAcks when an ACK is due and a DATA packet for the same path is ready, send the ACK

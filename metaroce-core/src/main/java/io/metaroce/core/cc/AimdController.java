@@ -119,7 +119,7 @@ public final class AimdController implements CongestionController {
     private final byte handoffAboveLossPercent;
     /** Percent of the unmarked-loss average that raises the hint [SPEC-CC-25]. */
     private final byte lossCompensationPercent;
-    /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-LOSS11-1]. */
+    /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-37]. */
     private final boolean lossAverageOnUnmarkedPaths;
 
     private final int maxPaths;
@@ -405,7 +405,7 @@ public final class AimdController implements CongestionController {
         if (!lossAverageOnUnmarkedPaths || unmarkedLossCounts(pathId)) {
             // With the average kept over the unmarked paths alone, an acknowledgement on a marked
             // path says nothing of their loss: counted, it would dilute the average by the share
-            // of marked paths, which ECMP collisions can make most of them [SPEC-CC-LOSS11-1].
+            // of marked paths, which ECMP collisions can make most of them [SPEC-CC-37].
             unmarkedLoss -= unmarkedLoss >> gainShift;
         }
         if (roundTripGainShift > 0) {

@@ -972,7 +972,7 @@ class AimdControllerTest {
     }
 
     /**
-     * [SPEC-CC-LOSS11-1] with {@code aimdLossAverageOnUnmarkedPaths}: path 0 has no mark, path 1 is
+     * [SPEC-CC-37] with {@code aimdLossAverageOnUnmarkedPaths}: path 0 has no mark, path 1 is
      * marked before each of its acknowledgements. After one unmarked loss on path 0 (average
      * 1/16), 40 acknowledgements on the marked path leave the raised hint where it was with the
      * rule, and dilute the average by (15/16)^40 without it; acknowledgements on the unmarked path

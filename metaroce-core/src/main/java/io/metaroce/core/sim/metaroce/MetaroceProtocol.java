@@ -155,7 +155,7 @@ public final class MetaroceProtocol implements SimProtocol {
      *       0.9501 / 0.9484 / 0.9471 / 0.9493 of the lossless goodput with half, 0.9534 / 0.9490 /
      *       0.9507 / 0.9520 with all of it, session 10; the lossless runs and the failover
      *       unchanged);</li>
-     *   <li>{@code aimdLossAverageOnUnmarkedPaths} ([SPEC-CC-LOSS11-1]): that average moves toward 0
+     *   <li>{@code aimdLossAverageOnUnmarkedPaths} ([SPEC-CC-37]): that average moves toward 0
      *       only on the acknowledgements of unmarked paths, the paths whose losses move it toward 1,
      *       so it is their loss rate rather than that rate diluted by the marked paths' share of the
      *       acknowledgements; with the average diluted the lossy senders' NICs idled 1.2% to 2.3% of

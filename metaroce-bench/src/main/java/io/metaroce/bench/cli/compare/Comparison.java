@@ -81,7 +81,8 @@ final class Comparison {
                         + " checked byte for byte, the others only their first and last 8-byte words (like the raw"
                         + " UDP blast, the application does not touch the rest); metaroce_full_check_gbps: the best"
                         + " variant run again with every byte filled and checked")
-                + "; 4 streams, depth 128,"
+                + "; 4 streams, depth 128, receive buffers reused after " + MetarocePeer.RECEIVE_RING_FACTOR
+                + " times what is in flight (perf's default: 16),"
                 + (cc == CongestionControl.FIXED ? " congestion control off (fixed 16 MiB window)"
                         : " AIMD congestion control (the engine's default)"));
         notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"

@@ -16,7 +16,8 @@ import java.util.List;
  * 127.0.0.1, every byte checked or, with a sampled check, every N-th message in full and the
  * others by their ends. The variants are SEND and WRITE (WRITE_WITH_IMM, so the receiver
  * can check each message) over 1 and 4 paths, with perf's defaults otherwise (4 streams, depth
- * 128, the chosen congestion controller: by default the engine's AIMD, or a fixed 16 MiB window).
+ * 128, the chosen congestion controller: by default the engine's AIMD, or a fixed 16 MiB window)
+ * but receive rings of {@link #RECEIVE_RING_FACTOR} times what is in flight.
  * Thread-safe (stateless; each run builds its own endpoints).
  */
 final class MetarocePeer {
@@ -25,6 +26,13 @@ final class MetarocePeer {
             new Variant(Op.write, 1), new Variant(Op.write, 4));
     private static final int STREAMS = 4;
     private static final int DEPTH = 128;
+    /**
+     * The server's receive rings: twice the messages in flight (2 MiB at 8 KiB messages, against
+     * perf's default 16 times, 16 MiB). These runs lose nothing on purpose, so deep rings only cost
+     * the receiver cache misses (about 1 µs an 8 KiB message, "Send datapath round (session 11)" in
+     * docs/benchmarks.md); the raw UDP blast's receiver reads into the same few buffers throughout.
+     */
+    static final int RECEIVE_RING_FACTOR = 2;
     private static final long WINDOW_BYTES = 16 << 20;
 
     private final long seed;
@@ -69,7 +77,7 @@ final class MetarocePeer {
 
     private double goodput(Variant variant, int size, Window window, int checkEvery) throws InterruptedException {
         RunParams params = new RunParams(variant.op(), size, STREAMS, variant.paths(), DEPTH, window.durationNanos(),
-                window.warmupNanos(), false, seed, checkEvery);
+                window.warmupNanos(), false, seed, checkEvery, RECEIVE_RING_FACTOR);
         return checked(run(params)).goodputGbps();
     }
 

@@ -52,7 +52,8 @@ record ControlMessage(int type, long[] values, String text) {
     /** The run parameters, client to server. */
     public static ControlMessage params(RunParams p) {
         return new ControlMessage(PARAMS, new long[] {p.op().ordinal(), p.size(), p.streams(), p.paths(), p.depth(),
-            p.durationNanos(), p.warmupNanos(), p.latency() ? 1 : 0, p.seed(), p.fullCheckEvery()}, "");
+            p.durationNanos(), p.warmupNanos(), p.latency() ? 1 : 0, p.seed(), p.fullCheckEvery(),
+            p.receiveRingFactor()}, "");
     }
 
     /**
@@ -104,7 +105,25 @@ record ControlMessage(int type, long[] values, String text) {
         }
         return new RunParams(ops[(int) values[0]], (int) values[1], (int) values[2], (int) values[3], (int) values[4],
                 values[5], values[6], values[7] != 0, values[8],
-                values.length > 9 ? (int) Math.min(Integer.MAX_VALUE, Math.max(0, values[9])) : 1);
+                values.length > 9 ? (int) Math.min(Integer.MAX_VALUE, Math.max(0, values[9])) : 1,
+                values.length > 10 ? (int) Math.min(Integer.MAX_VALUE, Math.max(-1, values[10])) : 0);
+    }
+
+    /**
+     * Why the server that sent this {@link #READY} did not lay out its region as {@code p} asks, or
+     * null: its region's length must be {@code p}'s {@link ServerLayout#regionBytes}. A server older
+     * than {@link RunParams#receiveRingFactor} ignores that value and keeps the deep rings, so its
+     * WRITE_WITH_IMM targets would not be where the client aims.
+     */
+    public String layoutProblem(RunParams p) {
+        long expected = ServerLayout.of(p).regionBytes();
+        if (values.length < 2 || values[1] == expected) {
+            return null;
+        }
+        return "the server's region is " + values[1] + " bytes but this run's layout needs " + expected
+                + (p.receiveRingFactor() != 0 ? " (receive ring factor " + p.receiveRingFactor()
+                        + "; the server may be older than that setting)" : "")
+                + "; run a perf server of this version";
     }
 
     /** The result of a {@link #RESULT} message. */

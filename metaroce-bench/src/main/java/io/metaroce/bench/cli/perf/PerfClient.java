@@ -149,6 +149,9 @@ final class PerfClient {
             throw new PerfException("the server answered with " + ready + " instead of READY");
         }
         String checkProblem = ready.sampledCheckProblem(params);
+        if (checkProblem == null) {
+            checkProblem = ready.layoutProblem(params);
+        }
         if (checkProblem != null) {
             connection.abort();
             throw new PerfException(checkProblem);

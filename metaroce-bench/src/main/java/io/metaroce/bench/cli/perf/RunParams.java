@@ -21,9 +21,19 @@ import java.util.Locale;
  *     multiple of N) is, the others have only their ends written and checked
  *     ({@link Pattern#fillEnds}, {@link Pattern#endsMatch}), as an application that does not
  *     touch every byte would (READ and the WRITEs the client reads back are always checked in full)
+ * @param receiveRingFactor 0: the server's receive rings hold up to {@link ServerLayout#DEFAULT_RING_FACTOR}
+ *     times the messages a stream has in flight (deep, for runs that lose packets); 2 to that: at most
+ *     this many times, a smaller receive area whose buffers are reused sooner (still in the cache), for
+ *     runs without loss ({@code compare}); see {@link ServerLayout}
  */
 public record RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
-        boolean latency, long seed, int fullCheckEvery) {
+        boolean latency, long seed, int fullCheckEvery, int receiveRingFactor) {
+
+    /** A run with the default (deep) receive rings. */
+    public RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
+            boolean latency, long seed, int fullCheckEvery) {
+        this(op, size, streams, paths, depth, durationNanos, warmupNanos, latency, seed, fullCheckEvery, 0);
+    }
 
     /** Largest --full-check-every. */
     public static final int MAX_FULL_CHECK_EVERY = 1 << 20;
@@ -81,6 +91,10 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
             return "--warmup must be in [0, 86400] seconds";
         } else if (fullCheckEvery < 1 || fullCheckEvery > MAX_FULL_CHECK_EVERY) {
             return "--full-check-every must be in [1, " + MAX_FULL_CHECK_EVERY + "]";
+        } else if (receiveRingFactor != 0 && (receiveRingFactor < ServerLayout.MIN_RING_FACTOR
+                || receiveRingFactor > ServerLayout.DEFAULT_RING_FACTOR)) {
+            return "the receive ring factor must be 0 (the default) or in [" + ServerLayout.MIN_RING_FACTOR + ", "
+                    + ServerLayout.DEFAULT_RING_FACTOR + "], got " + receiveRingFactor;
         } else if (!latency && op.consumesReceives()
                 && ServerLayout.of(this).postedReceives() > ServerLayout.MAX_POSTED_RECEIVES) {
             return "the server would keep more than " + ServerLayout.MAX_POSTED_RECEIVES

@@ -21,15 +21,18 @@ final class ServerLayout {
     /** Buffers of the latency server's echo ring. */
     public static final int ECHO_BUFFERS = 4;
     /**
-     * The receive ring per stream holds up to this many times the messages a stream can have in
-     * flight. Deep rings matter: the client runs ahead of a stream's oldest incomplete receive (a
-     * message still recovering a lost packet) by as many receives as are posted beyond it, and a
-     * SEND that finds none waits for RNR retries; with 4 times the stream depth, 5% loss cut
-     * goodput to a third, with 16 times it cost a few per cent.
+     * By default the receive ring per stream holds up to this many times the messages a stream can
+     * have in flight. Deep rings matter when packets are lost: the client runs ahead of a stream's
+     * oldest incomplete receive (a message still recovering a lost packet) by as many receives as
+     * are posted beyond it, and a SEND that finds none waits for RNR retries; with 4 times the
+     * stream depth, 5% loss cut goodput to a third, with 16 times it cost a few per cent. Without
+     * loss they cost the receiver cache misses: at 8 KiB messages, depth 128 and 4 streams the
+     * rings are 16 MiB, and placing a message's payload into them takes about 1 µs more than into
+     * 2 MiB ({@link RunParams#receiveRingFactor} lets a lossless run ask for less).
      */
-    private static final int MAX_RING_FACTOR = 16;
+    static final int DEFAULT_RING_FACTOR = 16;
     /** The least ring: twice the messages a stream can have in flight. */
-    private static final int MIN_RING_FACTOR = 2;
+    static final int MIN_RING_FACTOR = 2;
     /** Receives the server keeps posted at most, over all streams (the engine's default limit is 16,384). */
     static final int MAX_POSTED_RECEIVES = 8192;
     /** Bytes the receive rings may take at most before the ring factor is lowered. */
@@ -50,7 +53,8 @@ final class ServerLayout {
         streams = p.streams();
         boolean lat = p.latency();
         perStream = (p.depth() + p.streams() - 1) / p.streams();
-        int factor = MAX_RING_FACTOR;
+        int factor = p.receiveRingFactor() == 0 ? DEFAULT_RING_FACTOR
+                : Math.max(MIN_RING_FACTOR, Math.min(DEFAULT_RING_FACTOR, p.receiveRingFactor()));
         while (factor > MIN_RING_FACTOR && ((long) p.streams() * perStream * factor > MAX_POSTED_RECEIVES
                 || (long) p.streams() * perStream * factor * size > MAX_RING_BYTES)) {
             factor /= 2;

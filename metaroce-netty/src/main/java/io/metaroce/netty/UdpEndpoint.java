@@ -188,6 +188,14 @@ public final class UdpEndpoint implements AutoCloseable {
 
         @Override
         public void onReadBatchComplete(int socketId) {
+            if (!collectingPosts && !drivePending && soleTrafficSocket()) {
+                // Nothing else can be read in this turn: answer now (the completions, what their
+                // callbacks post and the ACKs leave in this drive) rather than after Netty's task
+                // round, which cost a sleeping 64-byte ping-pong about 2 us a side
+                // (docs/benchmarks.md, "Latency round (session 11)").
+                drive();
+                return;
+            }
             // One drive (and one flush per socket) for everything read in this event-loop turn.
             requestDrive();
         }
@@ -769,6 +777,14 @@ public final class UdpEndpoint implements AutoCloseable {
     private int drivenAfter(int read) {
         drive();
         return read;
+    }
+
+    /**
+     * Whether one socket alone can carry traffic (the listen sockets of an endpoint that does not
+     * listen carry only strays), so a readiness event's read is the whole of the turn's input.
+     */
+    private boolean soleTrafficSocket() {
+        return openSockets(listening ? 0 : planes.length) == 1;
     }
 
     /** Open sockets from index {@code first} on. */

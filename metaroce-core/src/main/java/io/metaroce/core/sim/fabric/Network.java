@@ -666,8 +666,10 @@ public final class Network {
             return;
         }
         int ecn = packets.ecn(pkt);
+        // Below the lower threshold and without extra marking, markIfCongested neither marks nor
+        // draws a random number: an ECT hop there makes no call (C2 does not inline it).
         if ((ecn == 1 || ecn == 2) && (q >= pr[r + P_ECN_MIN] || pr[r + P_EXTRA_MARK] != 0)) {
-            markIfCongested(p, pkt, q); // below the lower threshold and on a healthy plane, never
+            markIfCongested(p, pkt, q);
         }
         long startPicos = Math.max(now * 1000, pr[r + P_BUSY]);
         long donePicos = startPicos + (long) (frame + WIRE_GAP_BYTES) * pr[r + P_PICOS_PER_BYTE];

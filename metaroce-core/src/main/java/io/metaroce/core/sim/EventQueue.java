@@ -108,9 +108,14 @@ public final class EventQueue {
             return n;
         }
         if (nodesMade * NODE_WORDS == node.length) {
-            node = Arrays.copyOf(node, node.length * 2);
+            growNodes();
         }
         return nodesMade++;
+    }
+
+    /** Out of line: it runs only while the backlog reaches a new high, and push is inlined per hop. */
+    private void growNodes() {
+        node = Arrays.copyOf(node, node.length * 2);
     }
 
     /** Whether no event is pending. */

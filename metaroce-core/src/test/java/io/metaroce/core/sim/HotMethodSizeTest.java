@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
 class HotMethodSizeTest {
     /** C2's default {@code -XX:FreqInlineSize} on x86-64 and AArch64. */
     private static final int FREQ_INLINE_SIZE = 325;
+    /** Bytecode of a hop's enqueue chain, callees it inlines included (see the test). */
+    private static final int ENQUEUE_CHAIN_BUDGET = 850;
 
     private record Hot(String className, String method) {
     }
@@ -49,6 +51,44 @@ class HotMethodSizeTest {
                     + " bytes of bytecode, over C2's hot inlining limit of " + FREQ_INLINE_SIZE
                     + ": move its rare branches into methods of their own");
         }
+    }
+
+    /**
+     * A hop's enqueue inlines its port's drain, the ring push and the event push. Even under
+     * {@code FreqInlineSize}, {@code enqueue} was still refused at some call sites as "already
+     * compiled into a big method": when it compiles on its own before its callers, its machine
+     * code, with those callees inlined, was over C2's {@code InlineSmallCode} (2,500 bytes on
+     * x86-64), so whether a hop made a call depended on the compile order. Their rare parts (the
+     * walk of a partly left ring, the ring's and the node array's growth) are therefore methods
+     * of their own, and the common path's bytecode, summed over the chain, stays under a budget
+     * (about 1,130 bytes when the rare parts were inline, about 810 without them; see
+     * docs/benchmarks.md, "Simulator speed round (session 11)").
+     */
+    @Test
+    void aHopsEnqueueChainKeepsItsRarePartsOutOfLine() throws IOException {
+        List<Hot> chain = List.of(
+                new Hot("io.metaroce.core.sim.fabric.Network", "enqueue"),
+                new Hot("io.metaroce.core.sim.fabric.Network", "drain"),
+                new Hot("io.metaroce.core.sim.fabric.Network", "pushRing"),
+                new Hot("io.metaroce.core.sim.EventQueue", "push"),
+                new Hot("io.metaroce.core.sim.EventQueue", "newNode"),
+                new Hot("io.metaroce.core.sim.fabric.PacketPool", "length"),
+                new Hot("io.metaroce.core.sim.fabric.PacketPool", "ecn"));
+        int total = 0;
+        for (Hot hot : chain) {
+            int size = largestCodeLength(hot);
+            assertTrue(size > 0, hot.className() + "." + hot.method() + " not found (renamed?): update this list");
+            total += size;
+        }
+        assertTrue(total <= ENQUEUE_CHAIN_BUDGET, "a hop's enqueue chain has " + total
+                + " bytes of bytecode, over its budget of " + ENQUEUE_CHAIN_BUDGET
+                + ": keep rare branches (ring walks, growth, drops) in methods of their own");
+        for (String rare : List.of("drainLeft", "growRing")) {
+            assertTrue(largestCodeLength(new Hot("io.metaroce.core.sim.fabric.Network", rare)) > 0,
+                    "Network." + rare + " (a rare part of the enqueue chain) is no longer out of line");
+        }
+        assertTrue(largestCodeLength(new Hot("io.metaroce.core.sim.EventQueue", "growNodes")) > 0,
+                "EventQueue.growNodes is no longer out of line");
     }
 
     @Test

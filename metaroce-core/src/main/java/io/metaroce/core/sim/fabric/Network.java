@@ -602,9 +602,7 @@ public final class Network {
     private void drain(int p) {
         long[] pr = port;
         int r = p * PORT_WORDS;
-        long headSize = pr[r + P_RING];
-        int size = (int) headSize;
-        if (size == 0) {
+        if ((int) pr[r + P_RING] == 0) {
             return;
         }
         long nowPicos = now * 1000;
@@ -619,6 +617,19 @@ public final class Network {
         if (pr[r + P_HEAD_DONE] > nowPicos) {
             return; // the first packet is still leaving
         }
+        drainLeft(p, nowPicos);
+    }
+
+    /**
+     * {@link #drain}'s walk of the ring, out of line: it runs only when some but not all queued
+     * packets have left, and kept inline it made {@link #enqueue} (which inlines {@code drain})
+     * big enough in machine code that C2 refused to inline it where it compiled first.
+     */
+    private void drainLeft(int p, long nowPicos) {
+        long[] pr = port;
+        int r = p * PORT_WORDS;
+        long headSize = pr[r + P_RING];
+        int size = (int) headSize;
         long[] entries = ring[p];
         int mask = (entries.length >>> 1) - 1;
         int head = (int) (headSize >>> 32);
@@ -655,7 +666,9 @@ public final class Network {
             return;
         }
         int ecn = packets.ecn(pkt);
-        if (ecn == 1 || ecn == 2) {
+        // Below the lower threshold and without extra marking, markIfCongested neither marks nor
+        // draws a random number: an ECT hop there makes no call (C2 does not inline it).
+        if ((ecn == 1 || ecn == 2) && (q >= pr[r + P_ECN_MIN] || pr[r + P_EXTRA_MARK] != 0)) {
             markIfCongested(p, pkt, q);
         }
         long startPicos = Math.max(now * 1000, pr[r + P_BUSY]);
@@ -726,28 +739,37 @@ public final class Network {
         int r = p * PORT_WORDS;
         long headSize = port[r + P_RING];
         int size = (int) headSize;
-        int head = (int) (headSize >>> 32);
         long[] entries = ring[p];
-        int capacity = entries.length >>> 1;
-        if (size == capacity) {
-            long[] grown = new long[2 * 2 * capacity];
-            for (int i = 0; i < size; i++) {
-                int j = (head + i) & (capacity - 1);
-                grown[2 * i] = entries[2 * j];
-                grown[2 * i + 1] = entries[2 * j + 1];
-            }
-            ring[p] = grown;
-            entries = grown;
-            capacity *= 2;
-            head = 0;
+        if (size == entries.length >>> 1) {
+            entries = growRing(p);
+            headSize = port[r + P_RING];
         }
-        int tail = (head + size) & (capacity - 1);
+        int tail = ((int) (headSize >>> 32) + size) & ((entries.length >>> 1) - 1);
         entries[2 * tail] = donePicos;
         entries[2 * tail + 1] = bytes;
-        port[r + P_RING] = ((long) head << 32) | (size + 1);
+        port[r + P_RING] = headSize + 1;
         if (size == 0) {
             port[r + P_HEAD_DONE] = donePicos;
         }
+    }
+
+    /** Doubles port {@code p}'s full ring, its entries moved to the front in order; returns it. */
+    private long[] growRing(int p) {
+        int r = p * PORT_WORDS;
+        long headSize = port[r + P_RING];
+        int size = (int) headSize;
+        int head = (int) (headSize >>> 32);
+        long[] entries = ring[p];
+        int capacity = entries.length >>> 1;
+        long[] grown = new long[2 * 2 * capacity];
+        for (int i = 0; i < size; i++) {
+            int j = (head + i) & (capacity - 1);
+            grown[2 * i] = entries[2 * j];
+            grown[2 * i + 1] = entries[2 * j + 1];
+        }
+        ring[p] = grown;
+        port[r + P_RING] = size; // head 0
+        return grown;
     }
 
     // =====================================================================================

@@ -1,5 +1,8 @@
 package io.metaroce.bench.jmh;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * {@link EnginePairBenchmark}'s loop for a fixed number of DATA packets, for counting the work per
  * packet with an instruction counter rather than timing it: on a shared machine with no hardware
@@ -20,6 +23,11 @@ package io.metaroce.bench.jmh;
  * command-line tool: one thread, not thread-safe.
  */
 public final class EnginePairWork {
+    /** How long the driver waits for its go file at most (a script that died leaves no JVM behind). */
+    private static final long GO_TIMEOUT_MILLIS = 600_000;
+    /** How often it looks for the go file. */
+    private static final long GO_POLL_MILLIS = 50;
+
     private EnginePairWork() {
     }
 
@@ -27,26 +35,32 @@ public final class EnginePairWork {
      * Runs the warm-up and the measured packets.
      *
      * @param args payload bytes (256), {@code write} or {@code send} ({@code write}), warm-up DATA
-     *     packets (300,000), measured DATA packets (100,000), a pause in ms after the warm-up (0)
+     *     packets (300,000), measured DATA packets (100,000), a go file (none): after the warm-up,
+     *     print {@code warmed up} and wait until that file exists before the measured part
      */
     public static void main(String[] args) {
         int payload = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         boolean send = args.length > 1 && args[1].equals("send");
         long warmUp = args.length > 2 ? Long.parseLong(args[2]) : 300_000;
         long packets = args.length > 3 ? Long.parseLong(args[3]) : 100_000;
-        long pauseMillis = args.length > 4 ? Long.parseLong(args[4]) : 0;
+        Path goFile = args.length > 4 ? Path.of(args[4]) : null;
         EnginePairBenchmark b = new EnginePairBenchmark();
         b.messageBytes = 1 << 20;
         b.batch = 16;
         b.payloadBytes = payload;
         b.setup(send);
         drive(b, warmUp);
-        if (pauseMillis > 0) {
-            // Time for `callgrind_control -i on` when callgrind was started with --instr-atstart=no:
-            // the warm-up (and the JIT's compiling) then runs at Valgrind's uninstrumented speed.
+        if (goFile != null) {
+            // A handshake, not a fixed pause, for `callgrind_control -i on` when callgrind was started
+            // with --instr-atstart=no (the warm-up and the JIT's compiling then run at Valgrind's
+            // uninstrumented speed): counting must be on before the first System.gc(), or callgrind
+            // dumps only once and there is no count of the measured packets.
             System.out.println("warmed up");
             System.out.flush();
-            sleep(pauseMillis);
+            if (!awaitFile(goFile)) {
+                System.err.println("no " + goFile + " after " + GO_TIMEOUT_MILLIS / 1000 + " s; nothing measured");
+                System.exit(2);
+            }
         }
         System.gc(); // callgrind: the first dump (warm-up)
         long done = drive(b, packets);
@@ -56,12 +70,21 @@ public final class EnginePairWork {
                 done, warmUp);
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** Whether {@code file} appeared within {@link #GO_TIMEOUT_MILLIS}. */
+    private static boolean awaitFile(Path file) {
+        long deadline = System.nanoTime() + GO_TIMEOUT_MILLIS * 1_000_000;
+        while (!Files.exists(file)) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(GO_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
+        return true;
     }
 
     /** Runs whole invocations of the benchmark until at least {@code packets} DATA packets went; returns how many. */

@@ -24,7 +24,8 @@ import java.util.Locale;
  * @param receiveRingFactor 0: the server's receive rings hold up to {@link ServerLayout#DEFAULT_RING_FACTOR}
  *     times the messages a stream has in flight (deep, for runs that lose packets); 2 to that: at most
  *     this many times, a smaller receive area whose buffers are reused sooner (still in the cache), for
- *     runs without loss ({@code compare}); see {@link ServerLayout}
+ *     runs without loss ({@code compare}); where the limits on posted receives and ring bytes lower it,
+ *     it is halved but never below {@link ServerLayout#MIN_RING_FACTOR}; see {@link ServerLayout}
  */
 public record RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
         boolean latency, long seed, int fullCheckEvery, int receiveRingFactor) {
@@ -98,7 +99,8 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
         } else if (!latency && op.consumesReceives()
                 && ServerLayout.of(this).postedReceives() > ServerLayout.MAX_POSTED_RECEIVES) {
             return "the server would keep more than " + ServerLayout.MAX_POSTED_RECEIVES
-                    + " receives posted; lower --depth or --streams";
+                    + " receives posted even with receive rings of " + ServerLayout.MIN_RING_FACTOR
+                    + " times the messages a stream has in flight; lower --depth or --streams";
         } else if (ServerLayout.of(this).regionBytes() > MAX_REGION_BYTES || 2L * depth * size > MAX_REGION_BYTES) {
             return "the run needs more than 1 GiB of registered memory; lower --size, --depth or --streams";
         }

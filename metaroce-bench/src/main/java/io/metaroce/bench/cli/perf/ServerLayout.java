@@ -57,7 +57,10 @@ final class ServerLayout {
                 : Math.max(MIN_RING_FACTOR, Math.min(DEFAULT_RING_FACTOR, p.receiveRingFactor()));
         while (factor > MIN_RING_FACTOR && ((long) p.streams() * perStream * factor > MAX_POSTED_RECEIVES
                 || (long) p.streams() * perStream * factor * size > MAX_RING_BYTES)) {
-            factor /= 2;
+            // Not just factor / 2: a factor that is not a power of two (3, 6, 7, 12 to 15) would halve
+            // past 2 to 1, a ring no deeper than what is in flight, so that the client reuses a buffer
+            // before the server has checked it. 2 that still does not fit is refused by RunParams#problem.
+            factor = Math.max(MIN_RING_FACTOR, factor / 2);
         }
         ring = factor * perStream;
         long receiveBytes = !lat && p.op().consumesReceives() ? (long) p.streams() * ring * size : 0;

@@ -54,6 +54,39 @@ class ReceiveRingFactorTest {
     }
 
     @Test
+    void aFactorThatIsNotAPowerOfTwoNeverHalvesBelowTwiceWhatIsInFlight() {
+        // 64 streams at depth 4096: 64 in flight per stream; 8192 posted receives allow a factor of 2 only.
+        // Halving 3, 6, 7 or 12 to 15 would reach 1: a ring the client overwrites before the server checks it.
+        for (int factor = ServerLayout.MIN_RING_FACTOR; factor <= ServerLayout.DEFAULT_RING_FACTOR; factor++) {
+            RunParams tight = new RunParams(Op.send, 64, 64, 1, 4096, 1, 0, false, 1, 1, factor);
+            assertThat(tight.problem()).as("factor " + factor).isNull();
+            assertThat(ServerLayout.of(tight).ring()).as("factor " + factor).isEqualTo(2 * 64);
+        }
+        // Every factor under every combination of the limits: a run that is accepted has rings of at
+        // least twice what a stream has in flight, within the posted receives allowed.
+        for (int factor = ServerLayout.MIN_RING_FACTOR; factor <= ServerLayout.DEFAULT_RING_FACTOR; factor++) {
+            for (int streams : new int[] {1, 3, 4, 64, 100, 1000, RunParams.MAX_STREAMS}) {
+                for (int depth : new int[] {1, 7, 128, 1000, 3000, RunParams.MAX_DEPTH}) {
+                    for (int size : new int[] {64, 8192, 65536, 1 << 20}) {
+                        RunParams p = new RunParams(Op.write, size, streams, 1, depth, 1, 0, false, 1, 1, factor);
+                        String what = "factor " + factor + ", streams " + streams + ", depth " + depth + ", size " + size;
+                        ServerLayout layout = ServerLayout.of(p);
+                        assertThat(layout.ring()).as(what).isGreaterThanOrEqualTo(2 * layout.perStream());
+                        if (p.problem() == null) {
+                            assertThat(layout.postedReceives()).as(what)
+                                    .isLessThanOrEqualTo(ServerLayout.MAX_POSTED_RECEIVES);
+                        }
+                    }
+                }
+            }
+        }
+        // Where even twice what is in flight posts too many receives, the run is refused, saying so.
+        RunParams tooWide = new RunParams(Op.send, 64, 1000, 1, 4096, 1, 0, false, 1, 1, 3);
+        assertThat(ServerLayout.of(tooWide).ring()).isEqualTo(2 * 5);
+        assertThat(tooWide.problem()).contains("8192 receives posted", "2 times", "lower --depth or --streams");
+    }
+
+    @Test
     void aServerThatKeepsTheDeepRingsIsRefused() {
         RunParams shallow = new RunParams(Op.write, 8192, 4, 1, 128, 1, 0, false, 1, 64, 2);
         RunParams deep = new RunParams(Op.write, 8192, 4, 1, 128, 1, 0, false, 1, 64);

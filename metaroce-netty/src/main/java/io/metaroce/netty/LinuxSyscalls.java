@@ -178,8 +178,11 @@ final class LinuxSyscalls {
 
     /**
      * {@code recvmmsg} without capturing {@code errno}: allocates nothing whatever the JIT does. On
-     * -1, {@link ThreadErrno#read} right after the call is the call's {@code errno} unless the JVM
-     * set it since (returning from native code it may block for a safepoint): a hint.
+     * -1, {@link ThreadErrno#read} right after the call is the call's {@code errno} unless Java or
+     * runtime code that ran in between set it: a hint. The handle is {@code critical}, so the
+     * return itself changes no thread state and polls no safepoint; but the caller may be
+     * interpreted (runtime calls) or initialise a class before it reads, and either may make a
+     * system call that sets {@code errno}.
      */
     static int recvmmsgUncaptured(int fd, MemorySegment messages, int count, int flags) {
         try {

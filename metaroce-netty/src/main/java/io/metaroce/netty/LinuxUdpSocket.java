@@ -231,9 +231,15 @@ final class LinuxUdpSocket implements UdpSocket {
      * One {@code recvmmsg} into {@link #receive}; on -1 its {@code errno} is in {@link #callErrno}.
      * A busy loop's idle turns all end here with {@code EAGAIN}, so the call captures no
      * {@code errno} (a capturing call allocates unless C2 removes it, R-JAVA-2); the
-     * thread's {@code errno} read after it is trusted when it says {@code EAGAIN} (were it wrong,
-     * an error would wait for the next read, which meets it again), and anything else is asked
-     * again with a capturing call, which reads what the socket holds by then or the true cause.
+     * thread's {@code errno} read after it is trusted when it says {@code EAGAIN}, and anything
+     * else is asked again with a capturing call, which reads what the socket holds by then or the
+     * true cause. Were an {@code EAGAIN} wrong, an error of the call itself would meet the next
+     * read again, but a pending socket error (an ICMP {@code ECONNREFUSED}, say) is consumed by
+     * the call that reports it and would be lost: harmless, because these sockets are unconnected
+     * and set no {@code IP_RECVERR}, so the kernel queues no such error on them. On the error path
+     * (a persistent refusal: {@code EPERM}, {@code EMSGSIZE}, {@code ECONNREFUSED}) each refused
+     * call or send entry costs two system calls and the capturing call's allocation
+     * (docs/compliance.md, R-JAVA-2).
      */
     private int receiveCall() {
         receive.prepareReceive(receive.capacity);
@@ -258,7 +264,8 @@ final class LinuxUdpSocket implements UdpSocket {
      * {@link #callErrno}. Without capture as {@link #receiveCall}: {@code EAGAIN} read from the
      * thread is trusted (were it wrong, the rest of the batch is lost rather than one entry, and
      * the engine recovers both alike); anything else is asked again with a capturing call, which
-     * is safe because a call that returns -1 sent nothing.
+     * is safe because a call that returns -1 sent nothing. A refused entry thus costs two calls
+     * and the capture's allocation ({@link #receiveCall}).
      */
     private int sendCall(MemorySegment from, int count) {
         int n = LinuxSyscalls.sendmmsgUncaptured(fd, from, count, MSG_DONTWAIT);

@@ -6,9 +6,11 @@ import java.lang.foreign.ValueLayout;
 /**
  * Reads the calling thread's {@code errno} straight from the C library's thread-local variable,
  * after a call made without {@code errno} capture ({@link LinuxSyscalls#recvmmsgUncaptured}). The
- * reading is a hint: between the call's return and the reading the JVM may have set {@code errno}
- * itself (a safepoint it blocked for on the way back from native code), so a caller acts on it
- * only where a wrong value costs nothing, and otherwise repeats the call with the capture.
+ * reading is a hint: between the call's return and the reading, Java or runtime code may have set
+ * {@code errno} (class initialisation, the interpreter's calls into the runtime; the
+ * {@code critical} handles themselves change no thread state and poll no safepoint on return), so
+ * a caller acts on it only where a wrong value costs nothing, and otherwise repeats the call with
+ * the capture.
  *
  * <p>One per socket, used on its event loop: the location is looked up once per thread and kept.
  * The first reading on a thread (and the first after another thread read) is {@link #UNKNOWN}:

@@ -152,6 +152,10 @@ public final class UdpEndpoint implements AutoCloseable {
     private long datagramsDropped;
     private long sendErrors;
     private long pathsRepathed;
+    /** Open sockets that can carry traffic ({@link #isTrafficSocket}); kept at install and release. */
+    private int openTrafficSockets;
+    /** Drives run inline at the end of a read, the endpoint having one traffic socket (stats). */
+    private long readEndDrives;
 
     private final Runnable driveTask = () -> {
         drivePending = false;
@@ -193,6 +197,7 @@ public final class UdpEndpoint implements AutoCloseable {
                 // callbacks post and the ACKs leave in this drive) rather than after Netty's task
                 // round, which cost a sleeping 64-byte ping-pong about 2 us a side
                 // (docs/benchmarks.md, "Latency round (session 11)").
+                readEndDrives++;
                 drive();
                 return;
             }
@@ -462,7 +467,7 @@ public final class UdpEndpoint implements AutoCloseable {
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
                     layer.readsEcn(), offloadSends, offloadDatagrams, sendCalls, receiveCalls, offloadReceives,
-                    offloadReceivedDatagrams, dueDeadlinesRun, dueDeadlinesDeferred);
+                    offloadReceivedDatagrams, dueDeadlinesRun, dueDeadlinesDeferred, readEndDrives);
         });
     }
 
@@ -784,7 +789,12 @@ public final class UdpEndpoint implements AutoCloseable {
      * listen carry only strays), so a readiness event's read is the whole of the turn's input.
      */
     private boolean soleTrafficSocket() {
-        return openSockets(listening ? 0 : planes.length) == 1;
+        return openTrafficSockets == 1;
+    }
+
+    /** Whether socket {@code index} can carry traffic: a path socket, or a listen socket of a listening endpoint. */
+    private boolean isTrafficSocket(int index) {
+        return listening || index >= planes.length;
     }
 
     /** Open sockets from index {@code first} on. */
@@ -942,7 +952,7 @@ public final class UdpEndpoint implements AutoCloseable {
                 bound[i].close();
             }
             if (sockets[indices[i]] == bound[i]) {
-                sockets[indices[i]] = null;
+                removeSocket(indices[i]);
             }
             freeSocketIndex(indices[i]);
         }
@@ -972,14 +982,25 @@ public final class UdpEndpoint implements AutoCloseable {
     }
 
     private void installSocket(int index, UdpSocket socket) {
+        if (sockets[index] == null && isTrafficSocket(index)) {
+            openTrafficSockets++;
+        }
         sockets[index] = socket;
         socketDatagramsReceived[index] = 0;
+    }
+
+    /** Empties slot {@code index} of the socket table (the caller closes the socket). */
+    private void removeSocket(int index) {
+        if (sockets[index] != null && isTrafficSocket(index)) {
+            openTrafficSockets--;
+        }
+        sockets[index] = null;
     }
 
     private void releaseSockets(int[] indices) {
         for (int index : indices) {
             UdpSocket socket = sockets[index];
-            sockets[index] = null;
+            removeSocket(index);
             if (socket != null) {
                 socket.close();
             }
@@ -1041,7 +1062,7 @@ public final class UdpEndpoint implements AutoCloseable {
             for (int i = 0; i < socketHighWater; i++) {
                 if (sockets[i] != null) {
                     closing.add(sockets[i].close());
-                    sockets[i] = null;
+                    removeSocket(i);
                 }
             }
         }

@@ -37,11 +37,15 @@ package io.metaroce.netty;
  *     {@code UdpEndpoint.DUE_DEADLINES_PER_LOOK} (16) had run as tasks in a row without the loop
  *     looking at its sockets (since session 11: before, a chain of them could hold the sockets
  *     unread for up to a second)
+ * @param readEndDrives drives run at the end of a read, within its handling, because the endpoint
+ *     has one socket that carries traffic (since session 11: what the read completes is answered
+ *     before the loop's queued tasks); an endpoint with several (multipath) queues one drive per
+ *     loop turn instead and counts 0
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
         boolean ecnCapable, long offloadSends, long offloadDatagrams, long sendCalls, long receiveCalls,
         long offloadReceives, long offloadReceivedDatagrams, long dueDeadlinesRun,
-        long dueDeadlinesDeferred) {
+        long dueDeadlinesDeferred, long readEndDrives) {
 }

@@ -34,16 +34,21 @@ class ThreadErrnoTest {
                     LinuxSyscalls.SOCK_DGRAM | LinuxSyscalls.SOCK_NONBLOCK | LinuxSyscalls.SOCK_CLOEXEC, 0);
             assertThat(fd).as("socket()").isNotNegative();
             try {
-                assertThat(LinuxSyscalls.recvmmsgUncaptured(fd, headers, 1, LinuxSyscalls.MSG_DONTWAIT)).isEqualTo(-1);
-                assertThat(thread.read()).as("errno after reading an empty socket").isEqualTo(LinuxSyscalls.EAGAIN);
+                // The call's result and errno first, then the assertions (their code may set errno).
+                int n = LinuxSyscalls.recvmmsgUncaptured(fd, headers, 1, LinuxSyscalls.MSG_DONTWAIT);
+                int e = thread.read();
+                assertThat(n).isEqualTo(-1);
+                assertThat(e).as("errno after reading an empty socket").isEqualTo(LinuxSyscalls.EAGAIN);
                 assertThat(LinuxSyscalls.recvmmsg(state, fd, headers, 1, LinuxSyscalls.MSG_DONTWAIT)).isEqualTo(-1);
                 assertThat(LinuxSyscalls.errno(state)).isEqualTo(LinuxSyscalls.EAGAIN);
             } finally {
                 LinuxSyscalls.close(state, fd);
             }
             // The descriptor is closed now: a different errno, and the same location still reads it.
-            assertThat(LinuxSyscalls.sendmmsgUncaptured(fd, headers, 1, LinuxSyscalls.MSG_DONTWAIT)).isEqualTo(-1);
-            assertThat(thread.read()).as("errno after sending on a closed descriptor").isEqualTo(EBADF);
+            int n = LinuxSyscalls.sendmmsgUncaptured(fd, headers, 1, LinuxSyscalls.MSG_DONTWAIT);
+            int e = thread.read();
+            assertThat(n).isEqualTo(-1);
+            assertThat(e).as("errno after sending on a closed descriptor").isEqualTo(EBADF);
             assertThat(LinuxSyscalls.sendmmsg(state, fd, headers, 1, LinuxSyscalls.MSG_DONTWAIT)).isEqualTo(-1);
             assertThat(LinuxSyscalls.errno(state)).isEqualTo(EBADF);
         }
@@ -56,8 +61,10 @@ class ThreadErrnoTest {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment headers = arena.allocate(LinuxSyscalls.MMSGHDR_BYTES, 8);
             assertThat(shared.read()).as("a thread's first reading").isEqualTo(ThreadErrno.UNKNOWN);
-            assertThat(LinuxSyscalls.recvmmsgUncaptured(-1, headers, 1, LinuxSyscalls.MSG_DONTWAIT)).isEqualTo(-1);
-            assertThat(shared.read()).isEqualTo(EBADF);
+            int n = LinuxSyscalls.recvmmsgUncaptured(-1, headers, 1, LinuxSyscalls.MSG_DONTWAIT);
+            int e = shared.read();
+            assertThat(n).isEqualTo(-1);
+            assertThat(e).isEqualTo(EBADF);
             Thread t = Thread.ofPlatform().start(() -> {
                 // A socket of this thread's own, empty: EAGAIN here, EBADF on the first thread.
                 try (Arena own = Arena.ofConfined()) {
@@ -74,8 +81,10 @@ class ThreadErrnoTest {
             t.join();
             assertThat(other.get()).as("the other thread's errno").isEqualTo(LinuxSyscalls.EAGAIN);
             assertThat(shared.read()).as("back on this thread: a first reading again").isEqualTo(ThreadErrno.UNKNOWN);
-            assertThat(LinuxSyscalls.recvmmsgUncaptured(-1, headers, 1, LinuxSyscalls.MSG_DONTWAIT)).isEqualTo(-1);
-            assertThat(shared.read()).as("this thread's errno again").isEqualTo(EBADF);
+            int again = LinuxSyscalls.recvmmsgUncaptured(-1, headers, 1, LinuxSyscalls.MSG_DONTWAIT);
+            int errnoAgain = shared.read();
+            assertThat(again).isEqualTo(-1);
+            assertThat(errnoAgain).as("this thread's errno again").isEqualTo(EBADF);
             AtomicInteger virtual = new AtomicInteger(Integer.MIN_VALUE);
             Thread.ofVirtual().start(() -> {
                 shared.read();

@@ -84,14 +84,15 @@ public final class UdpEndpoint implements AutoCloseable {
      */
     static final int DATAGRAMS_PER_DRIVE = 128;
     /**
-     * Passed deadlines run back to back as loop tasks before the next one waits for the loop's
-     * next look at its sockets. A drive that ends with the engine's deadline already passed runs
-     * the timers as the loop's next task, but Netty runs tasks queued while it runs its task
-     * queue in the same pass, for up to a second ({@code io.netty.eventLoop.maxTaskProcessingQuantumMs}):
-     * a saturated sender whose every pacing burst leaves the next one due read no ACK until its
-     * window was full or that second was over. After this many, the next passed deadline goes
-     * through the timer (1 ns on a {@code timerfd}), which fires only after the loop's I/O: one
-     * timer round trip per 16 pacing bursts (about 900 KB at the default 56 KiB).
+     * Drives run back to back as loop tasks (passed deadlines' and application threads' posts')
+     * before the next passed deadline waits for the loop's next look at its sockets. A drive that
+     * ends with the engine's deadline already passed runs the timers as the loop's next task, but
+     * Netty runs tasks queued while it runs its task queue in the same pass, for up to a second
+     * ({@code io.netty.eventLoop.maxTaskProcessingQuantumMs}): a saturated sender whose every
+     * pacing burst leaves the next one due read no ACK until its window was full or that second
+     * was over. After this many, the next passed deadline goes through the timer (1 ns on a
+     * {@code timerfd}), which fires in the loop's next I/O pass, the one that reads the sockets:
+     * one timer round trip per 16 pacing bursts (about 900 KB at the default 56 KiB).
      */
     static final int DUE_DEADLINES_PER_LOOK = 16;
     /** Least time between two moves of one path that keeps failing its probes. */
@@ -157,8 +158,17 @@ public final class UdpEndpoint implements AutoCloseable {
     /** Drives run inline at the end of a read, the endpoint having one traffic socket (stats). */
     private long readEndDrives;
 
+    /**
+     * Drives run from the loop's tasks (passed deadlines' and application threads' posts') since
+     * its last I/O pass: a read, or its timer firing.
+     */
+    private int drivesFromTasksInARow;
+    /** How many times {@link #driveTask} ran; event loop only ({@link UdpEndpointStats#postDrivesRun}). */
+    private long postDrivesRun;
     private final Runnable driveTask = () -> {
         drivePending = false;
+        postDrivesRun++;
+        drivesFromTasksInARow++; // Netty runs it in the same task pass as dueTask: it counts too
         drive();
     };
     private final Runnable timerTask = this::onTimer;
@@ -166,14 +176,12 @@ public final class UdpEndpoint implements AutoCloseable {
     private boolean dueTaskPending;
     /** How many times {@link #dueTask} ran; event loop only ({@link UdpEndpointStats#dueDeadlinesRun}). */
     private long dueDeadlinesRun;
-    /** Passed deadlines run as tasks since the loop last looked at its sockets or its timer fired. */
-    private int dueDeadlinesInARow;
     /** Passed deadlines sent through the timer after {@link #DUE_DEADLINES_PER_LOOK} in a row (stats). */
     private long dueDeadlinesDeferred;
     private final Runnable dueTask = () -> {
         dueTaskPending = false;
         dueDeadlinesRun++;
-        dueDeadlinesInARow++;
+        drivesFromTasksInARow++;
         onDue();
     };
     private final CompletionHandler completionHandler = this::onCompletion;
@@ -186,12 +194,13 @@ public final class UdpEndpoint implements AutoCloseable {
 
         @Override
         public void onReceiveCall(int socketId) {
-            dueDeadlinesInARow = 0; // the loop has looked at its sockets
+            drivesFromTasksInARow = 0; // the loop has looked at its sockets
             receiveClock.callStarted();
         }
 
         @Override
         public void onReadBatchComplete(int socketId) {
+            drivesFromTasksInARow = 0; // an I/O pass (NIO's reader makes no onReceiveCall)
             if (!collectingPosts && !drivePending && soleTrafficSocket()) {
                 // Nothing else can be read in this turn: answer now (the completions, what their
                 // callbacks post and the ACKs leave in this drive) rather than after Netty's task
@@ -467,7 +476,7 @@ public final class UdpEndpoint implements AutoCloseable {
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
                     layer.readsEcn(), offloadSends, offloadDatagrams, sendCalls, receiveCalls, offloadReceives,
-                    offloadReceivedDatagrams, dueDeadlinesRun, dueDeadlinesDeferred, readEndDrives);
+                    offloadReceivedDatagrams, dueDeadlinesRun, dueDeadlinesDeferred, readEndDrives, postDrivesRun);
         });
     }
 
@@ -634,7 +643,7 @@ public final class UdpEndpoint implements AutoCloseable {
 
     private void onTimer() {
         timerDeadline = Long.MAX_VALUE;
-        dueDeadlinesInARow = 0; // the timer fires in the loop's I/O, after its look at the sockets
+        drivesFromTasksInARow = 0; // the timer fires in an I/O pass, which reads what the sockets reported
         if (shutDown) {
             return;
         }
@@ -644,11 +653,11 @@ public final class UdpEndpoint implements AutoCloseable {
 
     /**
      * The engine's deadline has already passed after a drive: run its timers as the loop's next
-     * task, leaving the timer as it is; at most {@link #DUE_DEADLINES_PER_LOOK} in a row. This is
-     * the saturated sender's usual case: a drive sends a path's pacing burst ([SPEC-CC-13]) and
-     * stops with the next packet already due because the pacing clock lags; the loop then turned
-     * around through the timer (a {@code timerfd_settime} of 1 ns, its expiry, a {@code read})
-     * once a burst.
+     * task, leaving the timer as it is; not after {@link #DUE_DEADLINES_PER_LOOK} drives from tasks
+     * in a row. This is the saturated sender's usual case: a drive sends a path's pacing burst
+     * ([SPEC-CC-13]) and stops with the next packet already due because the pacing clock lags;
+     * the loop then turned around through the timer (a {@code timerfd_settime} of 1 ns, its
+     * expiry, a {@code read}) once a burst.
      */
     private void onDue() {
         if (shutDown) {
@@ -663,7 +672,7 @@ public final class UdpEndpoint implements AutoCloseable {
             return; // none, or not before the armed one (which then finds nothing due, and re-arms)
         }
         long delay = deadline == Long.MIN_VALUE ? 0 : Math.max(0, deadline - now());
-        if (delay == 0 && dueDeadlinesInARow < DUE_DEADLINES_PER_LOOK) {
+        if (delay == 0 && drivesFromTasksInARow < DUE_DEADLINES_PER_LOOK) {
             if (!dueTaskPending) {
                 dueTaskPending = true;
                 loop.execute(dueTask);
@@ -759,7 +768,7 @@ public final class UdpEndpoint implements AutoCloseable {
             return -1;
         }
         int read = 0;
-        dueDeadlinesInARow = 0; // this turn looks at the sockets
+        drivesFromTasksInARow = 0; // this turn looks at the sockets
         try {
             for (int i = first; i < socketHighWater; i++) {
                 UdpSocket socket = sockets[i];

@@ -34,18 +34,20 @@ package io.metaroce.netty;
  * @param dueDeadlinesRun engine deadlines found already passed after a drive and run as the event
  *     loop's next task instead of through the timer (a saturated sender's pacing clock lagging)
  * @param dueDeadlinesDeferred passed deadlines sent through the timer instead, because
- *     {@code UdpEndpoint.DUE_DEADLINES_PER_LOOK} (16) had run as tasks in a row without the loop
- *     looking at its sockets (since session 11: before, a chain of them could hold the sockets
- *     unread for up to a second)
+ *     {@code UdpEndpoint.DUE_DEADLINES_PER_LOOK} (16) drives (passed deadlines' and posts from
+ *     application threads) had run as tasks in a row without the loop looking at its sockets
+ *     (since session 11: before, a chain of them could hold the sockets unread for up to a second)
  * @param readEndDrives drives run at the end of a read, within its handling, because the endpoint
  *     has one socket that carries traffic (since session 11: what the read completes is answered
  *     before the loop's queued tasks); an endpoint with several (multipath) queues one drive per
  *     loop turn instead and counts 0
+ * @param postDrivesRun drives run as a loop task for posts from application threads; with the
+ *     {@code dueDeadlinesRun} they make the chains {@code DUE_DEADLINES_PER_LOOK} bounds
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
         boolean ecnCapable, long offloadSends, long offloadDatagrams, long sendCalls, long receiveCalls,
         long offloadReceives, long offloadReceivedDatagrams, long dueDeadlinesRun,
-        long dueDeadlinesDeferred, long readEndDrives) {
+        long dueDeadlinesDeferred, long readEndDrives, long postDrivesRun) {
 }

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Timeout;
  * the turns that read, drive and flush, nor in the idle turns between them.
  *
  * <p>An integration test (failsafe, in {@code verify}), so it runs in a JVM of its own, and with
- * C1 only ({@code -XX:TieredStopAtLevel=1}, the module's failsafe {@code argLine}): C1 removes no
- * allocation, so the test sees every one the loops' code makes, not only those C2 left in that
- * run. Until session 11 the foreign calls allocated a slice of their {@code errno} capture
+ * C1 only ({@code -XX:TieredStopAtLevel=1}, in a failsafe execution of its own, {@code busy-poll-c1};
+ * the test checks it): C1 removes no allocation, so the test sees every one the loops' code
+ * makes, not only those C2 left in that run. Until session 11 the foreign calls allocated a slice of their {@code errno} capture
  * segment per call ({@code SharedUtils.checkCaptureSegment}) unless C2 inlined the whole call
  * site, which depended on compile order: the test failed in 1 of 4 CI runs with tiered
  * compilation (and every run at C1 or with {@code -XX:InlineSmallCode=500}), at 0.7 to 4.5 KB
@@ -40,6 +40,8 @@ class BusyPollPingPongIT {
         LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
     }
 
+    /** The JVM argument this test runs with (see the class comment). */
+    private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
     private static final long WAIT_SECONDS = 20;
     private static final int SIZE = 64;
     /**
@@ -109,6 +111,11 @@ class BusyPollPingPongIT {
     @Timeout(150)
     void busyPollingLoopsAnswerEachRoundTripAndAllocateNothingPerRoundTrip() throws Exception {
         assumeThat(LinuxSocketLayer.isAvailable()).as("the Linux datapath").isTrue();
+        assertThat(ManagementFactory.getRuntimeMXBean().getInputArguments())
+                .as("this JVM's arguments: C1 only; run this test through failsafe (./mvnw verify"
+                        + " -Dit.test=BusyPollPingPongIT), whose execution busy-poll-c1 in metaroce-netty/pom.xml"
+                        + " adds it")
+                .contains(C1_ONLY);
         PingPong p = new PingPong();
         BlockingQueue<UdpConnection> accepted = new LinkedBlockingQueue<>();
         try (Arena arena = Arena.ofShared();

@@ -3,16 +3,14 @@ package io.metaroce.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,9 +25,12 @@ import org.junit.jupiter.api.Timeout;
  * sockets after {@link UdpEndpoint#DUE_DEADLINES_PER_LOOK} of them in a row.
  *
  * <p>Measured in the loop's own work, not in time (a loaded host deschedules the loop for tens of
- * milliseconds whatever it does): a thread sends small probe datagrams to the sender's listen
- * socket, each carrying how many times the sender had flushed a socket when it was sent, and
- * the sender's receiver counts the flushes made while the probe waited in the socket.
+ * milliseconds whatever it does): a thread sends small numbered probe datagrams to the sender's
+ * listen socket and notes how many times the sender had flushed a socket when each {@code send}
+ * returned (the probe was in the socket by then), the sender's receiver notes it when it reads
+ * the probe, and the test takes the largest difference: the flushes made while a probe waited.
+ * (Noting the count before the {@code send} counted the flushes made while the probing thread
+ * was descheduled before it sent: 53 in 1 of 7 runs pinned to one CPU.)
  */
 class DueDeadlineChainTest {
     private static final long WAIT_SECONDS = 30;
@@ -37,115 +38,50 @@ class DueDeadlineChainTest {
     private static final int PROBE_BYTES = 16;
 
     /** The Linux layer, counting its sockets' flushes and taking probes out of what they read. */
-    private static final class ProbedLayer implements SocketLayer {
+    private static final class ProbedLayer extends ForwardingSocketLayer {
         final AtomicLong flushes = new AtomicLong();
-        final AtomicLong mostFlushesWhileAProbeWaited = new AtomicLong();
-        final AtomicLong probesRead = new AtomicLong();
+        /** Flushes made when each probe (by number) had been sent, and when it was read. */
+        final Map<Long, Long> flushesWhenSent = new ConcurrentHashMap<>();
+        final Map<Long, Long> flushesWhenRead = new ConcurrentHashMap<>();
 
-        @Override
-        public String name() {
-            return LinuxSocketLayer.INSTANCE.name();
+        ProbedLayer() {
+            super(LinuxSocketLayer.INSTANCE);
+        }
+
+        long mostFlushesWhileAProbeWaited() {
+            long most = 0;
+            for (Map.Entry<Long, Long> read : flushesWhenRead.entrySet()) {
+                Long sent = flushesWhenSent.get(read.getKey());
+                if (sent != null) {
+                    most = Math.max(most, read.getValue() - sent);
+                }
+            }
+            return most;
         }
 
         @Override
-        public boolean readsEcn() {
-            return LinuxSocketLayer.INSTANCE.readsEcn();
-        }
-
-        @Override
-        public boolean sendsInPlace() {
-            return LinuxSocketLayer.INSTANCE.sendsInPlace();
-        }
-
-        @Override
-        public EventLoopGroup newEventLoopGroup(int threads) {
-            return LinuxSocketLayer.INSTANCE.newEventLoopGroup(threads);
-        }
-
-        @Override
-        public LoopTimer newTimer(EventLoop loop, Runnable task) {
-            return LinuxSocketLayer.INSTANCE.newTimer(loop, task);
-        }
-
-        @Override
-        public Future<UdpSocket> bind(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
-                DatagramReceiver receiver) {
-            DatagramReceiver probed = new DatagramReceiver() {
+        DatagramReceiver receiver(DatagramReceiver endpoints) {
+            return new ForwardingReceiver(endpoints) {
                 @Override
                 public void onDatagram(int id, ByteBuffer data, int offset, int length, InetSocketAddress sender,
                         int ecn) {
                     ByteBuffer big = data.duplicate().order(ByteOrder.BIG_ENDIAN);
                     if (length == PROBE_BYTES && big.getLong(offset + 8) == PROBE_MAGIC) {
-                        mostFlushesWhileAProbeWaited.accumulateAndGet(flushes.get() - big.getLong(offset), Math::max);
-                        probesRead.incrementAndGet();
+                        flushesWhenRead.put(big.getLong(offset), flushes.get());
                         return;
                     }
-                    receiver.onDatagram(id, data, offset, length, sender, ecn);
-                }
-
-                @Override
-                public void onReceiveCall(int id) {
-                    receiver.onReceiveCall(id);
-                }
-
-                @Override
-                public void onReadBatchComplete(int id) {
-                    receiver.onReadBatchComplete(id);
-                }
-
-                @Override
-                public void onSocketError(int id, Throwable cause) {
-                    receiver.onSocketError(id, cause);
+                    super.onDatagram(id, data, offset, length, sender, ecn);
                 }
             };
-            Promise<UdpSocket> promise = loop.newPromise();
-            LinuxSocketLayer.INSTANCE.bind(loop, local, socketId, options, probed).addListener(f -> {
-                if (f.isSuccess()) {
-                    promise.setSuccess(counting((UdpSocket) f.getNow()));
-                } else {
-                    promise.setFailure(f.cause());
-                }
-            });
-            return promise;
         }
 
-        private UdpSocket counting(UdpSocket inner) {
-            return new UdpSocket() {
-                @Override
-                public InetSocketAddress localAddress() {
-                    return inner.localAddress();
-                }
-
-                @Override
-                public boolean isOpen() {
-                    return inner.isOpen();
-                }
-
-                @Override
-                public boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn) {
-                    return inner.write(source, length, to, ecn);
-                }
-
-                @Override
-                public boolean writeInPlace(ByteBuffer slot, long slotAddress, int length, InetSocketAddress to,
-                        int ecn) {
-                    return inner.writeInPlace(slot, slotAddress, length, to, ecn);
-                }
-
+        @Override
+        UdpSocket socket(UdpSocket inners) {
+            return new ForwardingSocket(inners) {
                 @Override
                 public int flush() {
                     flushes.incrementAndGet();
-                    return inner.flush();
-                }
-
-                @Override
-                public int readNow() {
-                    return inner.readNow();
-                }
-
-                @Override
-                public Future<?> close() {
-                    return inner.close();
+                    return super.flush();
                 }
             };
         }
@@ -171,11 +107,12 @@ class DueDeadlineChainTest {
             InetSocketAddress listenSocket = client.localAddress();
             Thread probing = Thread.ofPlatform().daemon().start(() -> {
                 ByteBuffer probe = ByteBuffer.allocate(PROBE_BYTES);
-                while (!Thread.currentThread().isInterrupted()) {
+                for (long n = 0; !Thread.currentThread().isInterrupted(); n++) {
                     probe.clear();
-                    probe.putLong(layer.flushes.get()).putLong(PROBE_MAGIC).flip();
+                    probe.putLong(n).putLong(PROBE_MAGIC).flip();
                     try {
                         prober.send(probe, listenSocket);
+                        layer.flushesWhenSent.put(n, layer.flushes.get());
                         Thread.sleep(1);
                     } catch (Exception e) {
                         return; // interrupted: the transfer is over
@@ -189,18 +126,23 @@ class DueDeadlineChainTest {
                 probing.join();
             }
             UdpEndpointStats stats = client.stats();
-            long worst = layer.mostFlushesWhileAProbeWaited.get();
+            long worst = layer.mostFlushesWhileAProbeWaited();
+            long probesRead = layer.flushesWhenRead.size();
             System.out.printf("DueDeadlineChainTest: %d probes read, at most %d flushes while one waited; %d passed"
-                    + " deadlines run as tasks, %d through the timer after %d in a row; %d datagrams sent%n",
-                    layer.probesRead.get(), worst, stats.dueDeadlinesRun(), stats.dueDeadlinesDeferred(),
+                    + " deadlines and %d posts' drives run as tasks, %d passed deadlines through the timer after %d"
+                    + " drives from tasks in a row; %d datagrams sent%n",
+                    probesRead, worst, stats.dueDeadlinesRun(), stats.postDrivesRun(), stats.dueDeadlinesDeferred(),
                     UdpEndpoint.DUE_DEADLINES_PER_LOOK, stats.datagramsSent());
-            assertThat(stats.dueDeadlinesDeferred()).as("chains of passed deadlines longer than the bound: the case"
-                    + " this test is about happened").isPositive();
-            assertThat(layer.probesRead.get()).as("probes read").isPositive();
+            assertThat(probesRead).as("probes read").isPositive();
             // A probe that arrives just after a look waits for the next: up to two chains and
             // the drives of what that look read.
             assertThat(worst).as("flushes the sender made while a probe waited unread in its socket")
                     .isLessThanOrEqualTo(3L * UdpEndpoint.DUE_DEADLINES_PER_LOOK);
+            // Whether the pacing clock lagged for more than 16 bursts in a row depends on the
+            // host's speed and load: without such a chain the bound above held trivially.
+            assumeTrue(stats.dueDeadlinesDeferred() > 0, "no chain of passed deadlines longer than "
+                    + UdpEndpoint.DUE_DEADLINES_PER_LOOK + " formed in this run (the host kept the pacing clock"
+                    + " from lagging): the bound held, but the case this test is about did not happen");
         }
     }
 }

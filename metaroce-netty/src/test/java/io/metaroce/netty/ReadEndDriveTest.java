@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.metaroce.core.api.CloseReason;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -207,8 +204,7 @@ class ReadEndDriveTest {
      * handling ({@link DatagramReceiver#onReadBatchComplete}): datagrams written, flushes of
      * written datagrams, sockets closed, and any exception that escapes it.
      */
-    private static final class Recording implements SocketLayer {
-        private final SocketLayer inner;
+    private static final class Recording extends ForwardingSocketLayer {
         /** How deep in {@code onReadBatchComplete} the loop is (event loop only). */
         volatile int depth;
         final AtomicLong readEnds = new AtomicLong();
@@ -220,55 +216,18 @@ class ReadEndDriveTest {
         final List<UdpSocket> sockets = new CopyOnWriteArrayList<>();
 
         Recording(SocketLayer inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public boolean readsEcn() {
-            return inner.readsEcn();
-        }
-
-        @Override
-        public boolean sendsInPlace() {
-            return inner.sendsInPlace();
-        }
-
-        @Override
-        public EventLoopGroup newEventLoopGroup(int threads) {
-            return inner.newEventLoopGroup(threads);
-        }
-
-        @Override
-        public LoopTimer newTimer(EventLoop loop, Runnable task) {
-            return inner.newTimer(loop, task);
-        }
-
-        @Override
-        public Future<UdpSocket> bind(EventLoop loop, InetSocketAddress local, int socketId, SocketOptions options,
-                DatagramReceiver receiver) {
-            DatagramReceiver noting = new DatagramReceiver() {
-                @Override
-                public void onDatagram(int id, ByteBuffer data, int offset, int length, InetSocketAddress sender,
-                        int ecn) {
-                    receiver.onDatagram(id, data, offset, length, sender, ecn);
-                }
-
-                @Override
-                public void onReceiveCall(int id) {
-                    receiver.onReceiveCall(id);
-                }
-
+        DatagramReceiver receiver(DatagramReceiver endpoints) {
+            return new ForwardingReceiver(endpoints) {
                 @Override
                 public void onReadBatchComplete(int id) {
                     readEnds.incrementAndGet();
                     depth++;
                     try {
-                        receiver.onReadBatchComplete(id);
+                        inner.onReadBatchComplete(id);
                     } catch (RuntimeException | Error e) {
                         escaped.add(e);
                         throw e;
@@ -276,79 +235,54 @@ class ReadEndDriveTest {
                         depth--;
                     }
                 }
+            };
+        }
+
+        @Override
+        UdpSocket socket(UdpSocket inners) {
+            UdpSocket noting = new ForwardingSocket(inners) {
+                private int unflushed;
 
                 @Override
-                public void onSocketError(int id, Throwable cause) {
-                    receiver.onSocketError(id, cause);
+                public boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn) {
+                    return written(inner.write(source, length, to, ecn));
+                }
+
+                @Override
+                public boolean writeInPlace(ByteBuffer slot, long slotAddress, int length, InetSocketAddress to,
+                        int ecn) {
+                    return written(inner.writeInPlace(slot, slotAddress, length, to, ecn));
+                }
+
+                private boolean written(boolean queued) {
+                    if (queued) {
+                        unflushed++;
+                        if (depth > 0) {
+                            writesInReadEnd.incrementAndGet();
+                        }
+                    }
+                    return queued;
+                }
+
+                @Override
+                public int flush() {
+                    if (unflushed > 0) {
+                        (depth > 0 ? flushesInReadEnd : flushesElsewhere).incrementAndGet();
+                        unflushed = 0;
+                    }
+                    return inner.flush();
+                }
+
+                @Override
+                public Future<?> close() {
+                    if (depth > 0) {
+                        closesInReadEnd.incrementAndGet();
+                    }
+                    return inner.close();
                 }
             };
-            Promise<UdpSocket> promise = loop.newPromise();
-            inner.bind(loop, local, socketId, options, noting).addListener(f -> {
-                if (!f.isSuccess()) {
-                    promise.setFailure(f.cause());
-                    return;
-                }
-                UdpSocket socket = (UdpSocket) f.getNow();
-                UdpSocket wrapped = new UdpSocket() {
-                    private int unflushed;
-
-                    @Override
-                    public InetSocketAddress localAddress() {
-                        return socket.localAddress();
-                    }
-
-                    @Override
-                    public boolean isOpen() {
-                        return socket.isOpen();
-                    }
-
-                    @Override
-                    public boolean write(ByteBuffer source, int length, InetSocketAddress to, int ecn) {
-                        return written(socket.write(source, length, to, ecn));
-                    }
-
-                    @Override
-                    public boolean writeInPlace(ByteBuffer slot, long slotAddress, int length, InetSocketAddress to,
-                            int ecn) {
-                        return written(socket.writeInPlace(slot, slotAddress, length, to, ecn));
-                    }
-
-                    private boolean written(boolean queued) {
-                        if (queued) {
-                            unflushed++;
-                            if (depth > 0) {
-                                writesInReadEnd.incrementAndGet();
-                            }
-                        }
-                        return queued;
-                    }
-
-                    @Override
-                    public int flush() {
-                        if (unflushed > 0) {
-                            (depth > 0 ? flushesInReadEnd : flushesElsewhere).incrementAndGet();
-                            unflushed = 0;
-                        }
-                        return socket.flush();
-                    }
-
-                    @Override
-                    public int readNow() {
-                        return socket.readNow();
-                    }
-
-                    @Override
-                    public Future<?> close() {
-                        if (depth > 0) {
-                            closesInReadEnd.incrementAndGet();
-                        }
-                        return socket.close();
-                    }
-                };
-                sockets.add(wrapped);
-                promise.setSuccess(wrapped);
-            });
-            return promise;
+            sockets.add(noting);
+            return noting;
         }
 
         @Override

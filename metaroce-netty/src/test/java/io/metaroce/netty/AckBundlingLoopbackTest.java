@@ -25,6 +25,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * datagram each way per round trip instead of two, every byte checked.
  */
 class AckBundlingLoopbackTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final int ROUNDS = 300;
     private static final int SIZE = 64;
     private static final long WAIT_SECONDS = 30;

@@ -13,6 +13,10 @@ import org.junit.jupiter.api.Test;
  * what the selector reports is what the turn returns, so Netty reads those sockets.
  */
 class BusyPollStrategyTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     @Test
     void aDirectPollerIsAskedEveryTurnAndTheSelectorOnlyEverySelectEveryTurns() throws Exception {
         long seed = System.nanoTime();

@@ -24,6 +24,10 @@ import org.junit.jupiter.api.Timeout;
  * primitive arguments to the {@link CompletionSink}, alongside posts with futures.
  */
 class DirectPostingTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     /** One completion as the sink saw it. */

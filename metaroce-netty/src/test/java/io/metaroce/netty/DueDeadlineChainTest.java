@@ -33,6 +33,10 @@ import org.junit.jupiter.api.Timeout;
  * was descheduled before it sent: 53 in 1 of 7 runs pinned to one CPU.)
  */
 class DueDeadlineChainTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 30;
     private static final long PROBE_MAGIC = 0x5052_4f42_4550_5242L;
     private static final int PROBE_BYTES = 16;

@@ -20,6 +20,10 @@ import org.junit.jupiter.api.Timeout;
  * them, not once per pacing burst.
  */
 class DueDeadlineTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     @Test

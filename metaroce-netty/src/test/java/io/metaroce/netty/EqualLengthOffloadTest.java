@@ -18,6 +18,10 @@ import org.junit.jupiter.api.Timeout;
  * intact either way.
  */
 class EqualLengthOffloadTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     @Test

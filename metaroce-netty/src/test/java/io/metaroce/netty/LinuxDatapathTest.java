@@ -32,6 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Skipped, saying why, where the layer cannot run (not Linux, no epoll).
  */
 class LinuxDatapathTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     @BeforeAll

@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Timeout;
  * at most 65,000 bytes held, so every burst went as runs of 22 and 2.
  */
 class PacingBurstGsoTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     @Test
     void aBurstOfTheDefaultAllowancePlusOneDatagramFitsOneGsoSendForDatagramsUpTo8163Bytes() {
         long burstBytes = EngineConfig.defaults().pacingBurstBytes();

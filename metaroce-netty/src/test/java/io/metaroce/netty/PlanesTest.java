@@ -25,6 +25,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * address on that plane.
  */
 class PlanesTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     @ParameterizedTest

@@ -12,6 +12,10 @@ import org.junit.jupiter.api.Test;
  * announces its calls and from one that stops announcing.
  */
 class ReceiveCallClockTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     /** A clock that moves on by a random step at each reading and counts its readings. */
     private static final class SteppingClock {
         final SplittableRandom random;

@@ -10,6 +10,10 @@ import org.junit.jupiter.api.Test;
 
 /** The endpoint's in-place send slots: sizes, addresses, the order they are taken in and their reset. */
 class SendSlotsTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     @Test
     void theSlotCountIsBoundedByTheSlotLimitAndTheMemoryLimit() {
         assertThat(new SendSlots(4096).capacity()).isEqualTo(SendSlots.MAX_SLOTS);

@@ -19,6 +19,10 @@ import org.junit.jupiter.api.Timeout;
  * expiry declared the whole flight lost and resent it, and each later one the resent flight again.
  */
 class StalledReceiverTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 30;
     private static final int SIZE = 8192;
     /** 128 WRITEs of 8 KiB: 384 datagrams, 1 MiB, well within the receiver's socket buffer. */

@@ -15,6 +15,10 @@ import org.junit.jupiter.api.Test;
  * ({@link ThreadErrno}) agree with the capturing calls on the answers the socket acts on.
  */
 class ThreadErrnoTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final int EBADF = 9;
 
     @BeforeAll

@@ -17,6 +17,10 @@ import org.junit.jupiter.api.Timeout;
 
 /** Completions polled from a queue, verbs-style, besides the futures: all of them, in order. */
 class UdpCompletionQueueTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     @Test

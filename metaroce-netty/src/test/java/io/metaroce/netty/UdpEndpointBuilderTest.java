@@ -19,6 +19,10 @@ import org.junit.jupiter.api.Timeout;
 
 /** The endpoint builder's options, seen through what the endpoint then does. */
 class UdpEndpointBuilderTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
+
     private static final long WAIT_SECONDS = 20;
 
     @Test

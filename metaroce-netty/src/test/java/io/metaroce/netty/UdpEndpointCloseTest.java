@@ -17,6 +17,9 @@ import org.junit.jupiter.api.Timeout;
 
 /** Every future an application holds is answered when the endpoint closes: nothing hangs. */
 class UdpEndpointCloseTest {
+    static {
+        LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
+    }
 
     private static void assertFailsPromptly(CompletableFuture<?> f) throws InterruptedException {
         try {

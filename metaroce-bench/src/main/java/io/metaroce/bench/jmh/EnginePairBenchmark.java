@@ -116,6 +116,19 @@ public class EnginePairBenchmark {
         setup(params.getBenchmark().endsWith(".send"));
     }
 
+    /**
+     * A pair set up outside JMH (for the CPU-time and instruction-count drivers): 1 MiB messages,
+     * batches of 16 datagrams, DATA packets of {@code payloadBytes}; SENDs if {@code send}.
+     */
+    static EnginePairBenchmark setUpOutsideJmh(int payloadBytes, boolean send) {
+        EnginePairBenchmark b = new EnginePairBenchmark();
+        b.messageBytes = 1 << 20;
+        b.batch = 16;
+        b.payloadBytes = payloadBytes;
+        b.setup(send);
+        return b;
+    }
+
     /** Connects the pair and posts the first messages: SENDs if {@code send}, else WRITEs. */
     void setup(boolean send) {
         sendMode = send;

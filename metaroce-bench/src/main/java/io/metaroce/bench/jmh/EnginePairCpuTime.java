@@ -41,11 +41,7 @@ public final class EnginePairCpuTime {
         for (int payload : payloads) {
             byteWork(threads, payload, packets, blocks, warmUp);
             for (boolean send : new boolean[] {false, true}) {
-                EnginePairBenchmark b = new EnginePairBenchmark();
-                b.messageBytes = 1 << 20;
-                b.batch = 16;
-                b.payloadBytes = payload;
-                b.setup(send);
+                EnginePairBenchmark b = EnginePairBenchmark.setUpOutsideJmh(payload, send);
                 drive(b, warmUp);
                 double[] nanos = new double[blocks];
                 StringBuilder each = new StringBuilder();

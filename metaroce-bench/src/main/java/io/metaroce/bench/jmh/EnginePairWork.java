@@ -44,11 +44,7 @@ public final class EnginePairWork {
         long warmUp = args.length > 2 ? Long.parseLong(args[2]) : 300_000;
         long packets = args.length > 3 ? Long.parseLong(args[3]) : 100_000;
         Path goFile = args.length > 4 ? Path.of(args[4]) : null;
-        EnginePairBenchmark b = new EnginePairBenchmark();
-        b.messageBytes = 1 << 20;
-        b.batch = 16;
-        b.payloadBytes = payload;
-        b.setup(send);
+        EnginePairBenchmark b = EnginePairBenchmark.setUpOutsideJmh(payload, send);
         drive(b, warmUp);
         if (goFile != null) {
             // A handshake, not a fixed pause, for `callgrind_control -i on` when callgrind was started

@@ -33,10 +33,10 @@ class SendSchedulerPeekPropertyTest {
     void aPeekNamesTheWorkTheNextTakeReturns(long seed) {
         SplittableRandom rnd = PropertySeeds.generator(seed, 71);
         int streamCount = 1 + rnd.nextInt(5);
-        StreamTable streams = new StreamTable(16);
-        streams.ensure(streamCount - 1);
-        WorkRequests work = new WorkRequests(4_096);
-        SendScheduler scheduler = new SendScheduler(streams, work);
+        ScheduledWork tables = new ScheduledWork(streamCount);
+        StreamTable streams = tables.streams;
+        WorkRequests work = tables.work;
+        SendScheduler scheduler = tables.scheduler;
         List<Integer> taken = new ArrayList<>();
         long now = 0;
         int responsesTaken = 0;
@@ -44,29 +44,8 @@ class SendSchedulerPeekPropertyTest {
         for (int step = 0; step < 400 && work.hasRoom(); step++) {
             String at = "seed " + seed + ", step " + step;
             switch (rnd.nextInt(7)) {
-                case 0, 1 -> {
-                    int s = rnd.nextInt(streamCount);
-                    int w = work.take();
-                    work.kind[w] = WorkRequests.WRITE;
-                    work.stream[w] = s;
-                    int tail = streams.workTail(s);
-                    if (tail == StreamTable.NONE || streams.sendCursor(s) == StreamTable.NONE) {
-                        streams.workHead(s, w);
-                        streams.sendCursor(s, w);
-                    } else {
-                        work.next[tail] = w;
-                    }
-                    streams.workTail(s, w);
-                    scheduler.schedule(s);
-                    taken.add(w);
-                }
-                case 2 -> {
-                    int w = work.take();
-                    work.kind[w] = WorkRequests.READ_RESPONSE;
-                    work.stream[w] = rnd.nextInt(streamCount);
-                    scheduler.queueResponse(w);
-                    taken.add(w);
-                }
+                case 0, 1 -> taken.add(tables.postMessage(rnd.nextInt(streamCount)));
+                case 2 -> taken.add(tables.queueResponse(rnd.nextInt(streamCount)));
                 case 3 -> {
                     if (!taken.isEmpty()) {
                         work.allSent[taken.get(rnd.nextInt(taken.size()))] = true; // finished out of turn

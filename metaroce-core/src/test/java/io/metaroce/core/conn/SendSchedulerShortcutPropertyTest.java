@@ -30,48 +30,13 @@ class SendSchedulerShortcutPropertyTest {
         return PropertySeeds.of(100);
     }
 
-    /** One scheduler and the tables it reads. */
-    private static final class Side {
-        final StreamTable streams = new StreamTable(16);
-        final WorkRequests work = new WorkRequests(4_096);
-        final SendScheduler scheduler = new SendScheduler(streams, work);
-
-        Side(int streamCount) {
-            streams.ensure(streamCount - 1);
-        }
-
-        int postMessage(int s) {
-            int w = work.take();
-            work.kind[w] = WorkRequests.WRITE;
-            work.stream[w] = s;
-            int tail = streams.workTail(s);
-            if (tail == StreamTable.NONE || streams.sendCursor(s) == StreamTable.NONE) {
-                streams.workHead(s, w);
-                streams.sendCursor(s, w);
-            } else {
-                work.next[tail] = w;
-            }
-            streams.workTail(s, w);
-            scheduler.schedule(s);
-            return w;
-        }
-
-        int queueResponse(int s) {
-            int w = work.take();
-            work.kind[w] = WorkRequests.READ_RESPONSE;
-            work.stream[w] = s;
-            scheduler.queueResponse(w);
-            return w;
-        }
-    }
-
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void theShortcutTakesTheTurnsOfTheRotation(long seed) {
         SplittableRandom rnd = PropertySeeds.generator(seed, 73);
         int streamCount = rnd.nextBoolean() ? 1 : 1 + rnd.nextInt(5);
-        Side shortcut = new Side(streamCount);
-        Side rotation = new Side(streamCount);
+        ScheduledWork shortcut = new ScheduledWork(streamCount);
+        ScheduledWork rotation = new ScheduledWork(streamCount);
         List<Integer> taken = new ArrayList<>();
         long now = 0;
         int takes = 0;

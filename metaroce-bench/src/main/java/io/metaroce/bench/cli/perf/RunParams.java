@@ -36,9 +36,6 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
         this(op, size, streams, paths, depth, durationNanos, warmupNanos, latency, seed, fullCheckEvery, 0);
     }
 
-    /** Largest --full-check-every. */
-    public static final int MAX_FULL_CHECK_EVERY = 1 << 20;
-
     /** A run that fills and checks every byte of every message. */
     public RunParams(Op op, int size, int streams, int paths, int depth, long durationNanos, long warmupNanos,
             boolean latency, long seed) {
@@ -61,6 +58,9 @@ public record RunParams(Op op, int size, int streams, int paths, int depth, long
     public boolean sampled() {
         return fullCheckEvery > 1 && !latency && op.consumesReceives();
     }
+
+    /** Largest --full-check-every. */
+    public static final int MAX_FULL_CHECK_EVERY = 1 << 20;
 
     /** Largest --size. */
     public static final int MAX_SIZE = 16 << 20;

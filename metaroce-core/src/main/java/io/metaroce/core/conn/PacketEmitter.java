@@ -59,6 +59,29 @@ final class PacketEmitter {
         p.payloadLength = 0;
     }
 
+    long destinationId() {
+        return destinationId;
+    }
+
+    /**
+     * {@link #emit} for the DATA packet {@code p} of the message {@code key}: from the codec's header
+     * template when it holds that message's fields ({@code templated}, asked of
+     * {@link PacketCodec#holdsDataTemplate} with this emitter as the owner), else in full, keeping
+     * the header as the template. The bytes are the same either way.
+     */
+    void emitData(Transmit out, Packet p, PacketCodec codec, boolean templated, long key, Path path, ByteBuffer payload,
+            int payloadIndex, long nowNanos) {
+        out.length = templated ? codec.encodeDataFromTemplate(p, out.buffer, 0, payload, payloadIndex)
+                : codec.encodeData(p, this, key, out.buffer, 0, payload, payloadIndex);
+        out.localSocket = path.localSocket;
+        out.remoteAddress = path.remoteAddress;
+        out.pathId = path.id;
+        out.ecn = 2;
+        lastSendNanos = nowNanos;
+        stats.packetsSent++;
+        stats.bytesSent += out.length;
+    }
+
     /** Encodes {@code p} into {@code out}, addressed to {@code path}; always returns true. */
     boolean emit(Transmit out, Packet p, PacketCodec codec, Path path, int ecn, ByteBuffer payload, int payloadIndex,
             long nowNanos) {

@@ -534,20 +534,7 @@ final class DataWriter {
             return false;
         }
         if (kind == WorkRequests.READ) {
-            emitter.reliableHeader(p, PacketType.READ_REQUEST, path.id);
-            p.connectionSequence = csn;
-            p.sequenceFloor = packets.floor();
-            p.timestampNanos = nowNanos;
-            p.streamId = work.stream[w];
-            p.messageSequence = work.messageSequence[w];
-            p.messageLength = work.length[w];
-            if (retransmission) {
-                p.flags |= WireConstants.FLAG_RETRANSMISSION | WireConstants.FLAG_ACK_NOW;
-            }
-            p.remoteKey = work.remoteKey[w];
-            p.remoteOffset = work.remoteOffset[w];
-            p.pathSequence = path.scoreboard.nextPathSequence();
-            emitter.emit(out, p, codec, path, 2, null, 0, nowNanos);
+            writeReadRequest(nowNanos, path, csn, retransmission, w, out, p, codec);
         } else {
             writeDataPacket(nowNanos, path, csn, retransmission, w, kind, offset, length, source, out, p, codec);
         }
@@ -557,6 +544,25 @@ final class DataWriter {
         path.countSent(out.length, nowNanos);
         stats.dataPacketsSent++;
         return true;
+    }
+
+    /** A READ_REQUEST of work request {@code w}. */
+    private void writeReadRequest(long nowNanos, Path path, long csn, boolean retransmission, int w, Transmit out,
+            Packet p, PacketCodec codec) {
+        emitter.reliableHeader(p, PacketType.READ_REQUEST, path.id);
+        p.connectionSequence = csn;
+        p.sequenceFloor = packets.floor();
+        p.timestampNanos = nowNanos;
+        p.streamId = work.stream[w];
+        p.messageSequence = work.messageSequence[w];
+        p.messageLength = work.length[w];
+        if (retransmission) {
+            p.flags |= WireConstants.FLAG_RETRANSMISSION | WireConstants.FLAG_ACK_NOW;
+        }
+        p.remoteKey = work.remoteKey[w];
+        p.remoteOffset = work.remoteOffset[w];
+        p.pathSequence = path.scoreboard.nextPathSequence();
+        emitter.emit(out, p, codec, path, 2, null, 0, nowNanos);
     }
 
     /**

@@ -756,17 +756,12 @@ public final class PacketCodec {
     // Checksum and primitive access
     // =====================================================================================
 
-    /** CRC32C of {@code buf[from, to)} as an int bit pattern, leaving position and limit as they are. */
+    /** CRC32C of {@code buf[from, to)} as an int bit pattern, leaving position and limit as they were. */
     private int checksum(ByteBuffer buf, int from, int to) {
         CRC32C c = crc;
         c.reset();
         if (buf.hasArray()) {
             c.update(buf.array(), buf.arrayOffset() + from, to - from);
-        } else if (buf.isDirect()) {
-            // A slice of the range rather than moving the buffer's position and limit and back (five
-            // checked setters): the slice does not escape update(ByteBuffer), which C2 inlines, so it
-            // is never allocated (EnginePairBenchmark -prof gc: 0.01 B a packet, JMH's own).
-            c.update(buf.slice(from, to - from));
         } else {
             int position = buf.position();
             int limit = buf.limit();

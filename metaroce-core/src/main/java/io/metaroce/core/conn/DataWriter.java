@@ -549,6 +549,9 @@ final class DataWriter {
     /** A READ_REQUEST of work request {@code w}. */
     private void writeReadRequest(long nowNanos, Path path, long csn, boolean retransmission, int w, Transmit out,
             Packet p, PacketCodec codec) {
+        // A READ's slot is freed without a DATA packet replacing the template: forgotten here, so
+        // that 2^32 READs through one slot cannot bring a DATA template's key back (see writeDataPacket).
+        codec.forgetDataTemplate();
         emitter.reliableHeader(p, PacketType.READ_REQUEST, path.id);
         p.connectionSequence = csn;
         p.sequenceFloor = packets.floor();
@@ -570,7 +573,9 @@ final class DataWriter {
      * header fields only, so while the codec's header template holds this message's (keyed by the
      * slot and its generation, which changes whenever the slot is reused, with the emitter as the
      * owner), only those fields are set and patched into it; otherwise the whole header is set and
-     * becomes the template. The datagram's bytes are the same either way.
+     * becomes the template. The datagram's bytes are the same either way. A key comes back only
+     * after 2^32 reuses of one slot; every reuse that sends DATA replaces the template with its own
+     * first packet, and a READ forgets it, so the template cannot survive that long.
      */
     private void writeDataPacket(long nowNanos, Path path, long csn, boolean retransmission, int w, byte kind,
             long offset, int length, MemoryRegion source, Transmit out, Packet p, PacketCodec codec) {

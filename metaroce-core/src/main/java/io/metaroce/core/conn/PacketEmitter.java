@@ -64,19 +64,14 @@ final class PacketEmitter {
     }
 
     /**
-     * {@link #emit} for the DATA packet {@code p} of the message {@code key}: from the codec's header
-     * template when it holds that message's fields ({@code templated}, asked of
-     * {@link PacketCodec#holdsDataTemplate} with this emitter as the owner), else in full, keeping
-     * the header as the template. The bytes are the same either way.
+     * The rest of {@link #emit} for a packet the caller encoded into {@code out} itself (a DATA packet,
+     * through the codec's header template or in full): addressing and counting.
      */
-    void emitData(Transmit out, Packet p, PacketCodec codec, boolean templated, long key, Path path, ByteBuffer payload,
-            int payloadIndex, long nowNanos) {
-        out.length = templated ? codec.encodeDataFromTemplate(p, out.buffer, 0, payload, payloadIndex)
-                : codec.encodeData(p, this, key, out.buffer, 0, payload, payloadIndex);
+    void sent(Transmit out, Path path, int ecn, long nowNanos) {
         out.localSocket = path.localSocket;
         out.remoteAddress = path.remoteAddress;
         out.pathId = path.id;
-        out.ecn = 2;
+        out.ecn = ecn;
         lastSendNanos = nowNanos;
         stats.packetsSent++;
         stats.bytesSent += out.length;

@@ -533,7 +533,26 @@ final class DataWriter {
             touched = true;
             return false;
         }
-        emitter.reliableHeader(p, kind == WorkRequests.READ ? PacketType.READ_REQUEST : PacketType.DATA, path.id);
+        if (kind == WorkRequests.READ) {
+            writeReadRequest(nowNanos, path, csn, retransmission, w, out, p, codec);
+        } else {
+            writeDataPacket(nowNanos, path, csn, retransmission, w, kind, offset, length, source, out, p, codec);
+        }
+        path.scoreboard.onSent(csn, out.length, nowNanos);
+        packets.sent(csn, nowNanos);
+        congestion.onPacketSent(path.id, out.length, nowNanos);
+        path.countSent(out.length, nowNanos);
+        stats.dataPacketsSent++;
+        return true;
+    }
+
+    /** A READ_REQUEST of work request {@code w}. */
+    private void writeReadRequest(long nowNanos, Path path, long csn, boolean retransmission, int w, Transmit out,
+            Packet p, PacketCodec codec) {
+        // A READ's slot is freed without a DATA packet replacing the template: forgotten here, so
+        // that 2^32 READs through one slot cannot bring a DATA template's key back (see writeDataPacket).
+        codec.forgetDataTemplate();
+        emitter.reliableHeader(p, PacketType.READ_REQUEST, path.id);
         p.connectionSequence = csn;
         p.sequenceFloor = packets.floor();
         p.timestampNanos = nowNanos;
@@ -543,12 +562,30 @@ final class DataWriter {
         if (retransmission) {
             p.flags |= WireConstants.FLAG_RETRANSMISSION | WireConstants.FLAG_ACK_NOW;
         }
-        ByteBuffer payload = null;
-        int payloadIndex = 0;
-        if (kind == WorkRequests.READ) {
-            p.remoteKey = work.remoteKey[w];
-            p.remoteOffset = work.remoteOffset[w];
-        } else {
+        p.remoteKey = work.remoteKey[w];
+        p.remoteOffset = work.remoteOffset[w];
+        p.pathSequence = path.scoreboard.nextPathSequence();
+        emitter.emit(out, p, codec, path, 2, null, 0, nowNanos);
+    }
+
+    /**
+     * A DATA packet of work request {@code w}. Consecutive packets of one message differ in a few
+     * header fields only, so while the codec's header template holds this message's (keyed by the
+     * slot and its generation, which changes whenever the slot is reused, with the emitter as the
+     * owner), only those fields are set and patched into it; otherwise the whole header is set and
+     * becomes the template. The datagram's bytes are the same either way. A key comes back only
+     * after 2^32 reuses of one slot; every reuse that sends DATA replaces the template with its own
+     * first packet, and a READ forgets it, so the template cannot survive that long.
+     */
+    private void writeDataPacket(long nowNanos, Path path, long csn, boolean retransmission, int w, byte kind,
+            long offset, int length, MemoryRegion source, Transmit out, Packet p, PacketCodec codec) {
+        long key = ((long) work.generation[w] << 32) | (w & 0xFFFF_FFFFL);
+        boolean templated = codec.holdsDataTemplate(emitter, key, emitter.destinationId());
+        if (!templated) {
+            emitter.reliableHeader(p, PacketType.DATA, path.id);
+            p.streamId = work.stream[w];
+            p.messageSequence = work.messageSequence[w];
+            p.messageLength = work.length[w];
             p.opcode = switch (kind) {
                 case WorkRequests.SEND -> DataOpcode.SEND;
                 case WorkRequests.WRITE -> DataOpcode.WRITE;
@@ -562,22 +599,28 @@ final class DataWriter {
                 p.dataFlags = WireConstants.DATA_FLAG_HAS_IMMEDIATE;
                 p.immediate = work.immediate[w];
             }
-            p.payloadMessageOffset = offset;
-            p.payloadLength = length;
-            if (offset + length >= work.length[w] || path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS) {
-                p.flags |= WireConstants.FLAG_ACK_NOW;
-            }
-            payload = source.buffer();
-            payloadIndex = (int) (work.localOffset[w] + offset);
+        } else {
+            // The template holds type, destination and the message's fields; p's may be stale.
+            p.type = PacketType.DATA;
+            p.pathId = path.id;
         }
-        long psn = path.scoreboard.nextPathSequence();
-        p.pathSequence = psn;
-        emitter.emit(out, p, codec, path, 2, payload, payloadIndex, nowNanos);
-        path.scoreboard.onSent(csn, out.length, nowNanos);
-        packets.sent(csn, nowNanos);
-        congestion.onPacketSent(path.id, out.length, nowNanos);
-        path.countSent(out.length, nowNanos);
-        stats.dataPacketsSent++;
-        return true;
+        int flags = retransmission ? WireConstants.FLAG_RETRANSMISSION | WireConstants.FLAG_ACK_NOW : 0;
+        if (offset + length >= work.length[w] || path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS) {
+            flags |= WireConstants.FLAG_ACK_NOW;
+        }
+        p.flags = flags;
+        p.connectionSequence = csn;
+        p.sequenceFloor = packets.floor();
+        p.timestampNanos = nowNanos;
+        p.payloadMessageOffset = offset;
+        p.payloadLength = length;
+        p.pathSequence = path.scoreboard.nextPathSequence();
+        // Encoded here rather than in the emitter: one call less per packet (the emitter's frame did
+        // not inline into this one).
+        ByteBuffer payload = source.buffer();
+        int payloadIndex = (int) (work.localOffset[w] + offset);
+        out.length = templated ? codec.encodeDataFromTemplate(p, out.buffer, 0, payload, payloadIndex)
+                : codec.encodeData(p, emitter, key, out.buffer, 0, payload, payloadIndex);
+        emitter.sent(out, path, 2, nowNanos);
     }
 }

@@ -59,6 +59,24 @@ final class PacketEmitter {
         p.payloadLength = 0;
     }
 
+    long destinationId() {
+        return destinationId;
+    }
+
+    /**
+     * The rest of {@link #emit} for a packet the caller encoded into {@code out} itself (a DATA packet,
+     * through the codec's header template or in full): addressing and counting.
+     */
+    void sent(Transmit out, Path path, int ecn, long nowNanos) {
+        out.localSocket = path.localSocket;
+        out.remoteAddress = path.remoteAddress;
+        out.pathId = path.id;
+        out.ecn = ecn;
+        lastSendNanos = nowNanos;
+        stats.packetsSent++;
+        stats.bytesSent += out.length;
+    }
+
     /** Encodes {@code p} into {@code out}, addressed to {@code path}; always returns true. */
     boolean emit(Transmit out, Packet p, PacketCodec codec, Path path, int ecn, ByteBuffer payload, int payloadIndex,
             long nowNanos) {

@@ -60,6 +60,16 @@ public final class PacketCodec {
      * packet costs one bounds check on the buffer rather than one per field.
      */
     private final byte[] header = new byte[MAX_HEADER_BYTES];
+    /**
+     * The DATA header template ({@link #encodeData}, {@link #encodeDataFromTemplate}): the header of
+     * the last DATA packet encoded through them, big-endian as on the wire. Apart from {@link #header}
+     * because the decoder and the other packets' encoder overwrite that one between two DATA packets.
+     */
+    private final byte[] dataTemplate = new byte[WireConstants.DATA_HEADER_BYTES];
+    /** Who filled {@link #dataTemplate} (null: nobody, or invalidated), and under which key and DCID. */
+    private Object templateOwner;
+    private long templateKey;
+    private long templateDestination;
     /** Whether the buffer being processed is little-endian, so the checksum trailer is swapped. */
     private boolean swap;
     /** Static description of the field that caused the last BAD_FIELD, for diagnostics. */
@@ -590,6 +600,141 @@ public final class PacketCodec {
         int end = offset + length - WireConstants.CHECKSUM_BYTES;
         putInt(dst, end, checksum(dst, offset, end));
         return length;
+    }
+
+    // =====================================================================================
+    // Encode: DATA through a header template
+    // =====================================================================================
+
+    /**
+     * Whether the DATA header template holds the message's fields of {@code owner}'s message
+     * {@code key} for destination {@code destinationConnectionId}: true when the last
+     * {@link #encodeData} was given the same three (and nothing invalidated it since), so that
+     * {@link #encodeDataFromTemplate} may send the message's next packet.
+     *
+     * <p>The caller promises that one (owner, key, destination) always stands for the same values of
+     * the fields the template keeps: type DATA, {@code destinationConnectionId}, {@code opcode},
+     * {@code dataFlags}, {@code streamId}, {@code messageSequence}, {@code receiveSequence},
+     * {@code messageLength}, {@code remoteOffset}, {@code remoteKey} and {@code immediate}.
+     */
+    public boolean holdsDataTemplate(Object owner, long key, long destinationConnectionId) {
+        return templateOwner == owner && owner != null && templateKey == key
+                && templateDestination == destinationConnectionId;
+    }
+
+    /**
+     * Encodes the DATA packet {@code p} exactly as {@link #encode} does (same bytes, same checks), and
+     * keeps its header as the template of (owner, key, {@code p.destinationConnectionId}) (see
+     * {@link #holdsDataTemplate}); {@code owner} null keeps no template.
+     *
+     * @return the datagram length
+     * @throws IllegalArgumentException as {@link #encode}, or if {@code p.type} is not DATA
+     */
+    public int encodeData(Packet p, Object owner, long key, ByteBuffer dst, int offset, ByteBuffer payloadSource,
+            int payloadSourceIndex) {
+        if (p.type != PacketType.DATA) {
+            throw new IllegalArgumentException("encodeData takes DATA packets, not " + PacketType.name(p.type));
+        }
+        int length = checkDataBounds(p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        // Invalidated first: a throw below (a caller's bug) must not leave a half-written template valid.
+        templateOwner = null;
+        byte[] h = dataTemplate;
+        h[OFF_VERSION] = (byte) WireConstants.VERSION;
+        h[OFF_TYPE] = (byte) PacketType.DATA;
+        putShort(h, OFF_HDR_RESERVED, 0);
+        putLong(h, OFF_DCID, p.destinationConnectionId);
+        h[32] = (byte) p.opcode;
+        h[33] = (byte) p.dataFlags;
+        putShort(h, 34, 0);
+        putInt(h, 36, p.streamId);
+        putLong(h, 40, p.messageSequence);
+        putLong(h, 48, p.receiveSequence);
+        putLong(h, 56, p.messageLength);
+        putLong(h, 72, p.remoteOffset);
+        putInt(h, 80, p.remoteKey);
+        putInt(h, 84, p.immediate);
+        putPacketFields(h, p);
+        finishData(h, length, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        if (owner != null) {
+            templateOwner = owner;
+            templateKey = key;
+            templateDestination = p.destinationConnectionId;
+        }
+        return length;
+    }
+
+    /**
+     * Encodes the next DATA packet of the message the template holds (the caller checked
+     * {@link #holdsDataTemplate}): only the fields that change from packet to packet are read from
+     * {@code p} ({@code pathId}, {@code flags}, {@code connectionSequence}, {@code pathSequence},
+     * {@code payloadMessageOffset}, {@code payloadLength}, {@code timestampNanos},
+     * {@code sequenceFloor}) and patched into the template; the rest of the header is the template's.
+     * The bytes are those {@link #encode} writes for {@code p} with the template's fields.
+     *
+     * @return the datagram length
+     * @throws IllegalArgumentException as {@link #encode}, or if no template is held
+     */
+    public int encodeDataFromTemplate(Packet p, ByteBuffer dst, int offset, ByteBuffer payloadSource,
+            int payloadSourceIndex) {
+        if (templateOwner == null) {
+            throw new IllegalArgumentException("no DATA header template: encode the message's packet with encodeData first");
+        }
+        int length = checkDataBounds(p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        byte[] h = dataTemplate;
+        putPacketFields(h, p);
+        finishData(h, length, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        return length;
+    }
+
+    /** Forgets the DATA header template: {@link #holdsDataTemplate} is false until the next {@link #encodeData}. */
+    public void forgetDataTemplate() {
+        templateOwner = null;
+    }
+
+    /** The DATA header fields that change from packet to packet of one message. */
+    private static void putPacketFields(byte[] h, Packet p) {
+        putShort(h, OFF_PATH_ID, p.pathId);
+        putShort(h, OFF_FLAGS, p.flags);
+        putLong(h, OFF_CSN, p.connectionSequence);
+        putLong(h, OFF_PSN, p.pathSequence);
+        putLong(h, 64, p.payloadMessageOffset);
+        putLong(h, 88, p.timestampNanos);
+        putLong(h, 96, p.sequenceFloor);
+    }
+
+    /** {@link #encode}'s checks for a DATA packet of {@code payloadLength}; returns the datagram length. */
+    private static int checkDataBounds(int payloadLength, ByteBuffer dst, int offset, ByteBuffer payloadSource,
+            int payloadSourceIndex) {
+        int length = encodedLength(PacketType.DATA, payloadLength);
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("destination buffer is read-only");
+        }
+        if (offset < 0 || offset > dst.limit() - length) {
+            throw new IllegalArgumentException("destination buffer too small: DATA needs " + length
+                    + " bytes at offset " + offset + " but limit is " + dst.limit());
+        }
+        if (payloadLength > 0) {
+            if (payloadSource == null) {
+                throw new IllegalArgumentException("DATA payloadLength " + payloadLength + " but no payload source");
+            }
+            if (payloadSourceIndex < 0 || payloadSourceIndex > payloadSource.limit() - payloadLength) {
+                throw new IllegalArgumentException("payload source too small: need " + payloadLength
+                        + " bytes at index " + payloadSourceIndex + " but limit is " + payloadSource.limit());
+            }
+        }
+        return length;
+    }
+
+    /** The header in one bulk put, the payload, the checksum (as {@link #encode}'s tail). */
+    private void finishData(byte[] h, int length, int payloadLength, ByteBuffer dst, int offset,
+            ByteBuffer payloadSource, int payloadSourceIndex) {
+        swap = dst.order() != ByteOrder.BIG_ENDIAN;
+        dst.put(offset, h, 0, WireConstants.DATA_HEADER_BYTES);
+        if (payloadLength > 0) {
+            dst.put(offset + WireConstants.DATA_HEADER_BYTES, payloadSource, payloadSourceIndex, payloadLength);
+        }
+        int end = offset + length - WireConstants.CHECKSUM_BYTES;
+        putInt(dst, end, checksum(dst, offset, end));
     }
 
     /**

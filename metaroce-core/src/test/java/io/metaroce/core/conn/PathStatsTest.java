@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PathState;
 import io.metaroce.core.api.PathStats;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
@@ -47,6 +48,7 @@ class PathStatsTest {
             assertThat(stats.ecnFraction()).as("path %d: the peer saw a quarter of the packets CE-marked", path)
                     .isCloseTo(0.25, within(0.08));
             assertThat(stats.losses).as("losses stay on path 2").isEqualTo(path == 2 ? stats.retransmissions : 0);
+            assertThat(stats.state).as("path %d in service", path).isEqualTo(PathState.ACTIVE);
             total += stats.packetsSent;
         }
         assertThat(c.readPathStats(2, stats)).isTrue();

@@ -67,6 +67,18 @@ final class Sender {
      * {@link #repeatExhaustedAllowanceQueries}.
      */
     private long exhaustedPaths;
+    /**
+     * What the last {@link #nextPacedSendNanos} read that does not depend on the time, for
+     * {@link #nextPacedSendNanosLater} (valid while {@link #laterAnswerable}, and only while the
+     * connection's state is unchanged, which the caller knows): per path index, the controller's
+     * send time for a path that may send ({@link Long#MIN_VALUE} for one that may not), the time
+     * it was asked at, whether work waited, and the idle-resend candidate's send time.
+     */
+    private long[] allowedNextSend = new long[Long.SIZE];
+    private long laterAskedNanos;
+    private boolean laterWaiting;
+    private long laterEarliest;
+    private boolean laterAnswerable;
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
     /** CSNs refused as receiver-not-ready, with the time each may be retried. */
@@ -520,6 +532,7 @@ final class Sender {
      */
     long nextPacedSendNanos(long afterNanos) {
         exhaustedPaths = 0;
+        laterAnswerable = false;
         boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
@@ -536,9 +549,14 @@ final class Sender {
         if (waiting) {
             writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
         }
+        int count = paths.count();
+        boolean remember = count <= allowedNextSend.length;
         long t = Long.MAX_VALUE;
         boolean anyAllowance = false;
-        for (int i = 0; i < paths.count(); i++) {
+        for (int i = 0; i < count; i++) {
+            if (remember) {
+                allowedNextSend[i] = Long.MIN_VALUE;
+            }
             Path p = paths.get(i);
             if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
                 continue;
@@ -551,10 +569,20 @@ final class Sender {
             }
             anyAllowance = true;
             long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            if (remember) {
+                allowedNextSend[i] = next;
+            }
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }
         }
+        // A later question with nothing changed can be answered from these (see
+        // nextPacedSendNanosLater) when the time enters only through the loop above: some path
+        // could send (no full-window wait below) and the first packet's length has been told.
+        laterAnswerable = remember && anyAllowance && (!waiting || writer.firstPacketBytesTold());
+        laterAskedNanos = afterNanos;
+        laterWaiting = waiting;
+        laterEarliest = earliest;
         if (waiting) {
             // The due time (read after the paths' allowances: neither changes the other) matters
             // only where it comes before t, or, with every window full, where it has come. With a
@@ -569,6 +597,43 @@ final class Sender {
         }
         return due > afterNanos ? Math.min(t, due) : t;
     }
+
+    /**
+     * {@link #nextPacedSendNanos} at {@code afterNanos}, at or after the time of the last one,
+     * while nothing it reads but the time has changed since (the caller's cached pacing term has
+     * come, and the connection's state is unchanged): answered from what that call remembered, or
+     * {@link #NOT_ANSWERABLE}. Asks the controller the same questions with the same effects: the
+     * allowance of the paths whose question is not settled ({@link #repeatExhaustedAllowanceQueries});
+     * a path that may send has no allowance question to settle, and its send time is
+     * {@code max(T, afterNanos)} for the same {@code T} ({@code CongestionController#pacingAnswersReusable},
+     * which the caller checks), so a remembered time at or before {@code afterNanos} drops out and
+     * a later one stands. A timer wake-up while the NIC is busy asks exactly this: its pacing term
+     * is due, but the NIC has not taken the packet the previous question made ready.
+     */
+    long nextPacedSendNanosLater(long afterNanos) {
+        if (!laterAnswerable || afterNanos < laterAskedNanos) {
+            return NOT_ANSWERABLE;
+        }
+        repeatExhaustedAllowanceQueries(afterNanos);
+        long t = Long.MAX_VALUE;
+        long[] next = allowedNextSend;
+        for (int i = 0, count = paths.count(); i < count; i++) {
+            long n = next[i];
+            if (n > afterNanos && n < t) {
+                t = n;
+            }
+        }
+        if (!laterWaiting) {
+            // The idle resend was due at or before the remembered call (otherwise it would have
+            // returned it without reading the paths), so before afterNanos too.
+            return t;
+        }
+        long due = writer.idleResendDueBelow(laterEarliest, t);
+        return due > afterNanos ? Math.min(t, due) : t;
+    }
+
+    /** {@link #nextPacedSendNanosLater}'s answer when it cannot answer. */
+    static final long NOT_ANSWERABLE = Long.MIN_VALUE;
 
     /**
      * {@link #nextPacedSendNanos} for tests, leaving the repeat mask it sets as it was (the

@@ -74,7 +74,9 @@ final class Sender {
      * send time for a path that may send ({@link Long#MIN_VALUE} for one that may not), the time
      * it was asked at, whether work waited, and the idle-resend candidate's send time.
      */
-    private long[] allowedNextSend = new long[Long.SIZE];
+    private long[] allowedNextSend = new long[0];
+    /** Whether the last {@link #walkPaths} found a path with congestion allowance. */
+    private boolean walkAnyAllowance;
     private long laterAskedNanos;
     private boolean laterWaiting;
     private long laterEarliest;
@@ -549,37 +551,12 @@ final class Sender {
         if (waiting) {
             writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
         }
-        int count = paths.count();
-        boolean remember = count <= allowedNextSend.length;
-        long t = Long.MAX_VALUE;
-        boolean anyAllowance = false;
-        for (int i = 0; i < count; i++) {
-            if (remember) {
-                allowedNextSend[i] = Long.MIN_VALUE;
-            }
-            Path p = paths.get(i);
-            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
-                continue;
-            }
-            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
-                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
-                    exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
-                }
-                continue;
-            }
-            anyAllowance = true;
-            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
-            if (remember) {
-                allowedNextSend[i] = next;
-            }
-            if (next > afterNanos) {
-                t = Math.min(t, next);
-            }
-        }
-        // A later question with nothing changed can be answered from these (see
-        // nextPacedSendNanosLater) when the time enters only through the loop above: some path
-        // could send (no full-window wait below) and the first packet's length has been told.
-        laterAnswerable = remember && anyAllowance && (!waiting || writer.firstPacketBytesTold());
+        long t = walkPaths(afterNanos);
+        boolean anyAllowance = walkAnyAllowance;
+        // A later question with nothing changed can be answered from what the walk remembered
+        // (nextPacedSendNanosLater) when the time enters only through the walk: some path could
+        // send (no full-window wait below) and the first packet's length has been told.
+        laterAnswerable = anyAllowance && (!waiting || writer.firstPacketBytesTold());
         laterAskedNanos = afterNanos;
         laterWaiting = waiting;
         laterEarliest = earliest;
@@ -596,6 +573,49 @@ final class Sender {
             }
         }
         return due > afterNanos ? Math.min(t, due) : t;
+    }
+
+    /**
+     * The earliest send time after {@code afterNanos} the controller gives a path that may send
+     * (in service, with room, with allowance), or {@link Long#MAX_VALUE}; sets
+     * {@link #walkAnyAllowance} and {@link #exhaustedPaths}, and remembers each path's send time
+     * in {@link #allowedNextSend} for {@link #nextPacedSendNanosLater}. Out of
+     * {@link #nextPacedSendNanos} so that both stay under C2's hot inlining limit.
+     */
+    private long walkPaths(long afterNanos) {
+        int count = paths.count();
+        long[] remembered = allowedNextSend;
+        if (remembered.length < count) {
+            remembered = growAllowedNextSend(count);
+        }
+        long t = Long.MAX_VALUE;
+        boolean anyAllowance = false;
+        for (int i = 0; i < count; i++) {
+            remembered[i] = Long.MIN_VALUE;
+            Path p = paths.get(i);
+            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
+                continue;
+            }
+            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
+                    exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
+                }
+                continue;
+            }
+            anyAllowance = true;
+            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            remembered[i] = next;
+            if (next > afterNanos) {
+                t = Math.min(t, next);
+            }
+        }
+        walkAnyAllowance = anyAllowance;
+        return t;
+    }
+
+    private long[] growAllowedNextSend(int count) {
+        allowedNextSend = new long[count];
+        return allowedNextSend;
     }
 
     /**

@@ -815,19 +815,9 @@ public final class Connection implements ScoreboardListener {
      * time after {@code t0} is also the earliest after any later {@code t} before it.
      */
     private long pacedSendNanos(long afterNanos) {
-        if (pacingKnown && afterNanos >= pacedSendAskedNanos) {
-            if (pacedSendNanos > afterNanos) {
-                sender.repeatExhaustedAllowanceQueries(afterNanos);
-                return pacedSendNanos;
-            }
-            // The term has come with nothing changed (a timer wake-up while the NIC is still busy):
-            // the paths' send times read for it still hold, only the ones now past drop out.
-            long later = sender.nextPacedSendNanosLater(afterNanos);
-            if (later != Sender.NOT_ANSWERABLE) {
-                pacedSendNanos = later;
-                pacedSendAskedNanos = afterNanos;
-                return later;
-            }
+        if (pacingKnown && afterNanos >= pacedSendAskedNanos && pacedSendNanos > afterNanos) {
+            sender.repeatExhaustedAllowanceQueries(afterNanos);
+            return pacedSendNanos;
         }
         pacedSendNanos = sender.nextPacedSendNanos(afterNanos);
         pacedSendAskedNanos = afterNanos;

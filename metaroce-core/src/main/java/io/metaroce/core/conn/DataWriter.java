@@ -105,11 +105,6 @@ final class DataWriter {
         return t;
     }
 
-    /** Whether {@link #tellFirstPacketBytes} has told the controller (it does so once). */
-    boolean firstPacketBytesTold() {
-        return firstLengthTold;
-    }
-
     /**
      * Before the congestion controller is first asked for a send time: tells it the datagram
      * length of the packet that will go first, once [SPEC-CC-16]; nothing while there is no work.

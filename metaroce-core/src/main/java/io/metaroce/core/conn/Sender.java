@@ -67,20 +67,6 @@ final class Sender {
      * {@link #repeatExhaustedAllowanceQueries}.
      */
     private long exhaustedPaths;
-    /**
-     * What the last {@link #nextPacedSendNanos} read that does not depend on the time, for
-     * {@link #nextPacedSendNanosLater} (valid while {@link #laterAnswerable}, and only while the
-     * connection's state is unchanged, which the caller knows): per path index, the controller's
-     * send time for a path that may send ({@link Long#MIN_VALUE} for one that may not), the time
-     * it was asked at, whether work waited, and the idle-resend candidate's send time.
-     */
-    private long[] allowedNextSend = new long[0];
-    /** Whether the last {@link #walkPaths} found a path with congestion allowance. */
-    private boolean walkAnyAllowance;
-    private long laterAskedNanos;
-    private boolean laterWaiting;
-    private long laterEarliest;
-    private boolean laterAnswerable;
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
     /** CSNs refused as receiver-not-ready, with the time each may be retried. */
@@ -534,7 +520,6 @@ final class Sender {
      */
     long nextPacedSendNanos(long afterNanos) {
         exhaustedPaths = 0;
-        laterAnswerable = false;
         boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
@@ -551,15 +536,25 @@ final class Sender {
         if (waiting) {
             writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
         }
-        long t = walkPaths(afterNanos);
-        boolean anyAllowance = walkAnyAllowance;
-        // A later question with nothing changed can be answered from what the walk remembered
-        // (nextPacedSendNanosLater) when the time enters only through the walk: some path could
-        // send (no full-window wait below) and the first packet's length has been told.
-        laterAnswerable = anyAllowance && (!waiting || writer.firstPacketBytesTold());
-        laterAskedNanos = afterNanos;
-        laterWaiting = waiting;
-        laterEarliest = earliest;
+        long t = Long.MAX_VALUE;
+        boolean anyAllowance = false;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
+                continue;
+            }
+            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
+                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
+                    exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
+                }
+                continue;
+            }
+            anyAllowance = true;
+            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            if (next > afterNanos) {
+                t = Math.min(t, next);
+            }
+        }
         if (waiting) {
             // The due time (read after the paths' allowances: neither changes the other) matters
             // only where it comes before t, or, with every window full, where it has come. With a
@@ -574,86 +569,6 @@ final class Sender {
         }
         return due > afterNanos ? Math.min(t, due) : t;
     }
-
-    /**
-     * The earliest send time after {@code afterNanos} the controller gives a path that may send
-     * (in service, with room, with allowance), or {@link Long#MAX_VALUE}; sets
-     * {@link #walkAnyAllowance} and {@link #exhaustedPaths}, and remembers each path's send time
-     * in {@link #allowedNextSend} for {@link #nextPacedSendNanosLater}. Out of
-     * {@link #nextPacedSendNanos} so that both stay under C2's hot inlining limit.
-     */
-    private long walkPaths(long afterNanos) {
-        int count = paths.count();
-        long[] remembered = allowedNextSend;
-        if (remembered.length < count) {
-            remembered = growAllowedNextSend(count);
-        }
-        long t = Long.MAX_VALUE;
-        boolean anyAllowance = false;
-        for (int i = 0; i < count; i++) {
-            remembered[i] = Long.MIN_VALUE;
-            Path p = paths.get(i);
-            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
-                continue;
-            }
-            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
-                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
-                    exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
-                }
-                continue;
-            }
-            anyAllowance = true;
-            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
-            remembered[i] = next;
-            if (next > afterNanos) {
-                t = Math.min(t, next);
-            }
-        }
-        walkAnyAllowance = anyAllowance;
-        return t;
-    }
-
-    private long[] growAllowedNextSend(int count) {
-        allowedNextSend = new long[count];
-        return allowedNextSend;
-    }
-
-    /**
-     * {@link #nextPacedSendNanos} at {@code afterNanos}, at or after the time of the last one,
-     * while nothing it reads but the time has changed since (the caller's cached pacing term has
-     * come, and the connection's state is unchanged): answered from what that call remembered, or
-     * {@link #NOT_ANSWERABLE}. Asks the controller the same questions with the same effects: the
-     * allowance of the paths whose question is not settled ({@link #repeatExhaustedAllowanceQueries});
-     * a path that may send has no allowance question to settle, and its send time is
-     * {@code max(T, afterNanos)} for the same {@code T} ({@code CongestionController#pacingAnswersReusable},
-     * which the caller checks), so a remembered time at or before {@code afterNanos} drops out and
-     * a later one stands. A timer wake-up while the NIC is busy asks exactly this: its pacing term
-     * is due, but the NIC has not taken the packet the previous question made ready.
-     */
-    long nextPacedSendNanosLater(long afterNanos) {
-        if (!laterAnswerable || afterNanos < laterAskedNanos) {
-            return NOT_ANSWERABLE;
-        }
-        repeatExhaustedAllowanceQueries(afterNanos);
-        long t = Long.MAX_VALUE;
-        long[] next = allowedNextSend;
-        for (int i = 0, count = paths.count(); i < count; i++) {
-            long n = next[i];
-            if (n > afterNanos && n < t) {
-                t = n;
-            }
-        }
-        if (!laterWaiting) {
-            // The idle resend was due at or before the remembered call (otherwise it would have
-            // returned it without reading the paths), so before afterNanos too.
-            return t;
-        }
-        long due = writer.idleResendDueBelow(laterEarliest, t);
-        return due > afterNanos ? Math.min(t, due) : t;
-    }
-
-    /** {@link #nextPacedSendNanosLater}'s answer when it cannot answer. */
-    static final long NOT_ANSWERABLE = Long.MIN_VALUE;
 
     /**
      * {@link #nextPacedSendNanos} for tests, leaving the repeat mask it sets as it was (the

@@ -34,11 +34,11 @@ class TimeoutCachePropertyTest {
     }
 
     /**
-     * The pacing term answered again once it has come with nothing changed (a simulated host's
-     * timer wake-up while its NIC is still busy): from the paths' send times the last question
-     * read, only the ones now past dropping out. After every event, each side is asked at the
-     * time of its own previous answer, a few times over, and each answer must equal the one
-     * recomputed from scratch at that time.
+     * The pacing term asked for again once it has come with nothing changed (a simulated host's
+     * timer wake-up while its NIC is still busy, most timer wake-ups of a permutation): the cached
+     * term is due then, so the connection must recompute it rather than reuse it. After every
+     * event, each side is asked at the time of its own previous answer, a few times over, and
+     * each answer must equal the one recomputed from scratch at that time.
      */
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")

@@ -36,8 +36,6 @@ class HotMethodSizeTest {
             new Hot("io.metaroce.core.cc.AimdController", "sendAllowanceBytes"),
             new Hot("io.metaroce.core.cc.AimdController", "nextSendTimeNanos"),
             new Hot("io.metaroce.core.conn.Sender", "nextPacedSendNanos"),
-            new Hot("io.metaroce.core.conn.Sender", "walkPaths"),
-            new Hot("io.metaroce.core.conn.Sender", "nextPacedSendNanosLater"),
             new Hot("io.metaroce.core.conn.Connection", "pacedSendNanos"),
             new Hot("io.metaroce.core.sim.fabric.Network", "enqueue"),
             new Hot("io.metaroce.core.sim.fabric.Network", "arrive"),

@@ -33,6 +33,34 @@ class TimeoutCachePropertyTest {
                 .isEqualTo(ConnectionState.CLOSED);
     }
 
+    /**
+     * The pacing term asked for again once it has come with nothing changed (a simulated host's
+     * timer wake-up while its NIC is still busy, most timer wake-ups of a permutation): the cached
+     * term is due then, so the connection must recompute it rather than reuse it. After every
+     * event, each side is asked at the time of its own previous answer, a few times over, and
+     * each answer must equal the one recomputed from scratch at that time.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void pacingTermAskedAgainWhenItHasComeEqualsRecomputedOne(long seed) {
+        RandomConnectionRun.run(seed, 5, 30, "TimeoutCachePropertyTest", TimeoutCachePropertyTest::checkLater);
+    }
+
+    private static void checkLater(Pair pair, String where) {
+        for (Connection c : new Connection[] {pair.clientConnection(), pair.serverConnection()}) {
+            long t = pair.now();
+            for (int i = 0; i < 4; i++) {
+                long cached = c.nextTimeoutNanos(t);
+                assertThat(cached).as("%s side asked at t=%d, step %d (%s)", c.isClient() ? "client" : "server",
+                        t, i, where).isEqualTo(c.nextTimeoutNanosUncached(t));
+                if (cached == Long.MAX_VALUE || cached <= t) {
+                    break;
+                }
+                t = cached;
+            }
+        }
+    }
+
     private static void check(Pair pair, String where) {
         for (Connection c : new Connection[] {pair.clientConnection(), pair.serverConnection()}) {
             long now = pair.now();

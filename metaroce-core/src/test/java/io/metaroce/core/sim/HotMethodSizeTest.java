@@ -35,6 +35,8 @@ class HotMethodSizeTest {
             new Hot("io.metaroce.core.cc.AimdController", "ensure"),
             new Hot("io.metaroce.core.cc.AimdController", "sendAllowanceBytes"),
             new Hot("io.metaroce.core.cc.AimdController", "nextSendTimeNanos"),
+            new Hot("io.metaroce.core.conn.Sender", "nextPacedSendNanos"),
+            new Hot("io.metaroce.core.conn.Connection", "pacedSendNanos"),
             new Hot("io.metaroce.core.sim.fabric.Network", "enqueue"),
             new Hot("io.metaroce.core.sim.fabric.Network", "arrive"),
             new Hot("io.metaroce.core.sim.fabric.Network", "drain"),

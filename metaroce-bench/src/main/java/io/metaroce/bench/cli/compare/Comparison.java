@@ -177,7 +177,7 @@ final class Comparison {
             return "the back-to-back runs, one per peer (--rounds 0)";
         }
         return String.format(Locale.ROOT, "the median over %d rounds of the ratio within a round;"
-                + " a round runs raw UDP %s, MetaRoCE's best variant of the back-to-back runs (its sampled check)"
+                + " a round runs raw UDP %s, MetaRoCE's best variant of the back-to-back runs (with their check)"
                 + " and Aeron mtu=%d one after another, each for %.3f s after %.3f s of warm-up, the order reversed"
                 + " every other round", rounds, rawUdp.gsoSupported() ? "GSO/GRO" : "plain", AeronPeer.LIKE_MTU,
                 roundWindow.durationNanos() / 1e9, roundWindow.warmupNanos() / 1e9);

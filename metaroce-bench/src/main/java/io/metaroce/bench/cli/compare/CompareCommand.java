@@ -31,7 +31,10 @@ import picocli.CommandLine.Spec;
                 + "TCP through the JDK's sockets, and Aeron reliable UDP unicast (embedded driver, "
                 + "aeron:udp at mtu=4096 and at mtu=65504); then a 64-byte ping-pong of each. Prints a "
                 + "table per size with the ratios MetaRoCE/raw UDP, MetaRoCE/TCP and MetaRoCE/Aeron. "
-                + "Only ratios within one run mean much on a shared machine."})
+                + "Only ratios within one run mean much on a shared machine, and even there one run per peer "
+                + "follows the load of its minute: by default (--rounds 5) raw UDP, MetaRoCE's best variant and "
+                + "Aeron then run again in alternating short slices, and the goodput verdict is the median of "
+                + "the rounds' ratios."})
 public final class CompareCommand implements Callable<Integer> {
     /** Message sizes when no --size is given. */
     static final List<Integer> DEFAULT_SIZES = List.of(1024, 8192, 65_536);
@@ -50,6 +53,21 @@ public final class CompareCommand implements Callable<Integer> {
      * compares the transports, and the full-check run beside it keeps the application's cost in view.
      */
     static final int DEFAULT_FULL_CHECK_EVERY = 64;
+    /**
+     * --rounds by default: the median of five rounds outvotes two slices that a neighbour's load
+     * spoiled, and five rounds of three one-second slices add about half a minute per size.
+     */
+    static final int DEFAULT_ROUNDS = 5;
+    /** Largest --rounds. */
+    static final int MAX_ROUNDS = 100;
+    /** A slice of a round measures this part of --duration unless --round-duration says otherwise. */
+    static final double ROUND_DURATION_SHARE = 1.0 / 3;
+    /**
+     * A slice's warm-up, as a part of its measured time: the back-to-back runs have compiled every
+     * peer's code by then, so the warm-up only covers set-up and the first round trips (MetaRoCE's
+     * window opens within milliseconds on loopback).
+     */
+    static final double ROUND_WARMUP_SHARE = 1.0 / 4;
 
     @Spec
     CommandSpec spec;
@@ -83,6 +101,19 @@ public final class CompareCommand implements Callable<Integer> {
                     + "every byte checked (metaroce_full_check_gbps).")
     int fullCheckEvery;
 
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "" + DEFAULT_ROUNDS,
+            description = "Rounds for the goodput verdict (default ${DEFAULT-VALUE}; 0: none, the verdict is the "
+                    + "back-to-back runs'): after the back-to-back runs at each size, raw UDP (GSO/GRO where "
+                    + "available), MetaRoCE's best variant and Aeron mtu=4096 run again in short slices one after "
+                    + "another, the order reversed every other round; each round's ratios and their median "
+                    + "(metaroce_over_raw_udp_median, metaroce_over_aeron_median, round_results in the JSON) are "
+                    + "printed. The host's load moves between runs; slices seconds apart share it.")
+    int rounds;
+
+    @Option(names = "--round-duration", paramLabel = "S", description = "Seconds measured per slice of a round "
+            + "(default: a third of --duration), each after a quarter of that of warm-up.")
+    Double roundDurationSeconds;
+
     @Mixin
     CongestionControlOption cc;
 
@@ -111,16 +142,31 @@ public final class CompareCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--full-check-every must be in [1, "
                     + RunParams.MAX_FULL_CHECK_EVERY + "]");
         }
+        if (rounds < 0 || rounds > MAX_ROUNDS) {
+            throw new ParameterException(spec.commandLine(), "--rounds must be in [0, " + MAX_ROUNDS + "]");
+        }
+        double roundDuration = roundDurationSeconds != null ? roundDurationSeconds
+                : durationSeconds * ROUND_DURATION_SHARE;
+        if (!(roundDuration > 0) || roundDuration > 3600) {
+            throw new ParameterException(spec.commandLine(), "--round-duration must be in (0, 3600] seconds");
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "metaroce compare: sizes %s, %.1f s per run after %.1f s warm-up (ping-pongs %.1f s),"
                 + " MetaRoCE cc %s, %s, 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup, cc.value.label(),
                 fullCheckEvery == 1 ? "every byte checked"
                         : "sampled check (1 message in " + fullCheckEvery + " checked in full; best variant again in full)");
+        if (rounds > 0) {
+            out.printf(Locale.ROOT, "goodput verdict: median of %d rounds of alternating %.2f s slices (raw UDP,"
+                    + " MetaRoCE's best variant, Aeron) after the back-to-back runs%n", rounds, roundDuration);
+        } else {
+            out.println("goodput verdict: the back-to-back runs (--rounds 0)");
+        }
         out.flush();
         Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
+        Window roundWindow = new Window((long) (roundDuration * ROUND_WARMUP_SHARE * 1e9), (long) (roundDuration * 1e9));
         Window latencyWindow = new Window((long) (latencyWarmup * 1e9), (long) (durationSeconds * 1e9));
         CompareResult result = new Comparison(chosen, window, latencyWindow, new SecureRandom().nextLong(), cc.value,
-                fullCheckEvery, out).run();
+                fullCheckEvery, rounds, roundWindow, out).run();
         CompareTable.print(result, out);
         if (jsonFile != null) {
             Files.writeString(jsonFile, CompareJson.of(result), StandardCharsets.UTF_8);

@@ -11,6 +11,9 @@ import java.util.Map;
  * with the variants' check ({@code metaroce_full_check_every}: 1 every byte, N every N-th message
  * in full and the others by their ends); {@code metaroce_full_check_gbps} and
  * {@code metaroce_full_check_over_raw_udp} are the best variant with every byte checked.
+ * {@code metaroce_over_raw_udp_median} and {@code metaroce_over_aeron_median} are the goodput
+ * verdict: the medians of the alternating rounds' ratios ({@code round_results}, {@link Rounds}),
+ * null with {@code --rounds 0}; {@code goodput_verdict_method} says how it was reached.
  * Thread-safe (stateless).
  */
 final class CompareJson {
@@ -42,7 +45,8 @@ final class CompareJson {
             field(b, "metaroce_full_check_over_raw_udp", s.metaroceFullCheckOverRawUdp());
             field(b, "metaroce_over_tcp", s.metaroceOverTcp());
             field(b, "metaroce_over_aeron", s.metaroceOverAeron());
-            b.append("    \"metaroce_over_aeron_best\": ").append(number(s.metaroceOverAeronBest())).append("\n");
+            b.append("    \"metaroce_over_aeron_best\": ").append(number(s.metaroceOverAeronBest())).append(",\n");
+            rounds(b, s.rounds());
             b.append("  },\n");
         }
         b.append("  \"latency_us\": {\n");
@@ -78,6 +82,10 @@ final class CompareJson {
         b.append("  \"raw_udp_transport\": ").append(JsonText.quote(r.transport())).append(",\n");
         b.append("  \"metaroce_congestion_control\": ").append(JsonText.quote(r.congestionControl())).append(",\n");
         b.append("  \"metaroce_full_check_every\": ").append(r.metaroceFullCheckEvery()).append(",\n");
+        b.append("  \"rounds\": ").append(r.rounds()).append(",\n");
+        b.append("  \"round_duration_s\": ").append(number(r.roundDurationSeconds())).append(",\n");
+        b.append("  \"round_warmup_s\": ").append(number(r.roundWarmupSeconds())).append(",\n");
+        b.append("  \"goodput_verdict_method\": ").append(JsonText.quote(r.goodputVerdictMethod())).append(",\n");
         b.append("  \"notes\": [");
         sep = "";
         for (String note : r.notes()) {
@@ -86,6 +94,42 @@ final class CompareJson {
         }
         b.append("\n  ]\n}\n");
         return b.toString();
+    }
+
+    /**
+     * A size's rounds, last in its object: the medians (null without rounds), the variant and raw
+     * UDP kind they ran, the ranges and each round's figures in the order they ran.
+     */
+    private static void rounds(StringBuilder b, Rounds rounds) {
+        field(b, "metaroce_over_raw_udp_median", rounds.metaroceOverRawUdpMedian());
+        field(b, "metaroce_over_aeron_median", rounds.metaroceOverAeronMedian());
+        b.append("    \"metaroce_over_raw_udp_range\": ").append(pair(rounds.metaroceOverRawUdpRange())).append(",\n");
+        b.append("    \"metaroce_over_aeron_range\": ").append(pair(rounds.metaroceOverAeronRange())).append(",\n");
+        b.append("    \"round_metaroce_variant\": ").append(JsonText.quote(rounds.metaroceVariant())).append(",\n");
+        b.append("    \"round_raw_udp\": ")
+                .append(JsonText.quote(rounds.each().isEmpty() ? null : rounds.rawUdpGso() ? "gso" : "plain"))
+                .append(",\n");
+        b.append("    \"round_results\": [");
+        String sep = "";
+        for (Rounds.Round r : rounds.each()) {
+            b.append(sep).append("\n      {\"round\": ").append(r.number()).append(", \"order\": [");
+            String comma = "";
+            for (String peer : r.order()) {
+                b.append(comma).append(JsonText.quote(peer));
+                comma = ", ";
+            }
+            b.append("], \"raw_udp_gbps\": ").append(number(r.rawUdpGbps()))
+                    .append(", \"metaroce_gbps\": ").append(number(r.metaroceGbps()))
+                    .append(", \"aeron_gbps\": ").append(number(r.aeronGbps()))
+                    .append(", \"metaroce_over_raw_udp\": ").append(number(r.metaroceOverRawUdp()))
+                    .append(", \"metaroce_over_aeron\": ").append(number(r.metaroceOverAeron())).append("}");
+            sep = ",";
+        }
+        b.append(rounds.each().isEmpty() ? "]\n" : "\n    ]\n");
+    }
+
+    private static String pair(double[] v) {
+        return v == null ? "null" : "[" + number(v[0]) + ", " + number(v[1]) + "]";
     }
 
     private static void field(StringBuilder b, String name, Double value) {

@@ -23,10 +23,15 @@ import java.util.Map;
  * @param metaroceFullCheckEvery how the MetaRoCE variants checked their messages: 1, every byte;
  *     N &gt; 1, every N-th message of a stream in full and the others by their ends
  *     ({@code perf --full-check-every})
+ * @param rounds alternating rounds per size for the goodput verdict ({@link Rounds}); 0 for none
+ * @param roundDurationSeconds measured seconds of each slice of a round
+ * @param roundWarmupSeconds warm-up seconds before each slice of a round
+ * @param goodputVerdictMethod how the goodput verdict is reached, in words
  */
 record CompareResult(String date, double durationSeconds, double warmupSeconds, double latencyWarmupSeconds,
         String transport, String congestionControl, List<SizeResult> sizes, Map<String, LatencyPercentiles> latency,
-        Map<String, Long> latencyJitMillis, List<String> notes, int metaroceFullCheckEvery) {
+        Map<String, Long> latencyJitMillis, List<String> notes, int metaroceFullCheckEvery, int rounds,
+        double roundDurationSeconds, double roundWarmupSeconds, String goodputVerdictMethod) {
 
     /** Copies the collections. */
     CompareResult {

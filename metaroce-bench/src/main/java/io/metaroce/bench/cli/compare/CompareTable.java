@@ -37,6 +37,7 @@ final class CompareTable {
                 out.printf(Locale.ROOT, "  MetaRoCE with every byte checked/raw UDP %s%n",
                         ratio(s.metaroceFullCheckOverRawUdp()));
             }
+            rounds(r, s.rounds(), out);
         }
         out.printf(Locale.ROOT, "%n%d-byte ping-pong round trip (us), after %.1f s warm-up%n", Comparison.LATENCY_SIZE,
                 r.latencyWarmupSeconds());
@@ -61,6 +62,36 @@ final class CompareTable {
             out.println("note: " + note);
         }
         out.flush();
+    }
+
+    /** The rounds of one size and their medians: the goodput verdict. */
+    private static void rounds(CompareResult r, Rounds rounds, PrintWriter out) {
+        if (rounds.each().isEmpty()) {
+            out.printf(Locale.ROOT, "  goodput verdict: the back-to-back runs above (%s)%n",
+                    r.rounds() == 0 ? "--rounds 0" : "no rounds ran");
+            return;
+        }
+        out.printf(Locale.ROOT, "  rounds: raw UDP %s, MetaRoCE %s, Aeron mtu=%d; %.2f s slices after %.2f s warm-up%n",
+                rounds.rawUdpGso() ? "GSO/GRO" : "plain", rounds.metaroceVariant(), AeronPeer.LIKE_MTU,
+                r.roundDurationSeconds(), r.roundWarmupSeconds());
+        out.printf(Locale.ROOT, "    %5s  %-26s %9s %9s %9s %17s %15s%n", "round", "order", "raw UDP", "MetaRoCE",
+                "Aeron", "MetaRoCE/raw UDP", "MetaRoCE/Aeron");
+        for (Rounds.Round round : rounds.each()) {
+            out.printf(Locale.ROOT, "    %5d  %-26s %9s %9s %9s %17s %15s%n", round.number(),
+                    String.join(" ", round.order()), gbps(round.rawUdpGbps()), gbps(round.metaroceGbps()),
+                    gbps(round.aeronGbps()), ratio(round.metaroceOverRawUdp()), ratio(round.metaroceOverAeron()));
+        }
+        out.printf(Locale.ROOT, "  goodput verdict, median of %d rounds: MetaRoCE/raw UDP %s%s   MetaRoCE/Aeron %s%s%n",
+                rounds.each().size(), ratio(rounds.metaroceOverRawUdpMedian()), range(rounds.metaroceOverRawUdpRange()),
+                ratio(rounds.metaroceOverAeronMedian()), range(rounds.metaroceOverAeronRange()));
+    }
+
+    private static String gbps(Double gbps) {
+        return gbps == null ? "-" : String.format(Locale.ROOT, "%.2f", gbps);
+    }
+
+    private static String range(double[] range) {
+        return range == null ? "" : String.format(Locale.ROOT, " (rounds %.2f to %.2f)", range[0], range[1]);
     }
 
     private static void row(PrintWriter out, String name, Double gbps, String extra) {

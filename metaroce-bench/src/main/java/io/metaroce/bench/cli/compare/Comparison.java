@@ -42,18 +42,28 @@ final class Comparison {
 
     private final int fullCheckEvery;
 
+    /** Alternating rounds per size for the goodput verdict ({@link Rounds}); 0 for none. */
+    private final int rounds;
+    /** Each slice of a round: a short warm-up (the code is compiled by then) and a short window. */
+    private final Window roundWindow;
+
     /**
      * @param fullCheckEvery how the MetaRoCE goodput runs check their messages: 1 every byte, N every
      *     N-th message in full and the others by their ends; with N &gt; 1 the best variant runs once
      *     more with every byte checked
+     * @param rounds after the back-to-back runs at each size, how many rounds of alternating slices
+     *     (raw UDP, MetaRoCE's best variant, Aeron) to run for the goodput verdict; 0 for none
+     * @param roundWindow each slice's warm-up and measured window
      */
     Comparison(List<Integer> sizes, Window window, Window latencyWindow, long seed, CongestionControl cc,
-            int fullCheckEvery, PrintWriter progress) {
+            int fullCheckEvery, int rounds, Window roundWindow, PrintWriter progress) {
         this.sizes = List.copyOf(sizes);
         this.window = window;
         this.latencyWindow = latencyWindow;
         this.cc = cc;
         this.fullCheckEvery = fullCheckEvery;
+        this.rounds = rounds;
+        this.roundWindow = roundWindow;
         this.metaroce = new MetarocePeer(seed, cc, fullCheckEvery);
         this.progress = progress;
     }
@@ -85,6 +95,7 @@ final class Comparison {
                 + " times what is in flight (perf's default: 16),"
                 + (cc == CongestionControl.FIXED ? " congestion control off (fixed 16 MiB window)"
                         : " AIMD congestion control (the engine's default)"));
+        notes.add("goodput verdict: " + verdictMethod());
         notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"
                 + " raw_udp_busy_poll and metaroce_busy_poll on event loops that poll on every turn");
         List<SizeResult> results = new ArrayList<>();
@@ -103,7 +114,8 @@ final class Comparison {
                 + " ping-pong warm-up), ms: " + latencySettleMillis);
         return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
                 latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), cc.label(), results, latency, latencyJitMillis,
-                notes, fullCheckEvery);
+                notes, fullCheckEvery, rounds, roundWindow.durationNanos() / 1e9, roundWindow.warmupNanos() / 1e9,
+                verdictMethod());
     }
 
     /** A ping-pong in a given window. */
@@ -149,7 +161,54 @@ final class Comparison {
                 () -> aeron.blast(size, AeronPeer.LIKE_MTU, window));
         Double aeronBest = attempt(size + " B Aeron mtu=" + AeronPeer.BEST_MTU,
                 () -> aeron.blast(size, AeronPeer.BEST_MTU, window));
-        return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest, fullCheck);
+        MetarocePeer.Variant best = bestVariant(variants);
+        Rounds verdictRounds = Rounds.NONE;
+        if (rounds > 0 && best == null) {
+            notes.add(size + " B: no MetaRoCE variant ran, so no rounds");
+        } else if (rounds > 0) {
+            verdictRounds = rounds(size, best);
+        }
+        return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest, fullCheck, verdictRounds);
+    }
+
+    /** How the goodput verdict is reached, for the notes and the JSON. */
+    private String verdictMethod() {
+        if (rounds == 0) {
+            return "the back-to-back runs, one per peer (--rounds 0)";
+        }
+        return String.format(Locale.ROOT, "the median over %d rounds of the ratio within a round;"
+                + " a round runs raw UDP %s, MetaRoCE's best variant of the back-to-back runs (with their check)"
+                + " and Aeron mtu=%d one after another, each for %.3f s after %.3f s of warm-up, the order reversed"
+                + " every other round", rounds, rawUdp.gsoSupported() ? "GSO/GRO" : "plain", AeronPeer.LIKE_MTU,
+                roundWindow.durationNanos() / 1e9, roundWindow.warmupNanos() / 1e9);
+    }
+
+    /** The verdict's rounds at one size with MetaRoCE's {@code best} variant; see {@link Rounds}. */
+    private Rounds rounds(int size, MetarocePeer.Variant best) throws InterruptedException {
+        boolean gso = rawUdp.gsoSupported();
+        List<Rounds.Round> each = new ArrayList<>();
+        for (int n = 1; n <= rounds; n++) {
+            List<String> order = Rounds.order(n);
+            Map<String, Double> got = new LinkedHashMap<>();
+            for (String peer : order) {
+                String what = size + " B round " + n + " ";
+                got.put(peer, switch (peer) {
+                    case Rounds.RAW_UDP -> {
+                        RawUdpPeer.Blast b = attempt(what + "raw UDP" + (gso ? " GSO/GRO" : ""),
+                                () -> rawUdp.blast(size, gso, roundWindow));
+                        yield b == null ? null : b.receivedGbps();
+                    }
+                    case Rounds.METAROCE -> attempt(what + "MetaRoCE " + best.label(),
+                            () -> metaroce.goodput(best, size, roundWindow));
+                    case Rounds.AERON -> attempt(what + "Aeron mtu=" + AeronPeer.LIKE_MTU,
+                            () -> aeron.blast(size, AeronPeer.LIKE_MTU, roundWindow));
+                    default -> throw new IllegalStateException("no such peer: " + peer);
+                });
+            }
+            each.add(new Rounds.Round(n, order, got.get(Rounds.RAW_UDP), got.get(Rounds.METAROCE),
+                    got.get(Rounds.AERON)));
+        }
+        return new Rounds(best.label(), gso, each);
     }
 
     /** The variant with the best goodput, or null if none ran. */

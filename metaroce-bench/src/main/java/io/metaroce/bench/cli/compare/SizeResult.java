@@ -16,9 +16,18 @@ import java.util.Map;
  * @param metaroceFullCheckGbps the best MetaRoCE variant with every byte of every message filled
  *     and checked: run again after the variants when they ran with a sampled check, else their
  *     best figure; null if it did not run
+ * @param rounds the goodput verdict's alternating rounds after the back-to-back runs
+ *     ({@link Rounds#NONE} without them); the figures above are the back-to-back runs'
  */
 record SizeResult(int size, Double rawUdpPlainGbps, Double rawUdpGsoGbps, Map<String, Double> metaroceVariants,
-        Double tcpGbps, Double aeronGbps, Double aeronBestGbps, Double metaroceFullCheckGbps) {
+        Double tcpGbps, Double aeronGbps, Double aeronBestGbps, Double metaroceFullCheckGbps, Rounds rounds) {
+
+    /** Without rounds. */
+    SizeResult(int size, Double rawUdpPlainGbps, Double rawUdpGsoGbps, Map<String, Double> metaroceVariants,
+            Double tcpGbps, Double aeronGbps, Double aeronBestGbps, Double metaroceFullCheckGbps) {
+        this(size, rawUdpPlainGbps, rawUdpGsoGbps, metaroceVariants, tcpGbps, aeronGbps, aeronBestGbps,
+                metaroceFullCheckGbps, Rounds.NONE);
+    }
 
     /** Without a separate full-check figure: the variants checked every byte, so it is their best. */
     SizeResult(int size, Double rawUdpPlainGbps, Double rawUdpGsoGbps, Map<String, Double> metaroceVariants,
@@ -30,6 +39,7 @@ record SizeResult(int size, Double rawUdpPlainGbps, Double rawUdpGsoGbps, Map<St
     /** Copies the map (keeping its order). */
     SizeResult {
         metaroceVariants = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metaroceVariants));
+        java.util.Objects.requireNonNull(rounds, "rounds (Rounds.NONE without them)");
     }
 
     /** The UDP ceiling: the better of plain and GSO/GRO. */

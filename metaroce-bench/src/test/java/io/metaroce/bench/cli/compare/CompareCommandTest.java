@@ -110,6 +110,134 @@ class CompareCommandTest {
         assertLatencyRatio(latency, ratios, "metaroce_over_raw_udp", "metaroce", "raw_udp");
         assertLatencyRatio(latency, ratios, "metaroce_busy_poll_over_raw_udp_busy_poll", "metaroce_busy_poll",
                 "raw_udp_busy_poll");
+        // The goodput verdict by default: five alternating rounds after the back-to-back runs,
+        // slices of a third of --duration after a quarter of that of warm-up, named everywhere.
+        assertThat(number(text, "rounds")).isEqualTo(5.0);
+        assertThat(number(text, "round_duration_s")).isCloseTo(0.25 / 3, within(1e-4));
+        assertThat(number(text, "round_warmup_s")).isCloseTo(0.25 / 12, within(1e-4));
+        assertThat(text).containsPattern("\"goodput_verdict_method\": \"the median over 5 rounds of the ratio within"
+                + " a round; a round runs raw UDP (GSO/GRO|plain), MetaRoCE's best variant");
+        assertThat(notes).contains("goodput verdict: the median over 5 rounds");
+        assertThat(run.out).contains("goodput verdict: median of 5 rounds", "goodput verdict, median of 5 rounds:");
+        assertRounds(size, notes, 5);
+    }
+
+    @Test
+    void withoutRoundsTheVerdictIsTheBackToBackRunsAndSaysSo(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("compare.json");
+        Run run = run("compare", "--size", "1024", "--duration", "0.2", "--warmup", "0.05", "--latency-warmup", "0.05",
+                "--rounds", "0", "--json", json.toString());
+        assertThat(run.exitCode).as(run.out + run.err).isZero();
+        String text = Files.readString(json);
+        String size = object(text, "1024");
+        assertThat(number(text, "rounds")).isZero();
+        assertThat(text).contains("\"goodput_verdict_method\": \"the back-to-back runs, one per peer (--rounds 0)\"");
+        assertThat(number(size, "metaroce_over_raw_udp_median")).isNull();
+        assertThat(number(size, "metaroce_over_aeron_median")).isNull();
+        assertThat(size).contains("\"metaroce_over_raw_udp_range\": null", "\"round_metaroce_variant\": null",
+                "\"round_results\": []");
+        assertThat(run.out).contains("goodput verdict: the back-to-back runs (--rounds 0)",
+                "goodput verdict: the back-to-back runs above (--rounds 0)").doesNotContain("round 1");
+        // The back-to-back figures keep their meaning.
+        assertThat(number(size, "metaroce_gbps")).isNotNull().isPositive();
+    }
+
+    @Test
+    void roundsRunAsAskedWithTheirOwnSliceLength(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("compare.json");
+        Run run = run("compare", "--size", "1024", "--duration", "0.2", "--warmup", "0.05", "--latency-warmup", "0.05",
+                "--rounds", "2", "--round-duration", "0.1", "--json", json.toString());
+        assertThat(run.exitCode).as(run.out + run.err).isZero();
+        String text = Files.readString(json);
+        assertThat(number(text, "round_duration_s")).isEqualTo(0.1);
+        assertThat(number(text, "round_warmup_s")).isEqualTo(0.025);
+        assertThat(text).contains("each for 0.100 s after 0.025 s of warm-up");
+        assertRounds(object(text, "1024"), text.substring(text.indexOf("\"notes\"")), 2);
+        // Each slice shows as it runs, in the round's order.
+        assertThat(run.out).containsSubsequence("1024 B round 1 raw UDP", "1024 B round 1 MetaRoCE",
+                "1024 B round 1 Aeron", "1024 B round 2 Aeron", "1024 B round 2 MetaRoCE", "1024 B round 2 raw UDP");
+    }
+
+    /**
+     * A size's rounds: {@code count} of them in alternating order, MetaRoCE the back-to-back runs'
+     * best variant, each round's ratios its own figures', and the medians and ranges theirs.
+     */
+    private static void assertRounds(String size, String notes, int count) {
+        String variant = string(size, "metaroce_variant");
+        assertThat(string(size, "round_metaroce_variant")).isEqualTo(variant);
+        assertThat(string(size, "round_raw_udp")).isIn("gso", "plain");
+        Matcher m = Pattern.compile("\\{\"round\": (\\d+), \"order\": \\[([^\\]]*)], \"raw_udp_gbps\": (null|[0-9.]+), "
+                + "\"metaroce_gbps\": (null|[0-9.]+), \"aeron_gbps\": (null|[0-9.]+), "
+                + "\"metaroce_over_raw_udp\": (null|[0-9.]+), \"metaroce_over_aeron\": (null|[0-9.]+)}").matcher(size);
+        List<Double> overRaw = new java.util.ArrayList<>();
+        List<Double> overAeron = new java.util.ArrayList<>();
+        int n = 0;
+        while (m.find()) {
+            n++;
+            assertThat(Integer.parseInt(m.group(1))).isEqualTo(n);
+            assertThat(m.group(2)).isEqualTo(n % 2 == 1 ? "\"raw_udp\", \"metaroce\", \"aeron\""
+                    : "\"aeron\", \"metaroce\", \"raw_udp\"");
+            Double raw = parse(m.group(3));
+            Double metaroce = parse(m.group(4));
+            Double aeron = parse(m.group(5));
+            // A slice that failed says so in the notes; on a loaded host a tiny slice may move nothing.
+            for (String[] slice : List.of(new String[] {"raw UDP", m.group(3)}, new String[] {"MetaRoCE", m.group(4)},
+                    new String[] {"Aeron", m.group(5)})) {
+                if (slice[1].equals("null")) {
+                    assertThat(notes).contains("round " + n + " " + slice[0]);
+                }
+            }
+            checkRoundRatio(parse(m.group(6)), metaroce, raw, overRaw);
+            checkRoundRatio(parse(m.group(7)), metaroce, aeron, overAeron);
+        }
+        assertThat(n).as("rounds in " + size).isEqualTo(count);
+        assertMedian(size, "metaroce_over_raw_udp", overRaw);
+        assertMedian(size, "metaroce_over_aeron", overAeron);
+    }
+
+    private static void checkRoundRatio(Double ratio, Double numerator, Double denominator, List<Double> ratios) {
+        if (ratio != null) {
+            ratios.add(ratio);
+        }
+        if (numerator == null || denominator == null) {
+            assertThat(ratio).as("a round's ratio without both figures").isNull();
+            return;
+        }
+        if (denominator == 0) {
+            return; // nothing moved, or too little to show in 4 decimals: no ratio, or one we cannot recompute
+        }
+        assertThat(ratio).as("a round's ratio with both figures").isNotNull();
+        double expected = numerator / denominator;
+        // Figures to 4 decimals: the ratio of two rounded figures is off by up to their relative rounding.
+        double rounding = 0.5e-4 * (1 + expected) / denominator + 0.5e-4;
+        assertThat(ratio).isCloseTo(expected, within(1e-3 * Math.max(1, expected) + rounding));
+    }
+
+    private static void assertMedian(String size, String ratio, List<Double> ratios) {
+        Double median = number(size, ratio + "_median");
+        if (ratios.isEmpty()) {
+            assertThat(median).isNull();
+            assertThat(size).contains("\"" + ratio + "_range\": null");
+            return;
+        }
+        List<Double> sorted = ratios.stream().sorted().toList();
+        int n = sorted.size();
+        double expected = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        assertThat(median).as(ratio + " median of " + ratios).isCloseTo(expected, within(2e-4));
+        Matcher range = Pattern.compile("\"" + ratio + "_range\": \\[([0-9.]+), ([0-9.]+)]").matcher(size);
+        assertThat(range.find()).as(ratio + " range in " + size).isTrue();
+        assertThat(Double.parseDouble(range.group(1))).isEqualTo(sorted.get(0));
+        assertThat(Double.parseDouble(range.group(2))).isEqualTo(sorted.get(n - 1));
+    }
+
+    private static Double parse(String text) {
+        return text.equals("null") ? null : Double.valueOf(text);
+    }
+
+    private static String string(String json, String field) {
+        Matcher m = Pattern.compile("\"" + field + "\": (null|\"([^\"]*)\")").matcher(json);
+        assertThat(m.find()).as(field + " in " + json).isTrue();
+        return m.group(2);
     }
 
     private static void assertLatencyRatio(String latency, String ratios, String field, String a, String b) {
@@ -139,6 +267,11 @@ class CompareCommandTest {
                 new String[] {"compare", "--latency-warmup", "-1"},
                 new String[] {"compare", "--latency-warmup", "4000"},
                 new String[] {"compare", "--full-check-every", "0"},
+                new String[] {"compare", "--rounds", "-1"},
+                new String[] {"compare", "--rounds", "101"},
+                new String[] {"compare", "--round-duration", "0"},
+                new String[] {"compare", "--round-duration", "-0.5"},
+                new String[] {"compare", "--duration", "3", "--round-duration", "3601"},
                 new String[] {"compare", "--bogus"})) {
             Run run = run(args);
             assertThat(run.exitCode).as(String.join(" ", args) + ": " + run.err).isEqualTo(2);

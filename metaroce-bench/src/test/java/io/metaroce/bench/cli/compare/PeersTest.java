@@ -64,6 +64,9 @@ class PeersTest {
         SizeResult sampled = new SizeResult(8192, 2.0, 6.0, variants, 4.0, null, 12.0, 1.5);
         assertThat(sampled.metaroceGbps()).isEqualTo(3.0);
         assertThat(sampled.metaroceFullCheckOverRawUdp()).isEqualTo(0.25);
+        // Built without rounds, a size has none and no verdict medians.
+        assertThat(sampled.rounds()).isSameAs(Rounds.NONE);
+        assertThat(sampled.rounds().metaroceOverRawUdpMedian()).isNull();
         SizeResult none = new SizeResult(1024, null, null, Map.of("SEND, 1 path", 1.0), null, 1.0, null);
         assertThat(none.rawUdpGbps()).isNull();
         assertThat(none.metaroceOverRawUdp()).isNull();

@@ -1040,8 +1040,9 @@ public final class Connection implements ScoreboardListener {
                 // Health first: the path turns SUSPECT (or FAILED) before what timed out is queued,
                 // so that it is resent on an ACTIVE path if one exists, on the path itself
                 // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
-                unreachable = timedOut ? health.onTimeout(p, nowNanos, this)
-                        : health.onOverdue(p, p.scoreboard.oldestSentAtNanos(), nowNanos, this);
+                long oldestSent = p.scoreboard.oldestSentAtNanos();
+                unreachable = timedOut ? health.onTimeout(p, oldestSent, answeredSentNanos(), nowNanos, this)
+                        : health.onOverdue(p, oldestSent, answeredSentNanos(), nowNanos, this);
                 // The controller learns that the path takes no new data before it hears of the
                 // losses the verdict declares: a black hole's are not random loss [SPEC-CC-25].
                 reportTakesNewData(nowNanos);
@@ -1061,7 +1062,7 @@ public final class Connection implements ScoreboardListener {
                     p.timeoutCredits = 1;
                 }
             }
-            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, this);
+            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, answeredSentNanos(), this);
             if (unreachable) {
                 // The last path in service gave up: every path has failed [SPEC-LOSS-6].
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);
@@ -1070,6 +1071,25 @@ public final class Connection implements ScoreboardListener {
         }
         reportPathStates(nowNanos);
         sender.releaseDeferred(nowNanos);
+    }
+
+    /**
+     * Send time of the newest transmission or probe the peer answered, on any path [SPEC-PATH-15]:
+     * a path's latest probe counts once answered. Read at timeouts only, so it is not kept. Without
+     * {@code pathFailureNeedsAnswer}, {@link Long#MAX_VALUE}: every timeout counts.
+     */
+    private long answeredSentNanos() {
+        if (!config.pathFailureNeedsAnswer()) {
+            return Long.MAX_VALUE;
+        }
+        long t = latestAckedSentNanos;
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null && p.probeId != 0 && p.lastProbeAckId == p.probeId) {
+                t = Math.max(t, p.probeSentAtNanos);
+            }
+        }
+        return t;
     }
 
     // =====================================================================================

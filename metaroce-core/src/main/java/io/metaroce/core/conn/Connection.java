@@ -1041,8 +1041,8 @@ public final class Connection implements ScoreboardListener {
                 // so that it is resent on an ACTIVE path if one exists, on the path itself
                 // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
                 long oldestSent = p.scoreboard.oldestSentAtNanos();
-                unreachable = timedOut ? health.onTimeout(p, oldestSent, answeredSentNanos(), nowNanos, this)
-                        : health.onOverdue(p, oldestSent, answeredSentNanos(), nowNanos, this);
+                unreachable = timedOut ? health.onTimeout(p, oldestSent, answerEvidenceNanos(), nowNanos, this)
+                        : health.onOverdue(p, oldestSent, answerEvidenceNanos(), nowNanos, this);
                 // The controller learns that the path takes no new data before it hears of the
                 // losses the verdict declares: a black hole's are not random loss [SPEC-CC-25].
                 reportTakesNewData(nowNanos);
@@ -1062,7 +1062,7 @@ public final class Connection implements ScoreboardListener {
                     p.timeoutCredits = 1;
                 }
             }
-            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, answeredSentNanos(), this);
+            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, answerEvidenceNanos(), this);
             if (unreachable) {
                 // The last path in service gave up: every path has failed [SPEC-LOSS-6].
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);
@@ -1074,22 +1074,12 @@ public final class Connection implements ScoreboardListener {
     }
 
     /**
-     * Send time of the newest transmission or probe the peer answered, on any path [SPEC-PATH-15]:
-     * a path's latest probe counts once answered. Read at timeouts only, so it is not kept. Without
-     * {@code pathFailureNeedsAnswer}, {@link Long#MAX_VALUE}: every timeout counts.
+     * What a path's failure takes as the peer's answer [SPEC-PATH-15]: the send time of the newest
+     * transmission acknowledged on any path ({@link PathHealth} adds answered probes when it needs
+     * them), or {@link Long#MAX_VALUE} without {@code pathFailureNeedsAnswer}: every timeout counts.
      */
-    private long answeredSentNanos() {
-        if (!config.pathFailureNeedsAnswer()) {
-            return Long.MAX_VALUE;
-        }
-        long t = latestAckedSentNanos;
-        for (int i = 0; i < paths.count(); i++) {
-            Path p = paths.get(i);
-            if (p != null && p.probeId != 0 && p.lastProbeAckId == p.probeId) {
-                t = Math.max(t, p.probeSentAtNanos);
-            }
-        }
-        return t;
+    private long answerEvidenceNanos() {
+        return config.pathFailureNeedsAnswer() ? latestAckedSentNanos : Long.MAX_VALUE;
     }
 
     // =====================================================================================

@@ -100,13 +100,13 @@ final class PathHealth {
      *
      * @param judgedSentNanos send time of what timed out: the oldest transmission in flight on
      *     {@code p}, or its probe; the first timeout of a run marks where the run's silence began
-     * @param answeredSentNanos send time of the newest transmission or probe the peer answered, on
-     *     any path of the connection ([SPEC-PATH-15]); {@link Long#MAX_VALUE} counts every timeout
-     *     (without {@code pathFailureNeedsAnswer})
+     * @param answerEvidenceNanos send time of the newest transmission acknowledged on any path of the
+     *     connection, the peer's answer with the paths' answered probes ([SPEC-PATH-15]);
+     *     {@link Long#MAX_VALUE} counts every timeout (without {@code pathFailureNeedsAnswer})
      * @return whether the connection must end: {@code p} has reached {@code maxConsecutiveTimeouts}
      *     and is the last path in service, or the peer answered nothing during its run
      */
-    boolean onTimeout(Path p, long judgedSentNanos, long answeredSentNanos, long nowNanos, ScoreboardListener lost) {
+    boolean onTimeout(Path p, long judgedSentNanos, long answerEvidenceNanos, long nowNanos, ScoreboardListener lost) {
         if (p.consecutiveTimeouts == 0) {
             p.runSilentSinceNanos = Math.min(judgedSentNanos, nowNanos);
         }
@@ -124,7 +124,7 @@ final class PathHealth {
         // only once the peer has answered something sent since the path fell silent. Before, the
         // peer or this host may have stalled, every path is as silent, and moving the path's data
         // elsewhere would help nothing [SPEC-PATH-15].
-        if (answeredSentNanos >= p.runSilentSinceNanos) {
+        if (peerAnsweredSince(p.runSilentSinceNanos, answerEvidenceNanos) && p.answeredTimeouts < Byte.MAX_VALUE) {
             p.answeredTimeouts++;
         }
         boolean outOfTimeouts = p.consecutiveTimeouts >= maxConsecutiveTimeouts;
@@ -146,11 +146,29 @@ final class PathHealth {
      *
      * @return whether the connection must end, as {@link #onTimeout}
      */
-    boolean onOverdue(Path p, long oldestSentNanos, long answeredSentNanos, long nowNanos, ScoreboardListener lost) {
+    boolean onOverdue(Path p, long oldestSentNanos, long answerEvidenceNanos, long nowNanos, ScoreboardListener lost) {
         if (p.state != PathState.ACTIVE && oldestSentNanos < p.lastTimeoutNanos) {
             return false;
         }
-        return onTimeout(p, oldestSentNanos, answeredSentNanos, nowNanos, lost);
+        return onTimeout(p, oldestSentNanos, answerEvidenceNanos, nowNanos, lost);
+    }
+
+    /**
+     * Whether the peer has answered something sent at or after {@code sinceNanos}: a transmission
+     * acknowledged ({@code answerEvidenceNanos}, the newest one's send time), or a path's latest probe.
+     * Something sent in the same drive as the silent path's transmission counts (same time).
+     */
+    private boolean peerAnsweredSince(long sinceNanos, long answerEvidenceNanos) {
+        if (answerEvidenceNanos >= sinceNanos) {
+            return true;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path o = paths.get(i);
+            if (o != null && o.probeId != 0 && o.lastProbeAckId == o.probeId && o.probeSentAtNanos >= sinceNanos) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -264,10 +282,10 @@ final class PathHealth {
      * Runs {@code p}'s probe deadline if it is due: a PROBING path goes back to FAILED with a
      * doubled probe interval; a SUSPECT path counts a timeout ({@link #onTimeout}).
      *
-     * @param answeredSentNanos as in {@link #onTimeout}
+     * @param answerEvidenceNanos as in {@link #onTimeout}
      * @return whether the connection must end
      */
-    boolean onProbeTimeout(Path p, long nowNanos, long latestAckedSentNanos, long answeredSentNanos,
+    boolean onProbeTimeout(Path p, long nowNanos, long latestAckedSentNanos, long answerEvidenceNanos,
             ScoreboardListener lost) {
         if (nowNanos < probeDeadlineNanos(p, latestAckedSentNanos)) {
             return false;
@@ -280,7 +298,7 @@ final class PathHealth {
             return false;
         }
         if (p.state == PathState.SUSPECT) {
-            return onTimeout(p, p.probeSentAtNanos, answeredSentNanos, nowNanos, lost);
+            return onTimeout(p, p.probeSentAtNanos, answerEvidenceNanos, nowNanos, lost);
         }
         return false;
     }

@@ -160,6 +160,12 @@ import io.metaroce.core.wire.WireConstants;
  *     round trip of the path (a window's worth of resolved bytes), toward the fraction of the
  *     packets reported in that round trip that were marked, with gain
  *     {@code 1 / 2^aimdAlphaRoundTripGainShift}, as DCTCP does ([SPEC-CC-36])
+ * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
+ *     answered during its run of timeouts: something sent on the connection after the run began
+ *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
+ *     host stalled), and moving the path's data to another path as silent helps nothing; the
+ *     path stays SUSPECT and, with no answer by {@code maxConsecutiveTimeouts}, the connection
+ *     ends ([SPEC-PATH-15]); false: timeouts fail a path whatever the other paths hear
  */
 public record EngineConfig(
         int maxDatagramBytes,
@@ -219,7 +225,8 @@ public record EngineConfig(
         boolean timeoutProbes,
         boolean aimdSlowStart,
         boolean aimdBalancedIncrease,
-        int aimdAlphaRoundTripGainShift) {
+        int aimdAlphaRoundTripGainShift,
+        boolean pathFailureNeedsAnswer) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -361,7 +368,8 @@ public record EngineConfig(
                 true, // timeoutProbes: a retransmission timeout resends the oldest transmission only
                 true, // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
                 false, // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
-                0); // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
+                0, // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
+                true); // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -455,6 +463,7 @@ public record EngineConfig(
         private boolean bundleAcks;
         private boolean equalLengthPackets;
         private boolean timeoutProbes;
+        private boolean pathFailureNeedsAnswer;
         private boolean aimdSlowStart;
         private boolean aimdBalancedIncrease;
         private int aimdAlphaRoundTripGainShift;
@@ -515,6 +524,7 @@ public record EngineConfig(
             bundleAcks = c.bundleAcks;
             equalLengthPackets = c.equalLengthPackets;
             timeoutProbes = c.timeoutProbes;
+            pathFailureNeedsAnswer = c.pathFailureNeedsAnswer;
             aimdSlowStart = c.aimdSlowStart;
             aimdBalancedIncrease = c.aimdBalancedIncrease;
             aimdAlphaRoundTripGainShift = c.aimdAlphaRoundTripGainShift;
@@ -594,6 +604,8 @@ public record EngineConfig(
         public Builder equalLengthPackets(boolean v) { equalLengthPackets = v; return this; }
         /** Sets {@link EngineConfig#timeoutProbes}. */
         public Builder timeoutProbes(boolean v) { timeoutProbes = v; return this; }
+        /** Sets {@link EngineConfig#pathFailureNeedsAnswer}. */
+        public Builder pathFailureNeedsAnswer(boolean v) { pathFailureNeedsAnswer = v; return this; }
         /** Sets {@link EngineConfig#aimdSlowStart}. */
         public Builder aimdSlowStart(boolean v) { aimdSlowStart = v; return this; }
         /** Sets {@link EngineConfig#aimdBalancedIncrease}. */
@@ -616,7 +628,7 @@ public record EngineConfig(
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
                     aimdLossCompensationPercent, aimdLossAverageOnUnmarkedPaths, bundleAcks, equalLengthPackets, timeoutProbes,
-                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift);
+                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, pathFailureNeedsAnswer);
         }
     }
 }

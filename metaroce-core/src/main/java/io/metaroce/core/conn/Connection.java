@@ -1040,8 +1040,9 @@ public final class Connection implements ScoreboardListener {
                 // Health first: the path turns SUSPECT (or FAILED) before what timed out is queued,
                 // so that it is resent on an ACTIVE path if one exists, on the path itself
                 // otherwise [SPEC-LOSS-5], [SPEC-LOSS-7], [SPEC-PATH-10].
-                unreachable = timedOut ? health.onTimeout(p, nowNanos, this)
-                        : health.onOverdue(p, p.scoreboard.oldestSentAtNanos(), nowNanos, this);
+                long oldestSent = p.scoreboard.oldestSentAtNanos();
+                unreachable = timedOut ? health.onTimeout(p, oldestSent, answerEvidenceNanos(), nowNanos, this)
+                        : health.onOverdue(p, oldestSent, answerEvidenceNanos(), nowNanos, this);
                 // The controller learns that the path takes no new data before it hears of the
                 // losses the verdict declares: a black hole's are not random loss [SPEC-CC-25].
                 reportTakesNewData(nowNanos);
@@ -1061,7 +1062,7 @@ public final class Connection implements ScoreboardListener {
                     p.timeoutCredits = 1;
                 }
             }
-            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, this);
+            unreachable |= health.onProbeTimeout(p, nowNanos, latestAckedSentNanos, answerEvidenceNanos(), this);
             if (unreachable) {
                 // The last path in service gave up: every path has failed [SPEC-LOSS-6].
                 finish(CloseReason.PEER_UNREACHABLE, CompletionStatus.PEER_UNREACHABLE);
@@ -1070,6 +1071,15 @@ public final class Connection implements ScoreboardListener {
         }
         reportPathStates(nowNanos);
         sender.releaseDeferred(nowNanos);
+    }
+
+    /**
+     * What a path's failure takes as the peer's answer [SPEC-PATH-15]: the send time of the newest
+     * transmission acknowledged on any path ({@link PathHealth} adds answered probes when it needs
+     * them), or {@link Long#MAX_VALUE} without {@code pathFailureNeedsAnswer}: every timeout counts.
+     */
+    private long answerEvidenceNanos() {
+        return config.pathFailureNeedsAnswer() ? latestAckedSentNanos : Long.MAX_VALUE;
     }
 
     // =====================================================================================

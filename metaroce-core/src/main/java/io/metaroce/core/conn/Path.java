@@ -31,8 +31,12 @@ final class Path {
      */
     final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
     int consecutiveTimeouts;
-    /** The failure threshold of the current run of timeouts: the highest drawn during the run. */
-    int runFailureThreshold;
+    /**
+     * The failure threshold of the current run of timeouts: the highest drawn during the run, at
+     * most {@code maxConsecutiveTimeouts} (62; a byte, like {@link #answeredTimeouts}, keeps the
+     * path's footprint).
+     */
+    byte runFailureThreshold;
     /** Health, a {@link PathState} value; changed only by {@link PathHealth}. */
     int state = PathState.ACTIVE;
     /** The state last reported to the application ({@code ConnectionListener.onPathStateChanged}). */
@@ -55,6 +59,18 @@ final class Path {
      * evidence against the path [SPEC-PATH-14].
      */
     long lastTimeoutNanos = Long.MIN_VALUE;
+    /**
+     * Send time of what the first timeout of the current run judged (the path's oldest transmission
+     * then, or its probe): the path fails only once the peer answers something sent after it
+     * [SPEC-PATH-15].
+     */
+    long runSilentSinceNanos = Long.MIN_VALUE;
+    /**
+     * Timeouts of the current run counted after the peer answered something sent since
+     * {@link #runSilentSinceNanos}: the ones that count toward the path's failure [SPEC-PATH-15];
+     * at most {@code maxConsecutiveTimeouts} (62).
+     */
+    byte answeredTimeouts;
     /** Whether the congestion controller was last told this path takes new data [SPEC-PATH-14]. */
     boolean reportedTakesNewData = true;
     /** When the latest health probe went out. */

@@ -27,6 +27,9 @@ import io.metaroce.core.sack.ScoreboardListener;
  *   <li>Only fresh evidence counts: a path in doubt whose transmission goes overdue counts a
  *       timeout only if that transmission was sent after its latest counted timeout
  *       ({@link #onOverdue}, [SPEC-PATH-14]).
+ *   <li>A stall is not a path failure: a path fails only once the peer has answered something
+ *       sent after the path fell silent; a silence of the whole connection ends it instead, at
+ *       {@code maxConsecutiveTimeouts} ([SPEC-PATH-15]).
  * </ul>
  *
  * <p>Holds no reference to the endpoint or the connection; losses are reported to the listener
@@ -76,6 +79,7 @@ final class PathHealth {
      */
     void onProgress(Path p, long nowNanos) {
         p.consecutiveTimeouts = 0;
+        p.answeredTimeouts = 0;
         p.runFailureThreshold = 0;
         p.timeoutCredits = 0;
         if (p.state == PathState.ACTIVE) {
@@ -94,10 +98,18 @@ final class PathHealth {
      * A timeout without progress on {@code p}: its RTO fired, or its probe went unanswered while
      * SUSPECT. May fail the path (its losses go to {@code lost}).
      *
-     * @return whether the connection must end: {@code p} is the last path in service and has
-     *     reached {@code maxConsecutiveTimeouts}
+     * @param judgedSentNanos send time of what timed out: the oldest transmission in flight on
+     *     {@code p}, or its probe; the first timeout of a run marks where the run's silence began
+     * @param answerEvidenceNanos send time of the newest transmission acknowledged on any path of the
+     *     connection, the peer's answer with the paths' answered probes ([SPEC-PATH-15]);
+     *     {@link Long#MAX_VALUE} counts every timeout (without {@code pathFailureNeedsAnswer})
+     * @return whether the connection must end: {@code p} has reached {@code maxConsecutiveTimeouts}
+     *     and is the last path in service, or the peer answered nothing during its run
      */
-    boolean onTimeout(Path p, long nowNanos, ScoreboardListener lost) {
+    boolean onTimeout(Path p, long judgedSentNanos, long answerEvidenceNanos, long nowNanos, ScoreboardListener lost) {
+        if (p.consecutiveTimeouts == 0) {
+            p.runSilentSinceNanos = Math.min(judgedSentNanos, nowNanos);
+        }
         p.consecutiveTimeouts++;
         p.lastTimeoutNanos = nowNanos;
         if (p.state == PathState.ACTIVE) {
@@ -107,12 +119,22 @@ final class PathHealth {
         // The run is judged against the highest threshold drawn during it: the other paths' loss
         // estimate moves with each of their verdicts, and a run compared with it afresh at every
         // timeout would fail at the lowest of those draws, so the noise, not the path, would decide.
-        p.runFailureThreshold = Math.max(p.runFailureThreshold, failureThreshold(p));
-        if (others && p.state == PathState.SUSPECT && p.consecutiveTimeouts >= p.runFailureThreshold) {
+        p.runFailureThreshold = (byte) Math.max(p.runFailureThreshold, failureThreshold(p));
+        // A path fails for being silent while the peer answers: a timeout counts toward failure
+        // only once the peer has answered something sent since the path fell silent. Before, the
+        // peer or this host may have stalled, every path is as silent, and moving the path's data
+        // elsewhere would help nothing [SPEC-PATH-15].
+        if (peerAnsweredSince(p.runSilentSinceNanos, answerEvidenceNanos) && p.answeredTimeouts < Byte.MAX_VALUE) {
+            p.answeredTimeouts++;
+        }
+        boolean outOfTimeouts = p.consecutiveTimeouts >= maxConsecutiveTimeouts;
+        if (others && p.state == PathState.SUSPECT
+                && (p.answeredTimeouts >= p.runFailureThreshold || outOfTimeouts && p.answeredTimeouts > 0)) {
             fail(p, nowNanos, lost);
             return false;
         }
-        return !others && p.consecutiveTimeouts >= maxConsecutiveTimeouts;
+        // Out of timeouts with no answer from the peer at all: it is unreachable on every path.
+        return outOfTimeouts && (!others || p.answeredTimeouts == 0);
     }
 
     /**
@@ -124,11 +146,29 @@ final class PathHealth {
      *
      * @return whether the connection must end, as {@link #onTimeout}
      */
-    boolean onOverdue(Path p, long oldestSentNanos, long nowNanos, ScoreboardListener lost) {
+    boolean onOverdue(Path p, long oldestSentNanos, long answerEvidenceNanos, long nowNanos, ScoreboardListener lost) {
         if (p.state != PathState.ACTIVE && oldestSentNanos < p.lastTimeoutNanos) {
             return false;
         }
-        return onTimeout(p, nowNanos, lost);
+        return onTimeout(p, oldestSentNanos, answerEvidenceNanos, nowNanos, lost);
+    }
+
+    /**
+     * Whether the peer has answered something sent at or after {@code sinceNanos}: a transmission
+     * acknowledged ({@code answerEvidenceNanos}, the newest one's send time), or a path's latest probe.
+     * Something sent in the same drive as the silent path's transmission counts (same time).
+     */
+    private boolean peerAnsweredSince(long sinceNanos, long answerEvidenceNanos) {
+        if (answerEvidenceNanos >= sinceNanos) {
+            return true;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path o = paths.get(i);
+            if (o != null && o.probeId != 0 && o.lastProbeAckId == o.probeId && o.probeSentAtNanos >= sinceNanos) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -242,9 +282,11 @@ final class PathHealth {
      * Runs {@code p}'s probe deadline if it is due: a PROBING path goes back to FAILED with a
      * doubled probe interval; a SUSPECT path counts a timeout ({@link #onTimeout}).
      *
+     * @param answerEvidenceNanos as in {@link #onTimeout}
      * @return whether the connection must end
      */
-    boolean onProbeTimeout(Path p, long nowNanos, long latestAckedSentNanos, ScoreboardListener lost) {
+    boolean onProbeTimeout(Path p, long nowNanos, long latestAckedSentNanos, long answerEvidenceNanos,
+            ScoreboardListener lost) {
         if (nowNanos < probeDeadlineNanos(p, latestAckedSentNanos)) {
             return false;
         }
@@ -256,7 +298,7 @@ final class PathHealth {
             return false;
         }
         if (p.state == PathState.SUSPECT) {
-            return onTimeout(p, nowNanos, lost);
+            return onTimeout(p, p.probeSentAtNanos, answerEvidenceNanos, nowNanos, lost);
         }
         return false;
     }

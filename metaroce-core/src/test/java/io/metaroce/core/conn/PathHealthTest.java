@@ -271,23 +271,23 @@ class PathHealthTest {
 
         long now = 1_000_000;
         othersLose(paths, 0.3);
-        health.onTimeout(judged, now, ignored);
+        health.onTimeout(judged, 0, Long.MAX_VALUE, now, ignored);
         assertThat(judged.state).isEqualTo(PathState.SUSPECT);
         othersLose(paths, 0.1);
         for (int k = 2; k < high; k++) {
-            health.onTimeout(judged, now += 250_000, ignored);
+            health.onTimeout(judged, 0, Long.MAX_VALUE, now += 250_000, ignored);
             assertThat(judged.state).as("after %d timeouts", k).isEqualTo(PathState.SUSPECT);
         }
-        health.onTimeout(judged, now += 250_000, ignored);
+        health.onTimeout(judged, 0, Long.MAX_VALUE, now += 250_000, ignored);
         assertThat(judged.state).as("after %d timeouts", high).isEqualTo(PathState.FAILED);
 
         health.onProgress(judged, now += 1_000_000);
         assertThat(judged.state).isEqualTo(PathState.ACTIVE);
         for (int k = 1; k < low; k++) {
-            health.onTimeout(judged, now += 250_000, ignored);
+            health.onTimeout(judged, 0, Long.MAX_VALUE, now += 250_000, ignored);
             assertThat(judged.state).as("second run, after %d timeouts", k).isEqualTo(PathState.SUSPECT);
         }
-        health.onTimeout(judged, now + 250_000, ignored);
+        health.onTimeout(judged, 0, Long.MAX_VALUE, now + 250_000, ignored);
         assertThat(judged.state).as("second run, after %d timeouts", low).isEqualTo(PathState.FAILED);
     }
 
@@ -636,8 +636,11 @@ class PathHealthTest {
         String where = "seed " + seed + ", every path black-holed";
         // The fixed failure threshold: the adaptive one ([SPEC-PATH-11]) rises with the other
         // paths' losses, and with every path losing all, it reaches the connection's own limit.
+        // Every timeout counts: with [SPEC-PATH-15] a silence of every path fails none of them, and
+        // a failure beside no ACTIVE path needs an answer that left its own path SUSPECT (random
+        // loss on it), which this fixed case does not make.
         EngineConfig config = EngineConfig.defaults().toBuilder().aimdLossCutScaledByAlpha(true)
-                .pathFailureConfidenceBits(0).build();
+                .pathFailureConfidenceBits(0).pathFailureNeedsAnswer(false).build();
         List<long[]> losses = new ArrayList<>(); // {time, path, 1 if the path takes new data as the controller knows}
         boolean[] takes = {true, true, true, true};
         Events events = new Events();

@@ -38,7 +38,8 @@ import java.util.Locale;
  * The Linux socket layer: UDP sockets made and driven with libc calls through
  * {@code java.lang.foreign} ({@link LinuxSyscalls}), registered on Netty's epoll event loop
  * through its {@code IoHandle} API. Unlike Netty's own epoll datagram channel it reads the ECN
- * field of every received datagram ({@code IP_RECVTOS}), sets ECN per sent datagram, and moves
+ * field of every received datagram ({@code IP_RECVTOS}), sets ECN per sent datagram (ECT(0) as the
+ * socket's own {@code IP_TOS}, any other codepoint in a control message), and moves
  * datagrams in batches ({@code recvmmsg}, {@code sendmmsg}) without allocating, with GSO on send
  * and GRO on receive where the kernel offers them. IPv4 only.
  *

@@ -3,6 +3,7 @@ package io.metaroce.netty;
 import static io.metaroce.netty.LinuxSyscalls.AF_INET;
 import static io.metaroce.netty.LinuxSyscalls.IPPROTO_IP;
 import static io.metaroce.netty.LinuxSyscalls.IP_RECVTOS;
+import static io.metaroce.netty.LinuxSyscalls.IP_TOS;
 import static io.metaroce.netty.LinuxSyscalls.SOCKADDR_IN_BYTES;
 import static io.metaroce.netty.LinuxSyscalls.SOCK_CLOEXEC;
 import static io.metaroce.netty.LinuxSyscalls.SOCK_DGRAM;
@@ -37,7 +38,8 @@ import java.util.Locale;
  * The Linux socket layer: UDP sockets made and driven with libc calls through
  * {@code java.lang.foreign} ({@link LinuxSyscalls}), registered on Netty's epoll event loop
  * through its {@code IoHandle} API. Unlike Netty's own epoll datagram channel it reads the ECN
- * field of every received datagram ({@code IP_RECVTOS}), sets ECN per sent datagram, and moves
+ * field of every received datagram ({@code IP_RECVTOS}), sets ECN per sent datagram (ECT(0) as the
+ * socket's own {@code IP_TOS}, any other codepoint in a control message), and moves
  * datagrams in batches ({@code recvmmsg}, {@code sendmmsg}) without allocating, with GSO on send
  * and GRO on receive where the kernel offers them. IPv4 only.
  *
@@ -54,6 +56,15 @@ final class LinuxSocketLayer implements SocketLayer {
      * datagrams a run on average; with 64, into 23, 23 and 18.
      */
     static final int SEND_BATCH = 64;
+    /**
+     * The ECN codepoint each socket sets once with {@code setsockopt(IP_TOS)}: ECT(0), the one the
+     * engine asks for on every DATA and READ_REQUEST ([SPEC-PATH-7], {@code Transmit.ecn} = 2).
+     * A datagram with this codepoint then goes without an {@code IP_TOS} control message (the
+     * kernel parses none, and a batch's headers carry none); one with another codepoint (ACKs and
+     * control packets, Not-ECT) still carries its own, which overrides the socket's for that
+     * datagram. See docs/benchmarks.md, "Latency round (session 12)".
+     */
+    static final int STICKY_ECN = 2;
     static final LinuxSocketLayer INSTANCE = new LinuxSocketLayer();
     private static final Throwable UNAVAILABILITY = probe();
 
@@ -198,6 +209,8 @@ final class LinuxSocketLayer implements SocketLayer {
                 setInt(arena, state, fd, SOL_SOCKET, SO_RCVBUF, options.bufferBytes(), "SO_RCVBUF");
                 setInt(arena, state, fd, SOL_SOCKET, SO_SNDBUF, options.bufferBytes(), "SO_SNDBUF");
                 setInt(arena, state, fd, IPPROTO_IP, IP_RECVTOS, 1, "IP_RECVTOS");
+                // Where the kernel refuses a socket-wide TOS, every ECN-capable datagram carries its own.
+                int socketEcn = trySetInt(arena, state, fd, IPPROTO_IP, IP_TOS, STICKY_ECN) ? STICKY_ECN : 0;
                 boolean gro = options.gro() && trySetInt(arena, state, fd, SOL_UDP, UDP_GRO, 1);
                 MemorySegment name = arena.allocate(SOCKADDR_IN_BYTES, 8);
                 byte[] raw = address.getAddress();
@@ -214,7 +227,7 @@ final class LinuxSocketLayer implements SocketLayer {
                 }
                 int port = Short.toUnsignedInt(name.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2));
                 return new LinuxUdpSocket(fd, new InetSocketAddress(address, port), socketId, options.maxDatagramBytes(),
-                        gro, receiver, loop);
+                        gro, socketEcn, receiver, loop);
             } catch (IOException | RuntimeException e) {
                 LinuxSyscalls.close(state, fd);
                 throw e;

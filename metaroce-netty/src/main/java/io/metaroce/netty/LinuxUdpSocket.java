@@ -44,8 +44,10 @@ import java.nio.ByteOrder;
  * control message that {@code IP_RECVTOS} asks for. With GRO ({@code UDP_GRO}, where the kernel
  * has it) a slot may hold a run of datagrams coalesced by the kernel; they are handed over one by
  * one, cut at the segment size the kernel reports. Send: datagrams are queued in a second
- * batch with their destination and a per-datagram {@code IP_TOS} control message carrying the
- * ECN codepoint, and {@code sendmmsg} sends the batch on flush (or when it is full). A datagram
+ * batch with their destination, and {@code sendmmsg} sends the batch on flush (or when it is
+ * full). The socket's own {@code IP_TOS} carries the ECN codepoint of most datagrams (ECT(0),
+ * {@link LinuxSocketLayer#STICKY_ECN}, set once when the socket is made); a datagram with another
+ * codepoint carries it in an {@code IP_TOS} control message of its own. A datagram
  * the endpoint encoded in one of its {@link SendSlots} is sent from there (the batch's iovec points
  * at the slot, {@link #writeInPlace}); one given to {@link #write} is copied into the batch. Nothing is
  * allocated per datagram once every peer address has been seen. Runs of equal-length datagrams to
@@ -109,6 +111,14 @@ final class LinuxUdpSocket implements UdpSocket {
     /** Datagrams in each entry of {@link #wire}. */
     private final int[] entrySize = new int[LinuxSocketLayer.SEND_BATCH];
     private boolean gso = true;
+    /**
+     * The ECN codepoint of the socket's own {@code IP_TOS}: what a datagram sent without an
+     * {@code IP_TOS} control message carries ({@link LinuxSocketLayer#STICKY_ECN}, or 0 where the
+     * kernel refused it).
+     */
+    private final int socketEcn;
+    /** {@code sendmmsg} entries (datagrams or GSO runs) that carried an {@code IP_TOS} control message. */
+    private long tosControls;
     /** What {@link #readControl} found for the message being delivered. */
     private int receivedEcn;
     private int receivedSegmentBytes;
@@ -125,8 +135,9 @@ final class LinuxUdpSocket implements UdpSocket {
     private boolean closed;
 
     LinuxUdpSocket(int fd, InetSocketAddress localAddress, int socketId, int maxDatagramBytes, boolean gro,
-            DatagramReceiver receiver, EventLoop loop) {
+            int socketEcn, DatagramReceiver receiver, EventLoop loop) {
         this.fd = fd;
+        this.socketEcn = socketEcn;
         this.descriptor = new FileDescriptor(fd);
         this.localAddress = localAddress;
         this.socketId = socketId;
@@ -475,7 +486,9 @@ final class LinuxUdpSocket implements UdpSocket {
             int controlLength = 0;
             ByteBuffer controls = send.controlsView;
             int c = send.controlOffset(i);
-            if (ecnOf[i] != 0) {
+            if (ecnOf[i] != socketEcn) {
+                // Another codepoint than the socket's (Not-ECT included): this one overrides it.
+                tosControls++;
                 controls.putLong(c, TOS_CMSG_LEN);
                 controls.putInt(c + CMSG_LEVEL, IPPROTO_IP);
                 controls.putInt(c + CMSG_TYPE, IP_TOS);
@@ -499,6 +512,19 @@ final class LinuxUdpSocket implements UdpSocket {
             i = j + 1;
         }
         return entries;
+    }
+
+    /**
+     * Entries handed to {@code sendmmsg} (a datagram or a GSO run) that carried an {@code IP_TOS}
+     * control message: those whose ECN codepoint differs from the socket's own.
+     */
+    long tosControls() {
+        return tosControls;
+    }
+
+    /** The ECN codepoint of the socket's own {@code IP_TOS}, carried by datagrams without a control message. */
+    int socketEcn() {
+        return socketEcn;
     }
 
     /** Messages handed to {@code sendmmsg} that carried a GSO run (more than one datagram). */

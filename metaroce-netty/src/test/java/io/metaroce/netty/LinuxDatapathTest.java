@@ -197,6 +197,48 @@ class LinuxDatapathTest {
         }
     }
 
+    /**
+     * The socket's own {@code IP_TOS} is ECT(0), the engine's codepoint for data: ECT(0) datagrams,
+     * single or in GSO runs, go without a control message and still arrive ECT(0); every datagram
+     * with another codepoint (Not-ECT, ECT(1), CE) carries its own, which overrides the socket's.
+     */
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(30)
+    void ectZeroRidesOnTheSocketsOwnTosAndOtherCodepointsCarryTheirOwnControlMessage(boolean gro) throws Exception {
+        int slot = 1024;
+        try (SocketPair pair = SocketPair.open(gro, slot)) {
+            EventLoop loop = pair.loop;
+            LinuxUdpSocket a = (LinuxUdpSocket) pair.a;
+            UdpSocket b = pair.b;
+            assertThat(loop.submit(a::socketEcn).get(5, TimeUnit.SECONDS)).as("the socket's own codepoint")
+                    .isEqualTo(LinuxSocketLayer.STICKY_ECN);
+            // sendmmsg entries: a GSO run of ECT(0), Not-ECT, ECT(1), CE, a GSO run of ECT(0), a
+            // short Not-ECT, a run of short ECT(0), one short ECT(0) after a Not-ECT.
+            int[] lengths = {slot, slot, slot, slot, slot, slot, slot, slot, slot, slot, slot, slot, slot, slot, slot,
+                slot, 100, 100, 100, 100, 64, 64};
+            int[] ecns = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 1, 3, 2, 2, 2, 0, 2, 2, 2, 0, 2};
+            int otherCodepoints = 5; // entries 0, 1, 3, 0 and 0 above
+            long controlsBefore = loop.submit(a::tosControls).get(5, TimeUnit.SECONDS);
+            int dropped = loop.submit(() -> {
+                ByteBuffer buf = ByteBuffer.allocate(slot);
+                for (int i = 0; i < lengths.length; i++) {
+                    buf.putInt(0, i);
+                    buf.put(lengths[i] - 1, (byte) (i * 7));
+                    assertThat(a.write(buf, lengths[i], b.localAddress(), ecns[i])).isTrue();
+                }
+                return a.flush();
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(dropped).isZero();
+            long controls = loop.submit(a::tosControls).get(5, TimeUnit.SECONDS) - controlsBefore;
+            assertThat(controls).as("IP_TOS control messages: one per datagram whose codepoint is not ECT(0)")
+                    .isEqualTo(otherCodepoints);
+            assertThat(loop.submit(a::gsoSends).get(5, TimeUnit.SECONDS)).as("the ECT(0) runs go as GSO sends")
+                    .isGreaterThanOrEqualTo(3);
+            pair.expectInOrder(lengths, ecns, "");
+        }
+    }
+
     @ParameterizedTest(name = "receiver GRO {0}")
     @ValueSource(booleans = {true, false})
     @Timeout(30)

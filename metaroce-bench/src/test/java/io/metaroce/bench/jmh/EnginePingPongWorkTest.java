@@ -1,0 +1,58 @@
+package io.metaroce.bench.jmh;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ping-pong the instruction counter measures ({@code tools/instructions-per-packet.sh} with
+ * {@code WORK_CLASS=io.metaroce.bench.jmh.EnginePingPongWork}) is the one it claims: one ping and
+ * one echo per round trip, each a single datagram carrying the ACK of the other, every echo the
+ * round's own, nothing resent, and nothing allocated per round trip.
+ */
+class EnginePingPongWorkTest {
+
+    @Test
+    void everyRoundTripIsOnePingAndOneEchoEachOneDatagram() {
+        try (Arena arena = Arena.ofConfined()) {
+            EnginePingPongWork w = new EnginePingPongWork(64, arena);
+            w.run(1_000); // past the first round trips (the handshake's ACKs, a first ACK sent at once)
+            long[] datagrams = w.datagramsSent();
+            long[] data = w.dataPacketsSent();
+            w.run(5_000);
+            assertEquals(6_000, w.rounds());
+            assertArrayEquals(new long[] {data[0] + 5_000, data[1] + 5_000}, w.dataPacketsSent(),
+                    "one DATA packet each way per round trip");
+            assertArrayEquals(new long[] {datagrams[0] + 5_000, datagrams[1] + 5_000}, w.datagramsSent(),
+                    "one datagram each way per round trip: the ACKs ride on the DATA");
+            assertEquals("", w.problems());
+        }
+    }
+
+    @Test
+    void roundTripsAllocateNothing() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (Arena arena = Arena.ofConfined()) {
+            EnginePingPongWork w = new EnginePingPongWork(64, arena);
+            w.run(20_000);
+            long id = Thread.currentThread().threadId();
+            long before = threads.getThreadAllocatedBytes(id);
+            w.run(20_000);
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            // A few hundred bytes at most (the bean's own bookkeeping); one object per round trip would be 320,000.
+            assertTrue(allocated < 4_096, "allocated " + allocated + " bytes in 20,000 round trips");
+        }
+    }
+
+    @Test
+    void refusesMessagesTooShortForTheRoundsNumber() {
+        try (Arena arena = Arena.ofConfined()) {
+            assertThrows(IllegalArgumentException.class, () -> new EnginePingPongWork(4, arena));
+        }
+    }
+}

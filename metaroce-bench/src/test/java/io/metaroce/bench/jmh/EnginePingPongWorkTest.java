@@ -42,6 +42,7 @@ class EnginePingPongWorkTest {
             w.run(20_000);
             long id = Thread.currentThread().threadId();
             long before = threads.getThreadAllocatedBytes(id);
+            assertTrue(before > 0, "this JVM measures no thread allocation (" + before + ")");
             w.run(20_000);
             long allocated = threads.getThreadAllocatedBytes(id) - before;
             // A few hundred bytes at most (the bean's own bookkeeping); one object per round trip would be 320,000.

@@ -10,7 +10,7 @@ import bisect, collections, glob, os, re, sys
 
 out = sys.argv[1]
 rows = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-packets = int(re.search(r'(\d+) DATA packets measured', open(os.path.join(out, 'out.txt')).read()).group(1))
+packets = int(re.search(r'(\d+) (?:DATA packets|round trips) measured', open(os.path.join(out, 'out.txt')).read()).group(1))
 dumps = glob.glob(os.path.join(out, 'cg.*.2-*'))
 def total(f):
     for line in open(f):

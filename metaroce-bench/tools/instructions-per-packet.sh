@@ -12,7 +12,9 @@
 # benchmark thread's count in the second dump over the packets measured is the figure; without a
 # second dump the script fails rather than print a count. EXTRA_JVM_OPTIONS go to the JVM (e.g.
 # -XX:CompileCommand=dontinline,... to split a method's count by its callees in by-method.py). OUTDIR
-# keeps the dumps and the JIT's perf map for by-method.py.
+# keeps the dumps and the JIT's perf map for by-method.py. WORK_CLASS=io.metaroce.bench.jmh.EnginePingPongWork
+# counts a 64-byte ping-pong instead (PAYLOAD is the message size, WARMUP and PACKETS round trips; the
+# figure printed "per DATA packet" is then per round trip).
 set -e
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 if [ $# -ne 6 ]; then
@@ -23,7 +25,7 @@ fail() { echo "instructions-per-packet: $*" >&2; exit 1; }
 rm -rf "$dir"; mkdir -p "$dir"
 valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --dump-before=JVM_GC \
   --callgrind-out-file="$dir/cg.%p" "$JAVA_HOME/bin/java" -Xbatch -XX:-UsePerfData -XX:+UseSerialGC \
-  -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit $EXTRA_JVM_OPTIONS -cp "$cp" io.metaroce.bench.jmh.EnginePairWork \
+  -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit $EXTRA_JVM_OPTIONS -cp "$cp" "${WORK_CLASS:-io.metaroce.bench.jmh.EnginePairWork}" \
   "$payload" "$mode" "$warm" "$packets" "$dir/go" > "$dir/out.txt" 2> "$dir/err.txt" &
 vpid=$!
 # A failure below must not leave the JVM waiting for its go file.

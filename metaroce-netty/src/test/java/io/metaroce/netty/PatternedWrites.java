@@ -38,7 +38,9 @@ final class PatternedWrites {
             writes.add(connection.postWrite(0, off / size, source, off, size, target.remoteKey(), off));
         }
         for (CompletableFuture<Completion> w : writes) {
-            assertThat(w.get(waitSeconds, TimeUnit.SECONDS).isSuccess()).isTrue();
+            Completion done = w.get(waitSeconds, TimeUnit.SECONDS);
+            // The completion says why a WRITE failed (its status); without it a failure is a bare "false".
+            assertThat(done.isSuccess()).as("WRITE succeeded: %s", done).isTrue();
         }
         assertThat(target.segment().mismatch(source.segment())).as("first differing byte").isEqualTo(-1L);
     }

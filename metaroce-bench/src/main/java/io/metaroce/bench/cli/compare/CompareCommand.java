@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
                 + "Only ratios within one run mean much on a shared machine, and even there one run per peer "
                 + "follows the load of its minute: by default (--rounds 5) raw UDP, MetaRoCE's best variant and "
                 + "Aeron then run again in alternating short slices, and the goodput verdict is the median of "
-                + "the rounds' ratios."})
+                + "the rounds' ratios (metaroce_over_raw_udp_median in the JSON; metaroce_over_raw_udp is the "
+                + "back-to-back runs' ratio)."})
 public final class CompareCommand implements Callable<Integer> {
     /** Message sizes when no --size is given. */
     static final List<Integer> DEFAULT_SIZES = List.of(1024, 8192, 65_536);
@@ -103,11 +104,13 @@ public final class CompareCommand implements Callable<Integer> {
 
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "" + DEFAULT_ROUNDS,
             description = "Rounds for the goodput verdict (default ${DEFAULT-VALUE}; 0: none, the verdict is the "
-                    + "back-to-back runs'): after the back-to-back runs at each size, raw UDP (GSO/GRO where "
-                    + "available), MetaRoCE's best variant and Aeron mtu=4096 run again in short slices one after "
-                    + "another, the order reversed every other round; each round's ratios and their median "
-                    + "(metaroce_over_raw_udp_median, metaroce_over_aeron_median, round_results in the JSON) are "
-                    + "printed. The host's load moves between runs; slices seconds apart share it.")
+                    + "back-to-back runs'): after the back-to-back runs at each size, raw UDP (the kind, plain or "
+                    + "GSO/GRO, that won the back-to-back runs at that size: round_raw_udp), MetaRoCE's best "
+                    + "variant and Aeron mtu=4096 run again in short slices one after another, the order reversed "
+                    + "every other round; each round's ratios and their median are printed. In the JSON, "
+                    + "metaroce_over_raw_udp is the back-to-back figure (one run per peer) and "
+                    + "metaroce_over_raw_udp_median (and metaroce_over_aeron_median, round_results) the rounds' "
+                    + "verdict. The host's load moves between runs; slices seconds apart share it.")
     int rounds;
 
     @Option(names = "--round-duration", paramLabel = "S", description = "Seconds measured per slice of a round "

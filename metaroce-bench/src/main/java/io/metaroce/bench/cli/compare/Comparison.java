@@ -166,7 +166,7 @@ final class Comparison {
         if (rounds > 0 && best == null) {
             notes.add(size + " B: no MetaRoCE variant ran, so no rounds");
         } else if (rounds > 0) {
-            verdictRounds = rounds(size, best);
+            verdictRounds = rounds(size, best, Rounds.rawUdpGso(plain, gso));
         }
         return new SizeResult(size, plain, gso, variants, tcpGbps, aeronGbps, aeronBest, fullCheck, verdictRounds);
     }
@@ -177,15 +177,19 @@ final class Comparison {
             return "the back-to-back runs, one per peer (--rounds 0)";
         }
         return String.format(Locale.ROOT, "the median over %d rounds of the ratio within a round;"
-                + " a round runs raw UDP %s, MetaRoCE's best variant of the back-to-back runs (with their check)"
+                + " a round runs raw UDP of the kind that won the back-to-back runs at that size (%s;"
+                + " round_raw_udp), MetaRoCE's best variant of the back-to-back runs (with their check)"
                 + " and Aeron mtu=%d one after another, each for %.3f s after %.3f s of warm-up, the order reversed"
-                + " every other round", rounds, rawUdp.gsoSupported() ? "GSO/GRO" : "plain", AeronPeer.LIKE_MTU,
+                + " every other round", rounds, rawUdp.gsoSupported() ? "plain or GSO/GRO" : "plain, no GSO here",
+                AeronPeer.LIKE_MTU,
                 roundWindow.durationNanos() / 1e9, roundWindow.warmupNanos() / 1e9);
     }
 
-    /** The verdict's rounds at one size with MetaRoCE's {@code best} variant; see {@link Rounds}. */
-    private Rounds rounds(int size, MetarocePeer.Variant best) throws InterruptedException {
-        boolean gso = rawUdp.gsoSupported();
+    /**
+     * The verdict's rounds at one size with MetaRoCE's {@code best} variant and the raw UDP kind
+     * that won the back-to-back runs ({@code gso}, {@link Rounds#rawUdpGso}); see {@link Rounds}.
+     */
+    private Rounds rounds(int size, MetarocePeer.Variant best, boolean gso) throws InterruptedException {
         List<Rounds.Round> each = new ArrayList<>();
         for (int n = 1; n <= rounds; n++) {
             List<String> order = Rounds.order(n);

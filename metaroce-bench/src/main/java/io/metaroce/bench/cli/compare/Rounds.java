@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The goodput verdict's rounds at one message size: after the back-to-back runs, the raw UDP blast,
- * MetaRoCE's best variant of those runs and Aeron at {@code mtu=4096} run again in short slices,
+ * The goodput verdict's rounds at one message size: after the back-to-back runs, the raw UDP blast
+ * of the kind that won them ({@link #rawUdpGso}), MetaRoCE's best variant of those runs and Aeron at {@code mtu=4096} run again in short slices,
  * one after another, round after round, the order reversed every other round. On a shared host
  * the raw blast alone moved 9 to 45 Gb/s between runs minutes apart, so one back-to-back figure
  * per peer says more about the minute it ran in than about the transports; slices seconds apart
@@ -16,7 +16,8 @@ import java.util.function.Function;
  *
  * @param metaroceVariant the MetaRoCE variant the rounds ran (the back-to-back runs' best), or
  *     null when no round ran
- * @param rawUdpGso whether the raw UDP slices used GSO/GRO (else plain datagrams)
+ * @param rawUdpGso whether the raw UDP slices used GSO/GRO (else plain datagrams): the kind that
+ *     won the back-to-back runs ({@link #rawUdpGso(Double, Double)})
  * @param each the rounds in the order they ran
  */
 record Rounds(String metaroceVariant, boolean rawUdpGso, List<Round> each) {
@@ -33,6 +34,20 @@ record Rounds(String metaroceVariant, boolean rawUdpGso, List<Round> each) {
     /** Copies the list. */
     Rounds {
         each = List.copyOf(each);
+    }
+
+    /**
+     * The raw UDP kind a size's rounds run: the one that won the back-to-back runs at that size,
+     * whose figure is {@code raw_udp_gbps} (the better of plain and GSO/GRO, {@link
+     * SizeResult#rawUdpGbps()}), so that the rounds' verdict and the back-to-back ratio divide by
+     * the same blast. GSO/GRO only when it ran and beat plain datagrams; plain when neither ran.
+     *
+     * @param plainGbps the back-to-back plain blast, or null if it failed
+     * @param gsoGbps the back-to-back GSO/GRO blast, or null if it failed or GSO is not available
+     * @return whether the rounds' raw UDP slices use GSO/GRO
+     */
+    static boolean rawUdpGso(Double plainGbps, Double gsoGbps) {
+        return gsoGbps != null && (plainGbps == null || gsoGbps > plainGbps);
     }
 
     /** The slice order of round {@code number} (1-based). */

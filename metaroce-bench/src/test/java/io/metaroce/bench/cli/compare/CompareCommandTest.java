@@ -116,7 +116,8 @@ class CompareCommandTest {
         assertThat(number(text, "round_duration_s")).isCloseTo(0.25 / 3, within(1e-4));
         assertThat(number(text, "round_warmup_s")).isCloseTo(0.25 / 12, within(1e-4));
         assertThat(text).containsPattern("\"goodput_verdict_method\": \"the median over 5 rounds of the ratio within"
-                + " a round; a round runs raw UDP (GSO/GRO|plain), MetaRoCE's best variant");
+                + " a round; a round runs raw UDP of the kind that won the back-to-back runs at that size"
+                + " \\((plain or GSO/GRO|plain, no GSO here); round_raw_udp\\), MetaRoCE's best variant");
         assertThat(notes).contains("goodput verdict: the median over 5 rounds");
         assertThat(run.out).contains("goodput verdict: median of 5 rounds", "goodput verdict, median of 5 rounds:");
         assertRounds(size, notes, 5);
@@ -165,7 +166,12 @@ class CompareCommandTest {
     private static void assertRounds(String size, String notes, int count) {
         String variant = string(size, "metaroce_variant");
         assertThat(string(size, "round_metaroce_variant")).isEqualTo(variant);
-        assertThat(string(size, "round_raw_udp")).isIn("gso", "plain");
+        String kind = string(size, "round_raw_udp");
+        assertThat(kind).isIn("gso", "plain");
+        // The rounds run the raw UDP kind that won the back-to-back runs, whose figure raw_udp_gbps is.
+        assertThat(number(size, kind.equals("gso") ? "raw_udp_gso_gbps" : "raw_udp_plain_gbps"))
+                .as("round_raw_udp %s: its back-to-back figure is raw_udp_gbps", kind)
+                .isEqualTo(number(size, "raw_udp_gbps"));
         Matcher m = Pattern.compile("\\{\"round\": (\\d+), \"order\": \\[([^\\]]*)], \"raw_udp_gbps\": (null|[0-9.]+), "
                 + "\"metaroce_gbps\": (null|[0-9.]+), \"aeron_gbps\": (null|[0-9.]+), "
                 + "\"metaroce_over_raw_udp\": (null|[0-9.]+), \"metaroce_over_aeron\": (null|[0-9.]+)}").matcher(size);

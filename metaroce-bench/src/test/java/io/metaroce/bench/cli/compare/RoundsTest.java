@@ -3,7 +3,9 @@ package io.metaroce.bench.cli.compare;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
@@ -20,6 +22,24 @@ class RoundsTest {
         assertThat(Rounds.order(2)).containsExactly("aeron", "metaroce", "raw_udp");
         assertThat(Rounds.order(3)).isEqualTo(Rounds.order(1));
         assertThat(Rounds.order(4)).isEqualTo(Rounds.order(2));
+    }
+
+    @Test
+    void theRoundsRunTheRawUdpKindThatWonTheBackToBackRuns() {
+        assertThat(Rounds.rawUdpGso(1.2, 27.4)).as("GSO/GRO beat plain").isTrue();
+        assertThat(Rounds.rawUdpGso(9.0, 3.5)).as("plain beat GSO/GRO").isFalse();
+        assertThat(Rounds.rawUdpGso(4.0, 4.0)).as("a tie: plain, GSO did not win").isFalse();
+        assertThat(Rounds.rawUdpGso(null, 3.5)).as("plain failed").isTrue();
+        assertThat(Rounds.rawUdpGso(2.0, null)).as("no GSO here, or it failed").isFalse();
+        assertThat(Rounds.rawUdpGso(null, null)).as("neither ran").isFalse();
+        // The kind is the one raw_udp_gbps reports: the better of the two.
+        for (double[] pair : new double[][] {{1.2, 27.4}, {9.0, 3.5}, {4.0, 4.0}}) {
+            SizeResult s = new SizeResult(1024, pair[0], pair[1], Map.of("SEND, 1 path", 1.0), null, null,
+                    null);
+            assertThat(Rounds.rawUdpGso(pair[0], pair[1]) ? s.rawUdpGsoGbps() : s.rawUdpPlainGbps())
+                    .as("the rounds' kind's back-to-back figure for %s", Arrays.toString(pair))
+                    .isEqualTo(s.rawUdpGbps());
+        }
     }
 
     @Test

@@ -61,6 +61,10 @@ import io.metaroce.core.wire.WireConstants;
  * @param pathProbeIntervalNanos first interval between the PATH_PROBEs of a FAILED path; doubles
  *     after each unanswered probe
  * @param pathProbeMaxIntervalNanos ceiling of that interval
+ * @param pathRateWindowNanos the window of each path's send rate ({@code PathStats.sendRateBytesPerSecond}):
+ *     the bytes sent in the current aligned interval of this length plus the previous interval's,
+ *     prorated by its part still inside the window ending at the read; a power of two, so that a
+ *     sent packet finds its interval with a shift ([SPEC-PATH-8])
  * @param receiveCapacityBytesPerSecond capacity this endpoint divides max-min fairly among the
  *     connections sending to it, in datagram bytes per second, announced in every ACK as the
  *     sender's rate hint; 0 turns the allocator off (every hint 0: no limit)
@@ -226,7 +230,8 @@ public record EngineConfig(
         boolean aimdSlowStart,
         boolean aimdBalancedIncrease,
         int aimdAlphaRoundTripGainShift,
-        boolean pathFailureNeedsAnswer) {
+        boolean pathFailureNeedsAnswer,
+        long pathRateWindowNanos) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -236,6 +241,10 @@ public record EngineConfig(
     public static final long MAX_AIMD_WINDOW_BYTES = 1L << 40;
     /** Largest {@code receiveCapacityBytesPerSecond}: 2^38 bytes/s (about 2.2 Tbit/s), so shares sum exactly. */
     public static final long MAX_RECEIVE_CAPACITY_BYTES_PER_SECOND = 1L << 38;
+    /** Smallest {@code pathRateWindowNanos}: 2^10 ns (about 1 us). */
+    public static final long MIN_PATH_RATE_WINDOW_NANOS = 1L << 10;
+    /** Largest {@code pathRateWindowNanos}: 2^34 ns (about 17 s). */
+    public static final long MAX_PATH_RATE_WINDOW_NANOS = 1L << 34;
 
     /** Validates every field; throws {@link IllegalArgumentException} naming the field and the rule. */
     public EngineConfig {
@@ -292,6 +301,11 @@ public record EngineConfig(
         range("pathFailureTimeouts", pathFailureTimeouts, 1, 62);
         range("pathFailureConfidenceBits", pathFailureConfidenceBits, 0, 30);
         positive("pathProbeIntervalNanos", pathProbeIntervalNanos);
+        if (pathRateWindowNanos < MIN_PATH_RATE_WINDOW_NANOS || pathRateWindowNanos > MAX_PATH_RATE_WINDOW_NANOS
+                || Long.bitCount(pathRateWindowNanos) != 1) {
+            throw new IllegalArgumentException("pathRateWindowNanos is " + pathRateWindowNanos
+                    + " but must be a power of two in [" + MIN_PATH_RATE_WINDOW_NANOS + ", " + MAX_PATH_RATE_WINDOW_NANOS + "]");
+        }
         if (pathProbeMaxIntervalNanos < pathProbeIntervalNanos) {
             throw new IllegalArgumentException("pathProbeMaxIntervalNanos (" + pathProbeMaxIntervalNanos
                     + ") must be >= pathProbeIntervalNanos (" + pathProbeIntervalNanos + ")");
@@ -369,7 +383,8 @@ public record EngineConfig(
                 true, // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
                 false, // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
                 0, // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
-                true); // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
+                true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
+                1L << 20); // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -446,6 +461,7 @@ public record EngineConfig(
         private long fairSharePeriodNanos;
         private int aimdPacingGainPercent;
         private long pacingBurstBytes;
+        private long pathRateWindowNanos;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
         private int aimdSharedMarkCutPercent;
@@ -507,6 +523,7 @@ public record EngineConfig(
             fairSharePeriodNanos = c.fairSharePeriodNanos;
             aimdPacingGainPercent = c.aimdPacingGainPercent;
             pacingBurstBytes = c.pacingBurstBytes;
+            pathRateWindowNanos = c.pathRateWindowNanos;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdSharedMarkCutPercent = c.aimdSharedMarkCutPercent;
@@ -570,6 +587,8 @@ public record EngineConfig(
         public Builder fairSharePeriodNanos(long v) { fairSharePeriodNanos = v; return this; }
         public Builder aimdPacingGainPercent(int v) { aimdPacingGainPercent = v; return this; }
         public Builder pacingBurstBytes(long v) { pacingBurstBytes = v; return this; }
+        /** Sets {@link EngineConfig#pathRateWindowNanos}. */
+        public Builder pathRateWindowNanos(long v) { pathRateWindowNanos = v; return this; }
         /** Sets {@link EngineConfig#aimdLossCutScaledByAlpha}. */
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
@@ -628,7 +647,8 @@ public record EngineConfig(
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
                     aimdLossCompensationPercent, aimdLossAverageOnUnmarkedPaths, bundleAcks, equalLengthPackets, timeoutProbes,
-                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, pathFailureNeedsAnswer);
+                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, pathFailureNeedsAnswer,
+                    pathRateWindowNanos);
         }
     }
 }

@@ -493,9 +493,10 @@ public final class UdpEndpoint implements AutoCloseable {
         return callOnLoop(() -> {
             Connection core = connection.core();
             PathStats[] out = new PathStats[core.pathCount()];
+            long now = now();
             for (int i = 0; i < out.length; i++) {
                 PathStats p = new PathStats();
-                out[i] = core.readPathStats(i, p) ? p : null;
+                out[i] = core.readPathStats(i, p, now) ? p : null;
             }
             return out;
         });

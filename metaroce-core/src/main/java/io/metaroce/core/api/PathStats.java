@@ -51,8 +51,10 @@ public final class PathStats {
     /** Health PATH_PROBEs sent on the path. */
     public long probesSent;
     /**
-     * The path's send rate over its last measurement window (at least one smoothed RTT), datagram
-     * bytes per second; the path's utilisation is this rate over the connection's total.
+     * The path's send rate, datagram bytes per second of its DATA and READ_REQUEST packets, over the
+     * {@code EngineConfig.pathRateWindowNanos} ending at the time of the read (the previous aligned
+     * interval's bytes prorated, [SPEC-PATH-8]); 0 once the path has sent nothing for two windows.
+     * The path's utilisation is this rate over the sum of the connection's paths' rates.
      */
     public long sendRateBytesPerSecond;
 

@@ -233,11 +233,26 @@ public final class Connection implements ScoreboardListener {
     }
 
     /**
-     * Copies path {@code pathId}'s counters and telemetry into {@code out}.
+     * Copies path {@code pathId}'s counters and telemetry into {@code out}, the send rate as of the
+     * latest time the endpoint was given (the last {@code nowNanos} of its {@code handleDatagram},
+     * {@code handleTimeout} or {@code pollTransmit}). While nothing happens that time does not move,
+     * so a driver that reads an idle connection passes its clock to
+     * {@link #readPathStats(int, io.metaroce.core.api.PathStats, long)} instead.
      *
      * @return false (and {@code out} untouched) if the path is not open
      */
     public boolean readPathStats(int pathId, io.metaroce.core.api.PathStats out) {
+        return readPathStats(pathId, out, endpoint.latestNanos());
+    }
+
+    /**
+     * Copies path {@code pathId}'s counters and telemetry into {@code out}, the send rate
+     * ({@code sendRateBytesPerSecond}) measured over the {@code EngineConfig.pathRateWindowNanos}
+     * ending at {@code nowNanos} [SPEC-PATH-8].
+     *
+     * @return false (and {@code out} untouched) if the path is not open
+     */
+    public boolean readPathStats(int pathId, io.metaroce.core.api.PathStats out, long nowNanos) {
         Path p = pathId >= 0 ? paths.get(pathId) : null;
         if (p == null) {
             return false;
@@ -263,8 +278,13 @@ public final class Connection implements ScoreboardListener {
         out.consecutiveTimeouts = p.consecutiveTimeouts;
         out.failures = p.failures;
         out.probesSent = p.probesSent;
-        out.sendRateBytesPerSecond = p.sendRateBytesPerSecond;
+        out.sendRateBytesPerSecond = p.sendRateBytesPerSecond(nowNanos);
         return true;
+    }
+
+    /** The owner this connection's DATA packets give the endpoint codec's header template. */
+    Object dataTemplateOwner() {
+        return emitter;
     }
 
     /** Path {@code pathId}'s health, a {@link PathState} value, or -1 if the path is not open. */

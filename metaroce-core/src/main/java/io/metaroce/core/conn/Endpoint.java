@@ -409,6 +409,16 @@ public final class Endpoint {
 
     // ---- callbacks from connections ----
 
+    /** The latest time the endpoint was given (its clock as far as it knows). */
+    long latestNanos() {
+        return latestNanos;
+    }
+
+    /** Whether the codec's DATA header template belongs to connection {@code c} (for tests of its release). */
+    boolean dataTemplateHeldBy(Connection c) {
+        return codec.holdsDataTemplateOf(c.dataTemplateOwner());
+    }
+
     void connectionEstablished(Connection c) {
         events.add(c, ConnectionEvents.CONNECTED);
     }
@@ -421,7 +431,13 @@ public final class Endpoint {
         events.add(c, ConnectionEvents.PATH_STATE, pathId, state);
     }
 
+    /**
+     * {@code c} closed. The codec's DATA header template is forgotten if it is still that
+     * connection's, so that the codec does not keep a closed connection's emitter and stats
+     * reachable until the next DATA packet.
+     */
     void connectionClosed(Connection c) {
+        codec.forgetDataTemplateOf(c.dataTemplateOwner());
         events.add(c, ConnectionEvents.CLOSED);
         sweepNeeded = true;
     }

@@ -83,10 +83,20 @@ final class Path {
     long failures;
     /** Health probes sent on this path. */
     long probesSent;
-    /** Send rate over the last completed measurement window, datagram bytes per second. */
-    long sendRateBytesPerSecond;
-    private long rateWindowStartNanos = Long.MIN_VALUE;
-    private long rateWindowStartBytes;
+    /*
+     * Send rate [SPEC-PATH-8]: time is cut into intervals of 2^rateWindowShift ns aligned on 0; the
+     * path keeps the bytes sent in the latest interval it sent in and in the interval before that
+     * one. Three longs and a byte (in the object's padding), and a shift per packet, whatever the
+     * traffic: no ring of samples.
+     */
+    /** Index ({@code nowNanos >> rateWindowShift}) of the latest interval the path sent in. */
+    private long rateInterval = Long.MIN_VALUE;
+    /** Bytes sent in interval {@link #rateInterval}. */
+    private long rateIntervalBytes;
+    /** Bytes sent in interval {@code rateInterval - 1}. */
+    private long ratePreviousIntervalBytes;
+    /** log2 of {@code EngineConfig.pathRateWindowNanos}. */
+    private final byte rateWindowShift;
     long reportedEctCount;
     long reportedCeCount;
 
@@ -113,26 +123,49 @@ final class Path {
         this.rtt = new RttEstimator(config.initialRttNanos());
         this.spurious = new SpuriousLossDetector();
         this.receiveTracker = new PathReceiveTracker(config.ackRepeatAboveLossPercent(), config.ackEachPacketAfterGap());
+        this.rateWindowShift = (byte) Long.numberOfTrailingZeros(config.pathRateWindowNanos());
     }
 
-    /**
-     * Accounts a datagram sent on the path at {@code nowNanos} and closes the rate measurement
-     * window once it spans at least one smoothed RTT (and 10 us, so tiny RTTs do not make it noisy).
-     */
+    /** Accounts a datagram of {@code datagramBytes} sent on the path at {@code nowNanos}. */
     void countSent(int datagramBytes, long nowNanos) {
         packetsSent++;
         bytesSent += datagramBytes;
-        if (rateWindowStartNanos == Long.MIN_VALUE) {
-            rateWindowStartNanos = nowNanos;
-            rateWindowStartBytes = bytesSent - datagramBytes;
-            return;
+        long interval = nowNanos >> rateWindowShift;
+        if (interval > rateInterval) {
+            ratePreviousIntervalBytes = interval == rateInterval + 1 ? rateIntervalBytes : 0;
+            rateInterval = interval;
+            rateIntervalBytes = 0;
         }
-        long elapsed = nowNanos - rateWindowStartNanos;
-        if (elapsed >= Math.max(rtt.smoothedNanos(), 10_000L)) {
-            sendRateBytesPerSecond = (long) ((bytesSent - rateWindowStartBytes) * 1e9 / elapsed);
-            rateWindowStartNanos = nowNanos;
-            rateWindowStartBytes = bytesSent;
+        // A time before the latest interval (a driver's clock is not monotonic) counts in the latest.
+        rateIntervalBytes += datagramBytes;
+    }
+
+    /**
+     * The path's send rate at {@code nowNanos}, datagram bytes per second [SPEC-PATH-8]: with W the
+     * window, the bytes sent in the current W-aligned interval, plus those of the interval before,
+     * prorated by the part of it inside the W ending at {@code nowNanos}, over W. It falls to 0 two
+     * windows after the path last sent. A time before the latest interval the path sent in reads
+     * as the start of that interval.
+     */
+    long sendRateBytesPerSecond(long nowNanos) {
+        long interval = nowNanos >> rateWindowShift;
+        long current;
+        long previous;
+        long into;
+        if (interval <= rateInterval) {
+            current = rateIntervalBytes;
+            previous = ratePreviousIntervalBytes;
+            into = Math.max(0, nowNanos - (rateInterval << rateWindowShift));
+        } else if (interval == rateInterval + 1) {
+            current = 0;
+            previous = rateIntervalBytes;
+            into = nowNanos - (interval << rateWindowShift);
+        } else {
+            return 0;
         }
+        long window = 1L << rateWindowShift;
+        double bytes = current + (double) previous * (window - into) / window;
+        return (long) (bytes * 1e9 / window);
     }
 
     long rtoNanos(EngineConfig config) {

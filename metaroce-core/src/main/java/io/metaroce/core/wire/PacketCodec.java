@@ -691,6 +691,21 @@ public final class PacketCodec {
         templateOwner = null;
     }
 
+    /**
+     * Forgets the DATA header template if {@code owner} filled it, so that the codec no longer keeps
+     * {@code owner} reachable (call it when the owner, a connection, goes away).
+     */
+    public void forgetDataTemplateOf(Object owner) {
+        if (templateOwner == owner) {
+            templateOwner = null;
+        }
+    }
+
+    /** Whether the DATA header template is {@code owner}'s (whatever its key). */
+    public boolean holdsDataTemplateOf(Object owner) {
+        return owner != null && templateOwner == owner;
+    }
+
     /** The DATA header fields that change from packet to packet of one message. */
     private static void putPacketFields(byte[] h, Packet p) {
         putShort(h, OFF_PATH_ID, p.pathId);

@@ -643,6 +643,7 @@ public final class Connection implements ScoreboardListener {
         if (sentAtNanos > latestAckedSentNanos) {
             latestAckedSentNanos = sentAtNanos;
         }
+        peerAnswered(sentAtNanos, inputNanos);
         sender.onTransmissionAcked(pathId, csn, bytes, sentAtNanos, inputNanos, endpoint);
     }
 
@@ -652,6 +653,12 @@ public final class Connection implements ScoreboardListener {
         if (latestSent > latestAckedSentNanos) {
             latestAckedSentNanos = latestSent;
         }
+        peerAnswered(latestSent, inputNanos);
+    }
+
+    /** The peer answered, at {@code nowNanos}, something this side sent at {@code sentAtNanos} [SPEC-PATH-15]. */
+    private void peerAnswered(long sentAtNanos, long nowNanos) {
+        health.onPeerAnswered(sentAtNanos, nowNanos, config.pathFailureNeedsAnswer());
     }
 
     @Override
@@ -678,7 +685,8 @@ public final class Connection implements ScoreboardListener {
     }
 
     private void onNak(long nowNanos, Packet p) {
-        sender.onNak(nowNanos, p, endpoint);
+        // A refused transmission arrived: the peer answers, whatever it thought of it [SPEC-PATH-15].
+        peerAnswered(sender.onNak(nowNanos, p, endpoint), nowNanos);
         maybeFinishClosePending();
     }
 
@@ -717,6 +725,8 @@ public final class Connection implements ScoreboardListener {
             path.lastProbeAckId = p.probeId;
             path.rtt.update(nowNanos - p.timestampNanos);
         }
+        // The echoed send time of a probe or keep-alive: never later than now, whatever the peer wrote.
+        peerAnswered(Math.min(p.timestampNanos, nowNanos), nowNanos);
         health.onProbeAck(path, p.probeId, nowNanos);
         reportPathStates(nowNanos);
     }
@@ -1095,11 +1105,11 @@ public final class Connection implements ScoreboardListener {
 
     /**
      * What a path's failure takes as the peer's answer [SPEC-PATH-15]: the send time of the newest
-     * transmission acknowledged on any path ({@link PathHealth} adds answered probes when it needs
-     * them), or {@link Long#MAX_VALUE} without {@code pathFailureNeedsAnswer}: every timeout counts.
+     * thing the peer answered on any path (acknowledged, NAKed, or a probe's PROBE_ACK), or
+     * {@link Long#MAX_VALUE} without {@code pathFailureNeedsAnswer}: every timeout counts.
      */
     private long answerEvidenceNanos() {
-        return config.pathFailureNeedsAnswer() ? latestAckedSentNanos : Long.MAX_VALUE;
+        return config.pathFailureNeedsAnswer() ? health.latestAnsweredSentNanos() : Long.MAX_VALUE;
     }
 
     // =====================================================================================

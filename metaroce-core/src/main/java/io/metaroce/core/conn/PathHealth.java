@@ -41,22 +41,30 @@ final class PathHealth {
 
     private final Paths paths;
     private final CongestionController congestion;
-    private final int failureTimeouts;
-    private final int confidenceBits;
-    private final int maxConsecutiveTimeouts;
+    // Bytes (validated: at most 62 and 30) leave room for latestAnsweredSentNanos within the
+    // connection's footprint budget (StateFootprintTest).
+    private final byte failureTimeouts;
+    private final byte confidenceBits;
+    private final byte maxConsecutiveTimeouts;
     private final long probeIntervalNanos;
     private final long probeMaxIntervalNanos;
     private final long maxAckDelayNanos;
     private final long minRtoNanos;
     private final long overdueFloorNanos;
     private final long maxRtoNanos;
+    /**
+     * Send time of the newest thing the peer answered on any path: a transmission acknowledged or
+     * refused by a NAK (it arrived), or a probe or keep-alive whose PROBE_ACK came back. A path's
+     * timeouts count toward its failure only once this passes the start of its silence [SPEC-PATH-15].
+     */
+    private long latestAnsweredSentNanos = Long.MIN_VALUE;
 
     PathHealth(EngineConfig config, Paths paths, CongestionController congestion) {
         this.paths = paths;
         this.congestion = congestion;
-        this.maxConsecutiveTimeouts = config.maxConsecutiveTimeouts();
-        this.failureTimeouts = Math.min(config.pathFailureTimeouts(), config.maxConsecutiveTimeouts());
-        this.confidenceBits = config.pathFailureConfidenceBits();
+        this.maxConsecutiveTimeouts = (byte) config.maxConsecutiveTimeouts();
+        this.failureTimeouts = (byte) Math.min(config.pathFailureTimeouts(), config.maxConsecutiveTimeouts());
+        this.confidenceBits = (byte) config.pathFailureConfidenceBits();
         this.probeIntervalNanos = config.pathProbeIntervalNanos();
         this.probeMaxIntervalNanos = config.pathProbeMaxIntervalNanos();
         this.maxAckDelayNanos = config.maxAckDelayNanos();
@@ -100,8 +108,8 @@ final class PathHealth {
      *
      * @param judgedSentNanos send time of what timed out: the oldest transmission in flight on
      *     {@code p}, or its probe; the first timeout of a run marks where the run's silence began
-     * @param answerEvidenceNanos send time of the newest transmission acknowledged on any path of the
-     *     connection, the peer's answer with the paths' answered probes ([SPEC-PATH-15]);
+     * @param answerEvidenceNanos send time of the newest thing the peer answered on any path of the
+     *     connection: a transmission acknowledged or NAKed, or a probe or keep-alive ([SPEC-PATH-15]);
      *     {@link Long#MAX_VALUE} counts every timeout (without {@code pathFailureNeedsAnswer})
      * @return whether the connection must end: {@code p} has reached {@code maxConsecutiveTimeouts}
      *     and is the last path in service, or the peer answered nothing during its run
@@ -124,7 +132,7 @@ final class PathHealth {
         // only once the peer has answered something sent since the path fell silent. Before, the
         // peer or this host may have stalled, every path is as silent, and moving the path's data
         // elsewhere would help nothing [SPEC-PATH-15].
-        if (peerAnsweredSince(p.runSilentSinceNanos, answerEvidenceNanos) && p.answeredTimeouts < Byte.MAX_VALUE) {
+        if (answerEvidenceNanos >= p.runSilentSinceNanos && p.answeredTimeouts < Byte.MAX_VALUE) {
             p.answeredTimeouts++;
         }
         boolean outOfTimeouts = p.consecutiveTimeouts >= maxConsecutiveTimeouts;
@@ -135,6 +143,41 @@ final class PathHealth {
         }
         // Out of timeouts with no answer from the peer at all: it is unreachable on every path.
         return outOfTimeouts && (!others || p.answeredTimeouts == 0);
+    }
+
+    /** See {@link #latestAnsweredSentNanos}. */
+    long latestAnsweredSentNanos() {
+        return latestAnsweredSentNanos;
+    }
+
+    /**
+     * The peer answered, at {@code nowNanos}, something sent at {@code answeredSentNanos}
+     * [SPEC-PATH-15]; with {@code needsAnswer} ({@code pathFailureNeedsAnswer}) the newest answer
+     * may count a path's latest timeout. A path whose run of
+     * timeouts has no answer yet, silent since at or before then, has its latest timeout counted
+     * after all if the answer came within the path's overdue interval of it: the peer answered
+     * promptly what was sent at that timeout (what it resent on another path), the silence was the
+     * path's. Without this a path that carried all the traffic would fail one doubled RTO later
+     * than without the rule: its first timeout finds no answer yet, the answer to its resend comes
+     * microseconds after. An answer that comes later (a peer that stalled, then answers what was
+     * sent after it resumed) counts no earlier timeout.
+     */
+    void onPeerAnswered(long answeredSentNanos, long nowNanos, boolean needsAnswer) {
+        if (answeredSentNanos <= latestAnsweredSentNanos) {
+            return;
+        }
+        latestAnsweredSentNanos = answeredSentNanos;
+        if (!needsAnswer) {
+            return;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null && p.consecutiveTimeouts > 0 && p.answeredTimeouts == 0
+                    && answeredSentNanos >= p.runSilentSinceNanos
+                    && nowNanos - p.lastTimeoutNanos <= overdueNanos(p)) {
+                p.answeredTimeouts = 1;
+            }
+        }
     }
 
     /**
@@ -151,24 +194,6 @@ final class PathHealth {
             return false;
         }
         return onTimeout(p, oldestSentNanos, answerEvidenceNanos, nowNanos, lost);
-    }
-
-    /**
-     * Whether the peer has answered something sent at or after {@code sinceNanos}: a transmission
-     * acknowledged ({@code answerEvidenceNanos}, the newest one's send time), or a path's latest probe.
-     * Something sent in the same drive as the silent path's transmission counts (same time).
-     */
-    private boolean peerAnsweredSince(long sinceNanos, long answerEvidenceNanos) {
-        if (answerEvidenceNanos >= sinceNanos) {
-            return true;
-        }
-        for (int i = 0; i < paths.count(); i++) {
-            Path o = paths.get(i);
-            if (o != null && o.probeId != 0 && o.lastProbeAckId == o.probeId && o.probeSentAtNanos >= sinceNanos) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

@@ -337,26 +337,34 @@ final class Sender {
         }
     }
 
-    void onNak(long nowNanos, Packet p, Endpoint endpoint) {
+    /**
+     * A NAK refused a transmission.
+     *
+     * @return the send time of the transmission it cancelled (it arrived: the peer answered it
+     *     [SPEC-PATH-15]), or {@link Long#MIN_VALUE} if none was in flight
+     */
+    long onNak(long nowNanos, Packet p, Endpoint endpoint) {
         stats.naksReceived++;
         Path path = paths.get(p.pathId);
         if (path == null) {
             stats.unknownPathPackets++;
         }
         long csn = p.refusedConnectionSequence;
+        long answeredSentNanos = Long.MIN_VALUE;
         if (path != null) {
             int bytes = path.scoreboard.cancel(p.refusedPathSequence, csn);
             if (bytes >= 0) {
+                answeredSentNanos = path.scoreboard.sentAtNanosOf(p.refusedPathSequence);
                 packets.transmissionResolved(csn);
                 congestion.onPacketDiscarded(path.id, bytes, nowNanos);
             }
         }
         if (packets.state(csn) != PacketTable.OUTSTANDING) {
-            return;
+            return answeredSentNanos;
         }
         int w = packets.owner(csn);
         if (work.generation[w] != packets.ownerGeneration(csn) || work.done[w]) {
-            return;
+            return answeredSentNanos;
         }
         switch (p.nakCode) {
             case NakCode.RECEIVER_NOT_READY -> {
@@ -375,6 +383,7 @@ final class Sender {
             case NakCode.REMOTE_ACCESS_ERROR -> abandon(w, CompletionStatus.REMOTE_ACCESS_ERROR, endpoint);
             default -> abandon(w, CompletionStatus.REMOTE_INVALID_REQUEST, endpoint);
         }
+        return answeredSentNanos;
     }
 
     /**

@@ -315,7 +315,9 @@ public final class SendScoreboard {
      * Removes a transmission without a verdict (the receiver refused it with a NAK: it arrived, but
      * neither an acknowledgement nor a loss is due).
      *
-     * @return the bytes it took, or -1 if it was not in flight or did not carry {@code csn}
+     * @return the bytes it took, or -1 if it was not in flight or did not carry {@code csn}; after a
+     *     cancel, {@link #sentAtNanosOf} still reports its send time (the slot is only reused by a
+     *     later transmission)
      */
     public int cancel(long psn, long csn) {
         if (psn < lowest || psn >= next) {

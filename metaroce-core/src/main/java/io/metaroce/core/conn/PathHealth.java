@@ -58,6 +58,12 @@ final class PathHealth {
      * timeouts count toward its failure only once this passes the start of its silence [SPEC-PATH-15].
      */
     private long latestAnsweredSentNanos = Long.MIN_VALUE;
+    /**
+     * Whether some path may be in a run of timeouts none of which counted yet (set when a timeout
+     * leaves one so, cleared when {@link #onPeerAnswered} finds none): almost every ACK moves
+     * {@link #latestAnsweredSentNanos}, and without this each would walk the paths for nothing.
+     */
+    private boolean unansweredRunPossible;
 
     PathHealth(EngineConfig config, Paths paths, CongestionController congestion) {
         this.paths = paths;
@@ -135,6 +141,9 @@ final class PathHealth {
         if (answerEvidenceNanos >= p.runSilentSinceNanos && p.answeredTimeouts < Byte.MAX_VALUE) {
             p.answeredTimeouts++;
         }
+        if (p.answeredTimeouts == 0) {
+            unansweredRunPossible = true;
+        }
         boolean outOfTimeouts = p.consecutiveTimeouts >= maxConsecutiveTimeouts;
         if (others && p.state == PathState.SUSPECT
                 && (p.answeredTimeouts >= p.runFailureThreshold || outOfTimeouts && p.answeredTimeouts > 0)) {
@@ -167,17 +176,22 @@ final class PathHealth {
             return;
         }
         latestAnsweredSentNanos = answeredSentNanos;
-        if (!needsAnswer) {
+        if (!needsAnswer || !unansweredRunPossible) {
             return;
         }
+        boolean stillUnanswered = false;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
-            if (p != null && p.consecutiveTimeouts > 0 && p.answeredTimeouts == 0
-                    && answeredSentNanos >= p.runSilentSinceNanos
-                    && nowNanos - p.lastTimeoutNanos <= overdueNanos(p)) {
-                p.answeredTimeouts = 1;
+            if (p != null && p.consecutiveTimeouts > 0 && p.answeredTimeouts == 0) {
+                if (answeredSentNanos >= p.runSilentSinceNanos
+                        && nowNanos - p.lastTimeoutNanos <= overdueNanos(p)) {
+                    p.answeredTimeouts = 1;
+                } else {
+                    stillUnanswered = true;
+                }
             }
         }
+        unansweredRunPossible = stillUnanswered;
     }
 
     /**

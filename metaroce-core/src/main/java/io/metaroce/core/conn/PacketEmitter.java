@@ -81,13 +81,7 @@ final class PacketEmitter {
     boolean emit(Transmit out, Packet p, PacketCodec codec, Path path, int ecn, ByteBuffer payload, int payloadIndex,
             long nowNanos) {
         out.length = codec.encode(p, out.buffer, 0, payload, payloadIndex);
-        out.localSocket = path.localSocket;
-        out.remoteAddress = path.remoteAddress;
-        out.pathId = path.id;
-        out.ecn = ecn;
-        lastSendNanos = nowNanos;
-        stats.packetsSent++;
-        stats.bytesSent += out.length;
+        sent(out, path, ecn, nowNanos);
         return true;
     }
 }

@@ -510,17 +510,8 @@ public final class PacketCodec {
 
         switch (type) {
             case PacketType.DATA -> {
-                h[32] = (byte) p.opcode;
-                h[33] = (byte) p.dataFlags;
-                putShort(h, 34, 0);
-                putInt(h, 36, p.streamId);
-                putLong(h, 40, p.messageSequence);
-                putLong(h, 48, p.receiveSequence);
-                putLong(h, 56, p.messageLength);
+                putDataMessageFields(h, p);
                 putLong(h, 64, p.payloadMessageOffset);
-                putLong(h, 72, p.remoteOffset);
-                putInt(h, 80, p.remoteKey);
-                putInt(h, 84, p.immediate);
                 putLong(h, 88, p.timestampNanos);
                 putLong(h, 96, p.sequenceFloor);
             }
@@ -643,6 +634,23 @@ public final class PacketCodec {
         h[OFF_TYPE] = (byte) PacketType.DATA;
         putShort(h, OFF_HDR_RESERVED, 0);
         putLong(h, OFF_DCID, p.destinationConnectionId);
+        putDataMessageFields(h, p);
+        putPacketFields(h, p);
+        finishData(h, length, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        if (owner != null) {
+            templateOwner = owner;
+            templateKey = key;
+            templateDestination = p.destinationConnectionId;
+        }
+        return length;
+    }
+
+    /**
+     * The DATA header fields that belong to the message, the same for each of its packets (opcode,
+     * DATA flags, stream, message and receive sequence, length, remote offset and key, immediate):
+     * written by {@link #encode} and once per message into the template by {@link #encodeData}.
+     */
+    private static void putDataMessageFields(byte[] h, Packet p) {
         h[32] = (byte) p.opcode;
         h[33] = (byte) p.dataFlags;
         putShort(h, 34, 0);
@@ -653,14 +661,6 @@ public final class PacketCodec {
         putLong(h, 72, p.remoteOffset);
         putInt(h, 80, p.remoteKey);
         putInt(h, 84, p.immediate);
-        putPacketFields(h, p);
-        finishData(h, length, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
-        if (owner != null) {
-            templateOwner = owner;
-            templateKey = key;
-            templateDestination = p.destinationConnectionId;
-        }
-        return length;
     }
 
     /**

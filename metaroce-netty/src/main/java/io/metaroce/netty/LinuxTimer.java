@@ -123,4 +123,10 @@ final class LinuxTimer implements LoopTimer {
         }
         arena.close();
     }
+
+    /** {@inheritDoc} Here a descriptor on the epoll loop: handled in the I/O pass, with the sockets. */
+    @Override
+    public boolean firesInIoPass() {
+        return true;
+    }
 }

@@ -18,4 +18,13 @@ interface LoopTimer {
 
     /** Disarms and releases the timer; it cannot be armed again. */
     void close();
+
+    /**
+     * Whether the task runs in the loop's I/O pass, where the loop reads its sockets (a
+     * {@code timerfd} among the loop's descriptors, a busy-polling loop's deadline checked with
+     * its reads), rather than as a task among the loop's others (a Netty scheduled task, which
+     * runs after an I/O pass but may follow other tasks' drives in the same task pass). The
+     * endpoint counts the drives that run without a look at the sockets by it ([SPEC-LOSS-12]).
+     */
+    boolean firesInIoPass();
 }

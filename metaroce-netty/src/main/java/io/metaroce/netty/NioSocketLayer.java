@@ -28,6 +28,20 @@ import java.nio.ByteBuffer;
  * and leave Not-ECT. Stateless and thread-safe.
  */
 final class NioSocketLayer implements SocketLayer {
+    /**
+     * Datagrams each socket may read in one I/O pass of the loop, before the loop reads its other
+     * ready sockets and runs its tasks; fewer if the socket runs empty first
+     * [SPEC-LOSS-CHAIN13-1]. Netty's {@code FixedRecvByteBufAllocator} reads one datagram per pass
+     * by default (its {@code maxMessagesPerRead} is 1 unless the channel's own default is applied,
+     * and a read shorter than the buffer, which every datagram but a full-size one is, is taken
+     * to mean the socket is empty): a socket that received more than one datagram per loop turn
+     * fell behind for good (a probe every millisecond to a saturated sender's listen socket waited
+     * up to 1,552 flushes, about 90 turns, and the wait grew with every probe; docs/benchmarks.md,
+     * "Driver loop fairness (session 13)"). 16, as the Linux layer's {@code READ_AGAIN_DATAGRAMS}
+     * and Netty's own default for datagram channels: one busy socket takes at most this many
+     * reads of a pass, never the whole pass, and the others are read in the same pass.
+     */
+    static final int READS_PER_PASS = 16;
     static final NioSocketLayer INSTANCE = new NioSocketLayer();
 
     private NioSocketLayer() {
@@ -62,7 +76,7 @@ final class NioSocketLayer implements SocketLayer {
                 .channel(NioDatagramChannel.class)
                 .option(ChannelOption.SO_RCVBUF, options.bufferBytes())
                 .option(ChannelOption.SO_SNDBUF, options.bufferBytes())
-                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(options.maxDatagramBytes()))
+                .option(ChannelOption.RECVBUF_ALLOCATOR, readBudget(options.maxDatagramBytes()))
                 .handler(new Reader(socketId, receiver))
                 .bind(local);
         bound.addListener(done -> {
@@ -74,6 +88,17 @@ final class NioSocketLayer implements SocketLayer {
             }
         });
         return promise;
+    }
+
+    /**
+     * Buffers of {@code maxDatagramBytes}, and up to {@link #READS_PER_PASS} reads per pass until
+     * the socket is empty, whatever length each datagram has (Netty's guess that a short read
+     * drained the socket is off: a datagram read says nothing about the next one).
+     */
+    static FixedRecvByteBufAllocator readBudget(int maxDatagramBytes) {
+        FixedRecvByteBufAllocator allocator = new FixedRecvByteBufAllocator(maxDatagramBytes);
+        allocator.respectMaybeMoreData(false).maxMessagesPerRead(READS_PER_PASS);
+        return allocator;
     }
 
     /** A bound NIO channel. */

@@ -45,4 +45,10 @@ final class PolledLoopTimer implements LoopTimer {
             task.run();
         }
     }
+
+    /** {@inheritDoc} Here polled by the select strategy, in the turn that reads the sockets. */
+    @Override
+    public boolean firesInIoPass() {
+        return true;
+    }
 }

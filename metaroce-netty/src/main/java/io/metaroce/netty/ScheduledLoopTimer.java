@@ -41,4 +41,10 @@ final class ScheduledLoopTimer implements LoopTimer {
     public void close() {
         cancel();
     }
+
+    /** {@inheritDoc} Here a Netty scheduled task: it runs in a task pass. */
+    @Override
+    public boolean firesInIoPass() {
+        return false;
+    }
 }

@@ -85,14 +85,18 @@ public final class UdpEndpoint implements AutoCloseable {
     static final int DATAGRAMS_PER_DRIVE = 128;
     /**
      * Drives run back to back as loop tasks (passed deadlines' and application threads' posts')
-     * before the next passed deadline waits for the loop's next look at its sockets. A drive that
-     * ends with the engine's deadline already passed runs the timers as the loop's next task, but
-     * Netty runs tasks queued while it runs its task queue in the same pass, for up to a second
-     * ({@code io.netty.eventLoop.maxTaskProcessingQuantumMs}): a saturated sender whose every
-     * pacing burst leaves the next one due read no ACK until its window was full or that second
-     * was over. After this many, the next passed deadline goes through the timer (1 ns on a
-     * {@code timerfd}), which fires in the loop's next I/O pass, the one that reads the sockets:
-     * one timer round trip per 16 pacing bursts (about 900 KB at the default 56 KiB).
+     * before the next one waits for the loop's next look at its sockets. A drive that ends with
+     * the engine's deadline already passed runs the timers as the loop's next task, and an
+     * application thread's post queues a drive task, but Netty runs tasks queued while it runs its
+     * task queue in the same pass, for up to a second ({@code io.netty.eventLoop.maxTaskProcessingQuantumMs}):
+     * a saturated sender whose every pacing burst leaves the next one due read no ACK until its
+     * window was full or that second was over, and an application thread whose posts arrived one
+     * by one while the loop ran its tasks kept it there as long (one drive per post: 46 posts'
+     * drives and 9 passed deadlines' between two looks in one run, docs/benchmarks.md, "Driver loop
+     * fairness (session 13)"). A drive task of either kind checks the count when it runs; past this
+     * many, its drive goes through the timer (1 ns on a {@code timerfd}), which fires in the
+     * loop's next I/O pass, the one that reads the sockets: one timer round trip per 16 pacing
+     * bursts (about 900 KB at the default 56 KiB) [SPEC-LOSS-12].
      */
     static final int DUE_DEADLINES_PER_LOOK = 16;
     /** Least time between two moves of one path that keeps failing its probes. */
@@ -159,29 +163,42 @@ public final class UdpEndpoint implements AutoCloseable {
     private long readEndDrives;
 
     /**
-     * Drives run from the loop's tasks (passed deadlines' and application threads' posts') since
-     * its last I/O pass: a read, or its timer firing.
+     * Drives run from the loop's tasks (passed deadlines', application threads' posts' and, where the
+     * timer is itself a task, the timer's) since its last I/O pass: a read, or a timer that fires
+     * in the I/O pass ({@link LoopTimer#firesInIoPass}). At most {@link #DUE_DEADLINES_PER_LOOK}:
+     * every drive task checks it when it runs ({@link #mayDriveFromTask}).
      */
     private int drivesFromTasksInARow;
-    /** How many times {@link #driveTask} ran; event loop only ({@link UdpEndpointStats#postDrivesRun}). */
+    /** How many times {@link #driveTask} drove; event loop only ({@link UdpEndpointStats#postDrivesRun}). */
     private long postDrivesRun;
+    /** Drive tasks that found the bound reached and left their drive to the timer (stats). */
+    private long postDrivesDeferred;
     private final Runnable driveTask = () -> {
         drivePending = false;
+        if (!mayDriveFromTask()) {
+            postDrivesDeferred++; // what was posted waits in the engine for the timer's drive
+            return;
+        }
         postDrivesRun++;
-        drivesFromTasksInARow++; // Netty runs it in the same task pass as dueTask: it counts too
         drive();
     };
     private final Runnable timerTask = this::onTimer;
     /** Whether {@link #dueTask} is queued on the loop. */
     private boolean dueTaskPending;
-    /** How many times {@link #dueTask} ran; event loop only ({@link UdpEndpointStats#dueDeadlinesRun}). */
+    /** How many times {@link #dueTask} drove; event loop only ({@link UdpEndpointStats#dueDeadlinesRun}). */
     private long dueDeadlinesRun;
-    /** Passed deadlines sent through the timer after {@link #DUE_DEADLINES_PER_LOOK} in a row (stats). */
+    /**
+     * Passed deadlines sent through the timer after {@link #DUE_DEADLINES_PER_LOOK} drives from
+     * tasks in a row, when the drive found them or when their task ran (stats).
+     */
     private long dueDeadlinesDeferred;
     private final Runnable dueTask = () -> {
         dueTaskPending = false;
+        if (!mayDriveFromTask()) {
+            dueDeadlinesDeferred++;
+            return;
+        }
         dueDeadlinesRun++;
-        drivesFromTasksInARow++;
         onDue();
     };
     private final CompletionHandler completionHandler = this::onCompletion;
@@ -476,7 +493,8 @@ public final class UdpEndpoint implements AutoCloseable {
                     s.malformedDatagrams(), s.unknownConnection(), s.challengesSent(), s.invalidCookies(),
                     s.connectionsAccepted(), endpoint.connectionCount(), open, pathsRepathed, layer.name(),
                     layer.readsEcn(), offloadSends, offloadDatagrams, sendCalls, receiveCalls, offloadReceives,
-                    offloadReceivedDatagrams, dueDeadlinesRun, dueDeadlinesDeferred, readEndDrives, postDrivesRun);
+                    offloadReceivedDatagrams, dueDeadlinesRun, dueDeadlinesDeferred, readEndDrives, postDrivesRun,
+                    postDrivesDeferred);
         });
     }
 
@@ -644,7 +662,14 @@ public final class UdpEndpoint implements AutoCloseable {
 
     private void onTimer() {
         timerDeadline = Long.MAX_VALUE;
-        drivesFromTasksInARow = 0; // the timer fires in an I/O pass, which reads what the sockets reported
+        if (timer.firesInIoPass()) {
+            drivesFromTasksInARow = 0; // in an I/O pass, which reads what the sockets reported
+        } else {
+            // A task (NIO's scheduled task): it runs after an I/O pass, but after drives of this
+            // task pass too, so it counts as one of them. It drives whatever the count: a deferred
+            // drive ends here, and what it finds due waits for the next look if the bound is reached.
+            drivesFromTasksInARow++;
+        }
         if (shutDown) {
             return;
         }
@@ -668,6 +693,33 @@ public final class UdpEndpoint implements AutoCloseable {
         drive();
     }
 
+    /**
+     * Whether a drive task may drive now: fewer than {@link #DUE_DEADLINES_PER_LOOK} drives have run
+     * from tasks since the loop last looked at its sockets (then it counts this one). Otherwise the
+     * drive goes to the timer, set to fire at once: in the loop's next I/O pass, after the look
+     * ([SPEC-LOSS-12]). Checked when the task runs, not when it is queued: a post's drive and a
+     * passed deadline's queued in one pass would otherwise both run past the bound.
+     */
+    private boolean mayDriveFromTask() {
+        if (drivesFromTasksInARow < DUE_DEADLINES_PER_LOOK) {
+            drivesFromTasksInARow++;
+            return true;
+        }
+        driveAtNextLook();
+        return false;
+    }
+
+    /**
+     * Arms the timer to fire at once, unless it already is; {@link #timerDeadline} then reads
+     * {@code Long.MIN_VALUE}, earlier than any deadline, so no drive moves it until it fires.
+     */
+    private void driveAtNextLook() {
+        if (timerDeadline != Long.MIN_VALUE) {
+            timerDeadline = Long.MIN_VALUE;
+            timer.arm(0);
+        }
+    }
+
     private void armTimer(long deadline) {
         if (deadline >= timerDeadline) {
             return; // none, or not before the armed one (which then finds nothing due, and re-arms)
@@ -682,6 +734,8 @@ public final class UdpEndpoint implements AutoCloseable {
         }
         if (delay == 0) {
             dueDeadlinesDeferred++; // enough in a row: the sockets first (DUE_DEADLINES_PER_LOOK)
+            driveAtNextLook();
+            return;
         }
         timerDeadline = deadline;
         timer.arm(delay);
@@ -951,7 +1005,7 @@ public final class UdpEndpoint implements AutoCloseable {
                 }
                 Connection c = endpoint.connect(now(), remotes, indices);
                 connections.put(c.localId(), new UdpConnection(this, c, indices, f));
-                drive();
+                requestDrive(); // a drive from a task like any other ([SPEC-LOSS-12])
                 return;
             } catch (RuntimeException e) {
                 failure = e;

@@ -36,18 +36,24 @@ package io.metaroce.netty;
  * @param dueDeadlinesDeferred passed deadlines sent through the timer instead, because
  *     {@code UdpEndpoint.DUE_DEADLINES_PER_LOOK} (16) drives (passed deadlines' and posts from
  *     application threads) had run as tasks in a row without the loop looking at its sockets
- *     (since session 11: before, a chain of them could hold the sockets unread for up to a second)
+ *     (since session 11: before, a chain of them could hold the sockets unread for up to a second;
+ *     since session 13 also when the bound is reached between the deadline's task being queued
+ *     and its running)
  * @param readEndDrives drives run at the end of a read, within its handling, because the endpoint
  *     has one socket that carries traffic (since session 11: what the read completes is answered
  *     before the loop's queued tasks); an endpoint with several (multipath) queues one drive per
  *     loop turn instead and counts 0
  * @param postDrivesRun drives run as a loop task for posts from application threads; with the
  *     {@code dueDeadlinesRun} they make the chains {@code DUE_DEADLINES_PER_LOOK} bounds
+ * @param postDrivesDeferred drive tasks for posts that found {@code DUE_DEADLINES_PER_LOOK} drives
+ *     already run as tasks since the loop last looked at its sockets, and left their drive to the
+ *     timer, which fires after the next look (since session 13: before, posts arriving one by one
+ *     while the loop ran its tasks drove it past the bound, one drive each)
  */
 public record UdpEndpointStats(long datagramsReceived, long datagramsSent, long datagramsDropped, long sendErrors,
         long decodeFailures, long unknownConnection, long challengesSent, long invalidCookies,
         long connectionsAccepted, int openConnections, int openSockets, long pathsRepathed, String datapath,
         boolean ecnCapable, long offloadSends, long offloadDatagrams, long sendCalls, long receiveCalls,
         long offloadReceives, long offloadReceivedDatagrams, long dueDeadlinesRun,
-        long dueDeadlinesDeferred, long readEndDrives, long postDrivesRun) {
+        long dueDeadlinesDeferred, long readEndDrives, long postDrivesRun, long postDrivesDeferred) {
 }

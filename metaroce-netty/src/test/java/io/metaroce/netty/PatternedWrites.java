@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
+import io.netty.channel.EventLoop;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,6 +38,44 @@ final class PatternedWrites {
         for (long off = 0; off < total; off += size) {
             writes.add(connection.postWrite(0, off / size, source, off, size, target.remoteKey(), off));
         }
+        awaitAll(writes, waitSeconds);
+    }
+
+    /**
+     * As {@link #writeAll}, but each WRITE is posted by a task of its own on the connection's
+     * event loop, which queues the next one's task after it: the posts reach the loop one by one
+     * while it runs its tasks, as an application thread's do when the loop keeps up with it, and
+     * each post's drive is queued between them. Made, not waited for: the interleaving is the
+     * same on any host.
+     */
+    void writeAllOneByOne(UdpConnection connection, int size, long waitSeconds) throws Exception {
+        long total = source.segment().byteSize();
+        List<CompletableFuture<Completion>> writes = new ArrayList<>();
+        CompletableFuture<Void> posted = new CompletableFuture<>();
+        EventLoop loop = connection.endpoint().eventLoop();
+        loop.execute(new Runnable() {
+            private long off;
+
+            @Override
+            public void run() {
+                try {
+                    writes.add(connection.postWrite(0, off / size, source, off, size, target.remoteKey(), off));
+                    off += size;
+                    if (off < total) {
+                        loop.execute(this);
+                    } else {
+                        posted.complete(null);
+                    }
+                } catch (RuntimeException e) {
+                    posted.completeExceptionally(e);
+                }
+            }
+        });
+        posted.get(waitSeconds, TimeUnit.SECONDS); // the list is complete and published by then
+        awaitAll(writes, waitSeconds);
+    }
+
+    private void awaitAll(List<CompletableFuture<Completion>> writes, long waitSeconds) throws Exception {
         for (CompletableFuture<Completion> w : writes) {
             Completion done = w.get(waitSeconds, TimeUnit.SECONDS);
             // The completion says why a WRITE failed (its status); without it a failure is a bare "false".

@@ -31,7 +31,7 @@ final class NioSocketLayer implements SocketLayer {
     /**
      * Datagrams each socket may read in one I/O pass of the loop, before the loop reads its other
      * ready sockets and runs its tasks; fewer if the socket runs empty first
-     * [SPEC-LOSS-CHAIN13-1]. Netty's {@code FixedRecvByteBufAllocator} reads one datagram per pass
+     * [SPEC-LOSS-13]. Netty's {@code FixedRecvByteBufAllocator} reads one datagram per pass
      * by default (its {@code maxMessagesPerRead} is 1 unless the channel's own default is applied,
      * and a read shorter than the buffer, which every datagram but a full-size one is, is taken
      * to mean the socket is empty): a socket that received more than one datagram per loop turn

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * One busy socket of an endpoint on the NIO layer takes at most {@link NioSocketLayer#READS_PER_PASS}
  * reads of an I/O pass of its loop, and the endpoint's other sockets are read in the same pass
- * ([SPEC-LOSS-CHAIN13-1]): an endpoint that listens and has a connection of its own out, its path
+ * ([SPEC-LOSS-13]): an endpoint that listens and has a connection of its own out, its path
  * socket flooded, still reads its listen socket in every pass and accepts a new connection.
  *
  * <p>Netty's NIO datagram channel read one datagram per pass by default (its receive allocator's

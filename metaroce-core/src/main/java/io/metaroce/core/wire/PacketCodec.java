@@ -283,6 +283,21 @@ public final class PacketCodec {
         out.payloadOffset = o + WireConstants.DATA_HEADER_BYTES;
         out.payloadLength = length - WireConstants.DATA_OVERHEAD_BYTES;
 
+        // Every field in range, in one test of the sign bits and two comparisons (the packets of a
+        // valid peer); otherwise the checks one by one, for the first rule broken.
+        if (DataOpcode.isValid(out.opcode)
+                && (out.opcode != DataOpcode.WRITE_WITH_IMM || (out.dataFlags & WireConstants.DATA_FLAG_HAS_IMMEDIATE) != 0)
+                && (out.messageLength | out.payloadMessageOffset | out.messageSequence | out.receiveSequence
+                        | out.remoteOffset | out.sequenceFloor) >= 0
+                && out.messageLength <= WireConstants.MAX_MESSAGE_LENGTH
+                && out.payloadMessageOffset <= out.messageLength - out.payloadLength) {
+            return DecodeError.OK;
+        }
+        return dataFieldError(out);
+    }
+
+    /** The first rule of a DATA packet's fields that {@code out} breaks, as {@link #badField}. */
+    private int dataFieldError(Packet out) {
         if (!DataOpcode.isValid(out.opcode)) {
             return badField("DATA opcode unknown");
         }

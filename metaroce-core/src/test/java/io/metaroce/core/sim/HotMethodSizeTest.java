@@ -94,7 +94,7 @@ class HotMethodSizeTest {
     }
 
     /**
-     * The engine's DATA receive path: {@code PacketCodec.decodeData} was about 340 bytes until its
+     * The engine's DATA receive path: {@code PacketCodec.decodeData} was 338 bytes until its
      * field checks became one test with the one-by-one checks out of line ({@code dataFieldError});
      * under the limit C2 inlines it into {@code decode}, which saves a call with its argument
      * shuffling and field reloads on every DATA packet received; see docs/benchmarks.md, "Engine

@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
  *
  * <p>Buffer state: only absolute gets and puts are used. To feed the intrinsic CRC path, the
  * position and limit of a buffer without an accessible array (direct or read-only) holding a
- * datagram longer than {@link #WHOLE_COPY_BYTES} are moved temporarily and restored before
+ * datagram longer than 512 bytes are moved temporarily and restored before
  * returning (a shorter one is checksummed in a copy); such a buffer's mark may be discarded, and no other
  * thread may use the same buffer object (even for absolute access) during the call. Heap buffers
  * with an accessible array are never touched this way.

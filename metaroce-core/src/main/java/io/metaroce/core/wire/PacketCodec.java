@@ -18,8 +18,9 @@ import java.util.zip.CRC32C;
  * {@link ByteBuffer#order() order} of the buffers passed in; both orders are handled.
  *
  * <p>Buffer state: only absolute gets and puts are used. To feed the intrinsic CRC path, the
- * position and limit of a buffer without an accessible array (direct or read-only) are moved
- * temporarily and restored before returning; such a buffer's mark may be discarded, and no other
+ * position and limit of a buffer without an accessible array (direct or read-only) holding a
+ * datagram longer than 512 bytes are moved temporarily and restored before
+ * returning (a shorter one is checksummed in a copy); such a buffer's mark may be discarded, and no other
  * thread may use the same buffer object (even for absolute access) during the call. Heap buffers
  * with an accessible array are never touched this way.
  */
@@ -49,6 +50,15 @@ public final class PacketCodec {
     /** The longest header (a packet without its payload and checksum): an ACK's. */
     private static final int MAX_HEADER_BYTES = WireConstants.ACK_BYTES - WireConstants.CHECKSUM_BYTES;
 
+    /**
+     * The longest datagram the decoder copies whole out of a buffer without an accessible array,
+     * to checksum the copy (see {@link #decode}). Not a protocol constant: any length at least
+     * {@link WireConstants#ACK_BYTES} decodes the same; this one is where copying the payload
+     * once more stops being cheaper than the buffer's checksum wrapper (a 4 KiB copy costs several
+     * hundred instructions, the wrapper about a hundred).
+     */
+    static final int WHOLE_COPY_BYTES = 512;
+
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -64,12 +74,19 @@ public final class PacketCodec {
      * The DATA header template ({@link #encodeData}, {@link #encodeDataFromTemplate}): the header of
      * the last DATA packet encoded through them, big-endian as on the wire. Apart from {@link #header}
      * because the decoder and the other packets' encoder overwrite that one between two DATA packets.
+     * Its first {@link WireConstants#DATA_HEADER_BYTES} bytes are the header; a short datagram's
+     * payload and checksum are assembled behind them ({@link #finishData}).
      */
-    private final byte[] dataTemplate = new byte[WireConstants.DATA_HEADER_BYTES];
+    private final byte[] dataTemplate = new byte[WHOLE_COPY_BYTES];
     /** Who filled {@link #dataTemplate} (null: nobody, or invalidated), and under which key and DCID. */
     private Object templateOwner;
     private long templateKey;
     private long templateDestination;
+    /**
+     * The received datagram, or its header when it is longer than {@link #WHOLE_COPY_BYTES} or in
+     * a buffer with an accessible array, as the decoder copies it out (see {@link #decode}).
+     */
+    private final byte[] received = new byte[WHOLE_COPY_BYTES];
     /** Whether the buffer being processed is little-endian, so the checksum trailer is swapped. */
     private boolean swap;
     /** Static description of the field that caused the last BAD_FIELD, for diagnostics. */
@@ -164,19 +181,33 @@ public final class PacketCodec {
         if (length < MIN_PACKET_BYTES) {
             return DecodeError.TOO_SHORT;
         }
-        swap = src.order() != ByteOrder.BIG_ENDIAN;
-        // [SPEC-WIRE-9] the checksum is verified before any other field is interpreted.
-        int end = offset + length - WireConstants.CHECKSUM_BYTES;
-        if (checksum(src, offset, end) != getInt(src, end)) {
-            return DecodeError.BAD_CHECKSUM;
-        }
         // The header (everything before the payload or the checksum, at most the longest header)
         // is copied out in one bulk get and its fields read from the array, the version and the
         // type included: a few wide array reads instead of a bounds, session and byte-order check
         // on the buffer for each field. A DATA packet's copy may take a few payload bytes with it;
         // nothing reads them.
-        byte[] h = header;
-        src.get(offset, h, 0, Math.min(end - offset, MAX_HEADER_BYTES));
+        byte[] h = received;
+        int end = offset + length - WireConstants.CHECKSUM_BYTES;
+        if (length <= WHOLE_COPY_BYTES && !src.hasArray()) {
+            // A short datagram in a buffer without an accessible array (direct, as drivers use)
+            // comes over whole: the checksum is then taken over the copy, whose wrapper is a
+            // bounds check, rather than over the buffer, whose wrapper aims the buffer's position
+            // and limit at the range and back around the JDK's checks of the buffer (about 90
+            // instructions a packet more than copying the payload too; docs/benchmarks.md,
+            // "Engine pair round (session 13)"). [SPEC-WIRE-9] still nothing is interpreted first.
+            src.get(offset, h, 0, length);
+            int trailer = length - WireConstants.CHECKSUM_BYTES;
+            if (checksum(h, trailer) != getInt(h, trailer)) {
+                return DecodeError.BAD_CHECKSUM;
+            }
+        } else {
+            swap = src.order() != ByteOrder.BIG_ENDIAN;
+            // [SPEC-WIRE-9] the checksum is verified before any other field is interpreted.
+            if (checksum(src, offset, end) != getInt(src, end)) {
+                return DecodeError.BAD_CHECKSUM;
+            }
+            src.get(offset, h, 0, Math.min(end - offset, MAX_HEADER_BYTES));
+        }
         if ((h[OFF_VERSION] & 0xFF) != WireConstants.VERSION) {
             return DecodeError.BAD_VERSION;
         }
@@ -253,6 +284,21 @@ public final class PacketCodec {
         out.payloadOffset = o + WireConstants.DATA_HEADER_BYTES;
         out.payloadLength = length - WireConstants.DATA_OVERHEAD_BYTES;
 
+        // Every field in range, in one test of the sign bits and two comparisons (the packets of a
+        // valid peer); otherwise the checks one by one, for the first rule broken.
+        if (DataOpcode.isValid(out.opcode)
+                && (out.opcode != DataOpcode.WRITE_WITH_IMM || (out.dataFlags & WireConstants.DATA_FLAG_HAS_IMMEDIATE) != 0)
+                && (out.messageLength | out.payloadMessageOffset | out.messageSequence | out.receiveSequence
+                        | out.remoteOffset | out.sequenceFloor) >= 0
+                && out.messageLength <= WireConstants.MAX_MESSAGE_LENGTH
+                && out.payloadMessageOffset <= out.messageLength - out.payloadLength) {
+            return DecodeError.OK;
+        }
+        return dataFieldError(out);
+    }
+
+    /** The first rule of a DATA packet's fields that {@code out} breaks, as {@link #badField}. */
+    private int dataFieldError(Packet out) {
         if (!DataOpcode.isValid(out.opcode)) {
             return badField("DATA opcode unknown");
         }
@@ -743,6 +789,20 @@ public final class PacketCodec {
     /** The header in one bulk put, the payload, the checksum (as {@link #encode}'s tail). */
     private void finishData(byte[] h, int length, int payloadLength, ByteBuffer dst, int offset,
             ByteBuffer payloadSource, int payloadSourceIndex) {
+        if (length <= WHOLE_COPY_BYTES && !dst.hasArray()) {
+            // A short datagram into a buffer without an accessible array (direct, as drivers use)
+            // is assembled behind the template's header, checksummed there and put whole, as the
+            // decoder does (see decode): one bulk put and the array's checksum wrapper instead of
+            // two puts, the buffer's checksum wrapper and a checked put of the trailer. The
+            // template's header bytes stay as they are; only the bytes after it change.
+            if (payloadLength > 0) {
+                payloadSource.get(payloadSourceIndex, h, WireConstants.DATA_HEADER_BYTES, payloadLength);
+            }
+            int trailer = length - WireConstants.CHECKSUM_BYTES;
+            putInt(h, trailer, checksum(h, trailer));
+            dst.put(offset, h, 0, length);
+            return;
+        }
         swap = dst.order() != ByteOrder.BIG_ENDIAN;
         dst.put(offset, h, 0, WireConstants.DATA_HEADER_BYTES);
         if (payloadLength > 0) {
@@ -787,6 +847,14 @@ public final class PacketCodec {
             buf.limit(limit);
             buf.position(position);
         }
+        return (int) c.getValue();
+    }
+
+    /** CRC32C of {@code h[0, to)} as an int bit pattern. */
+    private int checksum(byte[] h, int to) {
+        CRC32C c = crc;
+        c.reset();
+        c.update(h, 0, to);
         return (int) c.getValue();
     }
 

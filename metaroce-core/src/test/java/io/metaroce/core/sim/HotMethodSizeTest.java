@@ -93,6 +93,23 @@ class HotMethodSizeTest {
                 "EventQueue.growNodes is no longer out of line");
     }
 
+    /**
+     * The engine's DATA receive path: {@code PacketCodec.decodeData} was 338 bytes until its
+     * field checks became one test with the one-by-one checks out of line ({@code dataFieldError});
+     * under the limit C2 inlines it into {@code decode}, which saves a call with its argument
+     * shuffling and field reloads on every DATA packet received; see docs/benchmarks.md, "Engine
+     * pair round (session 13)".
+     */
+    @Test
+    void theDataDecodeStaysUnderTheHotInliningLimit() throws IOException {
+        Hot hot = new Hot("io.metaroce.core.wire.PacketCodec", "decodeData");
+        int size = largestCodeLength(hot);
+        assertTrue(size > 0, hot.className() + "." + hot.method() + " not found (renamed?): update this test");
+        assertTrue(size <= FREQ_INLINE_SIZE, hot.className() + "." + hot.method() + " has " + size
+                + " bytes of bytecode, over C2's hot inlining limit of " + FREQ_INLINE_SIZE
+                + ": it runs for every DATA packet received; keep its rare branches in methods of their own");
+    }
+
     @Test
     void theMeasureSeesAMethodOverTheLimit() throws IOException {
         // The growth that ensure hands off is itself over the limit: the measure can fail.

@@ -65,6 +65,42 @@ class PacketDecodePropertyTest {
     }
 
     /**
+     * The decoder copies a short datagram whole out of a buffer without an accessible array and
+     * checksums the copy, a longer one (or one in a heap buffer) in place ({@code
+     * PacketCodec.WHOLE_COPY_BYTES}): DATA packets of lengths either side of that bound, in every
+     * kind of buffer, decode to what was encoded, and every single bit flip and every truncation
+     * of them is refused.
+     */
+    @Property(generation = GenerationMode.EXHAUSTIVE)
+    void dataEitherSideOfTheWholeCopyLengthIsCheckedAlike(@ForAll @IntRange(min = -2, max = 2) int fromBound,
+            @ForAll BufferKind kind) {
+        Packet p = PacketCodecTest.sample(PacketType.DATA);
+        p.payloadLength = PacketCodec.WHOLE_COPY_BYTES - WireConstants.DATA_OVERHEAD_BYTES + fromBound;
+        p.messageLength = p.payloadLength;
+        p.payloadMessageOffset = 0;
+        Encoded e = PacketCodecTest.encode(codec, p, kind, 7);
+        assertThat(e.length()).isEqualTo(PacketCodec.WHOLE_COPY_BYTES + fromBound);
+        ByteBuffer buf = e.buf();
+        ByteBuffer src = kind.forDecode(buf);
+        assertThat(decodeChecked(codec, src, e.offset(), e.length(), out)).isEqualTo(DecodeError.OK);
+        PacketCodecTest.assertSamePacket(out, p);
+        for (int bit = 0; bit < 8 * e.length(); bit++) {
+            int index = e.offset() + bit / 8;
+            byte original = buf.get(index);
+            buf.put(index, (byte) (original ^ (1 << (bit % 8))));
+            assertThat(decodeChecked(codec, src, e.offset(), e.length(), out)).as("%s, bit %d", kind, bit)
+                    .isEqualTo(DecodeError.BAD_CHECKSUM);
+            buf.put(index, original);
+        }
+        for (int len = 0; len < e.length(); len++) {
+            assertThat(decodeChecked(codec, src, e.offset(), len, out)).as("%s, truncated to %d bytes", kind, len)
+                    .isNotEqualTo(DecodeError.OK);
+        }
+        assertThat(decodeChecked(codec, src, e.offset(), e.length(), out)).isEqualTo(DecodeError.OK);
+        PacketCodecTest.assertSamePacket(out, p);
+    }
+
+    /**
      * Decode zeroes only what the decoded type does not write (not the whole packet), so this
      * checks, for every type and whatever the packet held before (every field, array element and
      * flag set), that nothing of it survives: the result equals a decode into a fresh packet.

@@ -128,6 +128,8 @@ final class LinuxUdpSocket implements UdpSocket {
      * returns and of no others, so only these need resetting before the next call.
      */
     private int receiveEntriesFilled;
+    /** Whether the last {@link #readNow} read nothing (a busy loop's idle turn), from the start on. */
+    private boolean emptyOnLastPoll = true;
     /** What {@link #readControl} found for the message being delivered. */
     private int receivedEcn;
     private int receivedSegmentBytes;
@@ -207,17 +209,37 @@ final class LinuxUdpSocket implements UdpSocket {
      * without {@link DatagramReceiver#onReadBatchComplete}: a busy-polling loop calls it on every
      * turn and drives the engine itself. A call that finds the socket empty ({@code EAGAIN}) is
      * not counted in {@link #receiveCalls()}, which stays the count of calls that read something.
+     * The first call after a poll that found the socket empty reads one message and ends the read
+     * there: the loop answers it and reads the rest on its next turn.
      */
     @Override
     public int readNow() {
-        return closed ? 0 : readBatches();
+        if (closed) {
+            return 0;
+        }
+        // After a turn that found the socket empty, the first datagram is read alone: a call with
+        // room for 32 looks for a second one inside the kernel (about 0.3 us, docs/benchmarks.md
+        // "Latency round (session 12)") before the loop can answer the first; the next turn looks
+        // for the rest, as it would anyway. A burst costs one turn more at its start only.
+        int n = readBatches(emptyOnLastPoll ? 1 : receive.capacity);
+        emptyOnLastPoll = n == 0;
+        return n;
     }
 
     /** Up to {@link #MAX_CALLS_PER_WAKEUP} {@code recvmmsg} calls into the receiver; returns the messages read. */
     private int readBatches() {
+        return readBatches(receive.capacity);
+    }
+
+    /**
+     * {@link #readBatches()}, the first call with room for {@code firstCount} messages; a first
+     * call with room for fewer than the batch ends the read once it brought something.
+     */
+    private int readBatches(int firstCount) {
         int messages = 0;
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
-            int n = receiveCall();
+            int room = call == 0 ? firstCount : receive.capacity;
+            int n = receiveCall(room);
             if (n < 0) {
                 int errno = callErrno;
                 if (errno == EAGAIN) {
@@ -240,15 +262,16 @@ final class LinuxUdpSocket implements UdpSocket {
             for (int i = 0; i < n && !closed; i++) {
                 datagrams += deliver(i);
             }
-            if (n < receive.capacity && datagrams < READ_AGAIN_DATAGRAMS) {
-                break; // the socket is empty, or a trickle: no call that would only find it empty
+            if (room < receive.capacity || (n < room && datagrams < READ_AGAIN_DATAGRAMS)) {
+                break; // a lone first read, the socket empty, or a trickle: no call that would only find it empty
             }
         }
         return messages;
     }
 
     /**
-     * One {@code recvmmsg} into {@link #receive}; on -1 its {@code errno} is in {@link #callErrno}.
+     * One {@code recvmmsg} into {@link #receive} with room for {@code room} messages; on -1 its
+     * {@code errno} is in {@link #callErrno}.
      * A busy loop's idle turns all end here with {@code EAGAIN}, so the call captures no
      * {@code errno} (a capturing call allocates unless C2 removes it, R-JAVA-2); the
      * thread's {@code errno} read after it is trusted when it says {@code EAGAIN}, and anything
@@ -261,11 +284,11 @@ final class LinuxUdpSocket implements UdpSocket {
      * call or send entry costs two system calls and the capturing call's allocation
      * (docs/compliance.md, R-JAVA-2).
      */
-    private int receiveCall() {
+    private int receiveCall(int room) {
         // Only the entries the last call filled were written by the kernel: a failed call writes
         // none, so a busy loop's empty polls reset nothing, and a ping resets one entry, not 32.
         receive.prepareReceive(receiveEntriesFilled);
-        int n = LinuxSyscalls.recvmmsgUncaptured(fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+        int n = LinuxSyscalls.recvmmsgUncaptured(fd, receive.headers, room, MSG_DONTWAIT);
         if (n >= 0) {
             receiveEntriesFilled = n;
             return n;
@@ -275,7 +298,7 @@ final class LinuxUdpSocket implements UdpSocket {
         if (callErrno == EAGAIN) {
             return n;
         }
-        n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+        n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, room, MSG_DONTWAIT);
         if (n < 0) {
             callErrno = LinuxSyscalls.errno(errnoState);
         } else {

@@ -240,6 +240,68 @@ class LinuxDatapathTest {
     }
 
     /**
+     * A busy-polling loop's direct read ({@link LinuxUdpSocket#readNow}): after a poll that found
+     * the socket empty, the first datagram is read alone (the loop answers it before it looks for
+     * more); the next poll reads the rest as one batch; a poll that read something is followed by
+     * full batches.
+     */
+    @Test
+    @Timeout(30)
+    void aDirectReadAfterAnEmptyPollTakesTheFirstDatagramAloneAndTheNextTheRest() throws Exception {
+        List<Integer> got = new ArrayList<>();
+        DatagramReceiver sink = new DatagramReceiver() {
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                got.add(data.getInt(offset));
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+            }
+        };
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048, false);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        LinuxUdpSocket tx = LinuxSocketLayer.openUnregistered(any, options, sink);
+        LinuxUdpSocket rx = LinuxSocketLayer.openUnregistered(any, options, sink);
+        try {
+            ByteBuffer buf = ByteBuffer.allocate(256);
+            int[] next = {0};
+            java.util.function.IntConsumer send = count -> {
+                for (int i = 0; i < count; i++) {
+                    buf.putInt(0, next[0]++);
+                    assertThat(tx.write(buf, 64 + (next[0] % 2), rx.localAddress(), 2)).isTrue();
+                }
+                assertThat(tx.flush()).isZero();
+            };
+            assertThat(rx.readNow()).as("an empty socket").isZero();
+            send.accept(3); // loopback delivers within the send
+            assertThat(rx.readNow()).as("after an empty poll: the first alone").isEqualTo(1);
+            assertThat(rx.readNow()).as("the rest").isEqualTo(2);
+            assertThat(rx.readNow()).as("empty again").isZero();
+            send.accept(40);
+            assertThat(rx.readNow()).as("after an empty poll: the first alone").isEqualTo(1);
+            send.accept(5);
+            assertThat(rx.readNow()).as("the rest, 39 + 5, in full batches").isEqualTo(44);
+            send.accept(2);
+            assertThat(rx.readNow()).as("after a poll that read: a full batch").isEqualTo(2);
+            assertThat(rx.readNow()).isZero();
+            assertThat(got).as("every datagram once, in order").hasSize(next[0]);
+            for (int i = 0; i < got.size(); i++) {
+                assertThat(got.get(i)).isEqualTo(i);
+            }
+            assertThat(rx.receiveCalls()).as("calls that read something").isEqualTo(6);
+        } finally {
+            tx.close();
+            rx.close();
+        }
+    }
+
+    /**
      * A flush of one entry (a lone datagram, every send of a ping-pong, or one GSO run) is one
      * {@code sendmsg}, a flush of several one {@code sendmmsg}; either way a datagram the kernel
      * refuses (port 0: {@code EINVAL}) is dropped and counted alone, and what was queued around it

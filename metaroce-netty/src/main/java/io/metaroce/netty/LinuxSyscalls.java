@@ -19,9 +19,9 @@ import java.lang.invoke.VarHandle;
  * captured, so a failure can be told apart without a second call; but such a call allocates a
  * slice of that segment per call ({@code SharedUtils.checkCaptureSegment}) unless C2 inlines the
  * whole call site and removes it, which it may never do. The datapath's calls, {@code recvmmsg},
- * {@code sendmmsg} and {@code sendmsg}, therefore also come without the capture ({@link #recvmmsgUncaptured},
- * {@link #sendmmsgUncaptured}, {@link #sendmsgUncaptured}): the caller reads the thread's {@code errno} itself
- * ({@link ThreadErrno}) and trusts it only where a wrong reading is harmless. Stateless and
+ * {@code sendmmsg} and {@code sendmsg}, therefore also come without the capture
+ * ({@link #recvmmsgUncaptured}, {@link #sendmmsgUncaptured}, {@link #sendmsgUncaptured}): the
+ * caller reads the thread's {@code errno} itself ({@link ThreadErrno}) and trusts it only where a wrong reading is harmless. Stateless and
  * thread-safe.
  */
 final class LinuxSyscalls {

@@ -263,7 +263,8 @@ final class LinuxUdpSocket implements UdpSocket {
                 datagrams += deliver(i);
             }
             if (room < receive.capacity || (n < room && datagrams < READ_AGAIN_DATAGRAMS)) {
-                break; // a lone first read, the socket empty, or a trickle: no call that would only find it empty
+                // A lone first read, the socket empty, or a trickle: no call that would only find it empty.
+                break;
             }
         }
         return messages;

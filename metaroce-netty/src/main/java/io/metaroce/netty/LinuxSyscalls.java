@@ -21,8 +21,8 @@ import java.lang.invoke.VarHandle;
  * whole call site and removes it, which it may never do. The datapath's calls, {@code recvmmsg},
  * {@code sendmmsg} and {@code sendmsg}, therefore also come without the capture
  * ({@link #recvmmsgUncaptured}, {@link #sendmmsgUncaptured}, {@link #sendmsgUncaptured}): the
- * caller reads the thread's {@code errno} itself ({@link ThreadErrno}) and trusts it only where a wrong reading is harmless. Stateless and
- * thread-safe.
+ * caller reads the thread's {@code errno} itself ({@link ThreadErrno}) and trusts it only where a
+ * wrong reading is harmless. Stateless and thread-safe.
  */
 final class LinuxSyscalls {
     static final int AF_INET = 2;

@@ -18,11 +18,11 @@ import java.lang.invoke.VarHandle;
  * <p>Every call takes a segment of {@link #ERRNO_STATE_LAYOUT} where the call's {@code errno} is
  * captured, so a failure can be told apart without a second call; but such a call allocates a
  * slice of that segment per call ({@code SharedUtils.checkCaptureSegment}) unless C2 inlines the
- * whole call site and removes it, which it may never do. The datapath's two calls, {@code recvmmsg}
- * and {@code sendmmsg}, therefore also come without the capture ({@link #recvmmsgUncaptured},
- * {@link #sendmmsgUncaptured}): the caller reads the thread's {@code errno} itself
- * ({@link ThreadErrno}) and trusts it only where a wrong reading is harmless. Stateless and
- * thread-safe.
+ * whole call site and removes it, which it may never do. The datapath's calls, {@code recvmmsg},
+ * {@code sendmmsg} and {@code sendmsg}, therefore also come without the capture
+ * ({@link #recvmmsgUncaptured}, {@link #sendmmsgUncaptured}, {@link #sendmsgUncaptured}): the
+ * caller reads the thread's {@code errno} itself ({@link ThreadErrno}) and trusts it only where a
+ * wrong reading is harmless. Stateless and thread-safe.
  */
 final class LinuxSyscalls {
     static final int AF_INET = 2;
@@ -77,6 +77,8 @@ final class LinuxSyscalls {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle RECVMMSG_UNCAPTURED;
     private static final MethodHandle SENDMMSG_UNCAPTURED;
+    private static final MethodHandle SENDMSG;
+    private static final MethodHandle SENDMSG_UNCAPTURED;
     private static final MethodHandle ERRNO_LOCATION;
     private static final MethodHandle CLOSE;
     private static final MethodHandle STRERROR;
@@ -106,6 +108,11 @@ final class LinuxSyscalls {
                 FunctionDescriptor.of(i, i, p, i, i, p), Linker.Option.critical(false));
         SENDMMSG_UNCAPTURED = linker.downcallHandle(libc.findOrThrow("sendmmsg"), FunctionDescriptor.of(i, i, p, i, i),
                 Linker.Option.critical(false));
+        // ssize_t sendmsg(int, const struct msghdr *, int): a flush of one datagram or GSO run.
+        SENDMSG = linker.downcallHandle(libc.findOrThrow("sendmsg"),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, i, p, i), errno, Linker.Option.critical(false));
+        SENDMSG_UNCAPTURED = linker.downcallHandle(libc.findOrThrow("sendmsg"),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, i, p, i), Linker.Option.critical(false));
         // glibc's int *__errno_location(void), the calling thread's errno; returned as a long so
         // that the call boxes no segment (LP64: a pointer comes back in the same register).
         ERRNO_LOCATION = linker.downcallHandle(libc.findOrThrow("__errno_location"),
@@ -196,6 +203,27 @@ final class LinuxSyscalls {
     static int sendmmsgUncaptured(int fd, MemorySegment messages, int count, int flags) {
         try {
             return (int) SENDMMSG_UNCAPTURED.invokeExact(fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code sendmsg} of the {@code msghdr} at the start of {@code message} (an {@code mmsghdr}'s
+     * first field): bytes sent, or -1 with {@code errno} in {@code state}.
+     */
+    static long sendmsg(MemorySegment state, int fd, MemorySegment message, int flags) {
+        try {
+            return (long) SENDMSG.invokeExact(state, fd, message, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code sendmsg} without capturing {@code errno}, as {@link #recvmmsgUncaptured}. */
+    static long sendmsgUncaptured(int fd, MemorySegment message, int flags) {
+        try {
+            return (long) SENDMSG_UNCAPTURED.invokeExact(fd, message, flags);
         } catch (Throwable t) {
             throw rethrow(t);
         }

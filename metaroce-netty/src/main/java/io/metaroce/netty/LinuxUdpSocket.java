@@ -45,7 +45,8 @@ import java.nio.ByteOrder;
  * has it) a slot may hold a run of datagrams coalesced by the kernel; they are handed over one by
  * one, cut at the segment size the kernel reports. Send: datagrams are queued in a second
  * batch with their destination, and {@code sendmmsg} sends the batch on flush (or when it is
- * full). The socket's own {@code IP_TOS} carries the ECN codepoint of most datagrams (ECT(0),
+ * full; a flush of a single datagram or GSO run goes as one {@code sendmsg}). The socket's own
+ * {@code IP_TOS} carries the ECN codepoint of most datagrams (ECT(0),
  * {@link LinuxSocketLayer#STICKY_ECN}, set once when the socket is made); a datagram with another
  * codepoint carries it in an {@code IP_TOS} control message of its own. A datagram
  * the endpoint encoded in one of its {@link SendSlots} is sent from there (the batch's iovec points
@@ -119,6 +120,16 @@ final class LinuxUdpSocket implements UdpSocket {
     private final int socketEcn;
     /** {@code sendmmsg} entries (datagrams or GSO runs) that carried an {@code IP_TOS} control message. */
     private long tosControls;
+    /** Send calls made as {@code sendmsg}: flushes of a single entry ({@link #sendOne}). */
+    private long messageSends;
+    /**
+     * Entries of {@link #receive} the last {@code recvmmsg} filled: the kernel writes the
+     * value-result fields (name and control lengths, flags, {@code msg_len}) of the messages it
+     * returns and of no others, so only these need resetting before the next call.
+     */
+    private int receiveEntriesFilled;
+    /** Whether the last {@link #readNow} read nothing (a busy loop's idle turn), from the start on. */
+    private boolean emptyOnLastPoll = true;
     /** What {@link #readControl} found for the message being delivered. */
     private int receivedEcn;
     private int receivedSegmentBytes;
@@ -198,17 +209,37 @@ final class LinuxUdpSocket implements UdpSocket {
      * without {@link DatagramReceiver#onReadBatchComplete}: a busy-polling loop calls it on every
      * turn and drives the engine itself. A call that finds the socket empty ({@code EAGAIN}) is
      * not counted in {@link #receiveCalls()}, which stays the count of calls that read something.
+     * The first call after a poll that found the socket empty reads one message and ends the read
+     * there: the loop answers it and reads the rest on its next turn.
      */
     @Override
     public int readNow() {
-        return closed ? 0 : readBatches();
+        if (closed) {
+            return 0;
+        }
+        // After a turn that found the socket empty, the first datagram is read alone: a call with
+        // room for 32 looks for a second one inside the kernel (about 0.3 us, docs/benchmarks.md
+        // "Latency round (session 12)") before the loop can answer the first; the next turn looks
+        // for the rest, as it would anyway. A burst costs one turn more at its start only.
+        int n = readBatches(emptyOnLastPoll ? 1 : receive.capacity);
+        emptyOnLastPoll = n == 0;
+        return n;
     }
 
     /** Up to {@link #MAX_CALLS_PER_WAKEUP} {@code recvmmsg} calls into the receiver; returns the messages read. */
     private int readBatches() {
+        return readBatches(receive.capacity);
+    }
+
+    /**
+     * {@link #readBatches()}, the first call with room for {@code firstCount} messages; a first
+     * call with room for fewer than the batch ends the read once it brought something.
+     */
+    private int readBatches(int firstCount) {
         int messages = 0;
         for (int call = 0; call < MAX_CALLS_PER_WAKEUP && !closed; call++) {
-            int n = receiveCall();
+            int room = call == 0 ? firstCount : receive.capacity;
+            int n = receiveCall(room);
             if (n < 0) {
                 int errno = callErrno;
                 if (errno == EAGAIN) {
@@ -231,15 +262,17 @@ final class LinuxUdpSocket implements UdpSocket {
             for (int i = 0; i < n && !closed; i++) {
                 datagrams += deliver(i);
             }
-            if (n < receive.capacity && datagrams < READ_AGAIN_DATAGRAMS) {
-                break; // the socket is empty, or a trickle: no call that would only find it empty
+            if (room < receive.capacity || (n < room && datagrams < READ_AGAIN_DATAGRAMS)) {
+                // A lone first read, the socket empty, or a trickle: no call that would only find it empty.
+                break;
             }
         }
         return messages;
     }
 
     /**
-     * One {@code recvmmsg} into {@link #receive}; on -1 its {@code errno} is in {@link #callErrno}.
+     * One {@code recvmmsg} into {@link #receive} with room for {@code room} messages; on -1 its
+     * {@code errno} is in {@link #callErrno}.
      * A busy loop's idle turns all end here with {@code EAGAIN}, so the call captures no
      * {@code errno} (a capturing call allocates unless C2 removes it, R-JAVA-2); the
      * thread's {@code errno} read after it is trusted when it says {@code EAGAIN}, and anything
@@ -252,20 +285,25 @@ final class LinuxUdpSocket implements UdpSocket {
      * call or send entry costs two system calls and the capturing call's allocation
      * (docs/compliance.md, R-JAVA-2).
      */
-    private int receiveCall() {
-        receive.prepareReceive(receive.capacity);
-        int n = LinuxSyscalls.recvmmsgUncaptured(fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+    private int receiveCall(int room) {
+        // Only the entries the last call filled were written by the kernel: a failed call writes
+        // none, so a busy loop's empty polls reset nothing, and a ping resets one entry, not 32.
+        receive.prepareReceive(receiveEntriesFilled);
+        int n = LinuxSyscalls.recvmmsgUncaptured(fd, receive.headers, room, MSG_DONTWAIT);
         if (n >= 0) {
+            receiveEntriesFilled = n;
             return n;
         }
+        receiveEntriesFilled = 0;
         callErrno = threadErrno.read();
         if (callErrno == EAGAIN) {
             return n;
         }
-        receive.prepareReceive(receive.capacity);
-        n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, receive.capacity, MSG_DONTWAIT);
+        n = LinuxSyscalls.recvmmsg(errnoState, fd, receive.headers, room, MSG_DONTWAIT);
         if (n < 0) {
             callErrno = LinuxSyscalls.errno(errnoState);
+        } else {
+            receiveEntriesFilled = n;
         }
         return n;
     }
@@ -279,6 +317,9 @@ final class LinuxUdpSocket implements UdpSocket {
      * and the capture's allocation ({@link #receiveCall}).
      */
     private int sendCall(MemorySegment from, int count) {
+        if (count == 1) {
+            return sendOne(from);
+        }
         int n = LinuxSyscalls.sendmmsgUncaptured(fd, from, count, MSG_DONTWAIT);
         if (n >= 0) {
             return n;
@@ -292,6 +333,29 @@ final class LinuxUdpSocket implements UdpSocket {
             callErrno = LinuxSyscalls.errno(errnoState);
         }
         return n;
+    }
+
+    /**
+     * {@link #sendCall} of one entry (a lone datagram or one GSO run: every send of a ping-pong) as
+     * {@code sendmsg} of its {@code msghdr}, which costs the kernel less than {@code sendmmsg} of
+     * one (no {@code mmsghdr} array to walk, no {@code msg_len} to write back; about 0.15 to 0.35
+     * µs a call on the reference host, docs/benchmarks.md "Latency round (session 12)"). Returns 1
+     * once it is sent, -1 as {@link #sendCall} otherwise.
+     */
+    private int sendOne(MemorySegment entry) {
+        messageSends++;
+        if (LinuxSyscalls.sendmsgUncaptured(fd, entry, MSG_DONTWAIT) >= 0) {
+            return 1;
+        }
+        callErrno = threadErrno.read();
+        if (callErrno == EAGAIN) {
+            return -1;
+        }
+        if (LinuxSyscalls.sendmsg(errnoState, fd, entry, MSG_DONTWAIT) >= 0) {
+            return 1;
+        }
+        callErrno = LinuxSyscalls.errno(errnoState);
+        return -1;
     }
 
     /** Hands message {@code i} of the last read to the receiver; returns the datagrams it held (more than 1 with GRO). */
@@ -520,6 +584,11 @@ final class LinuxUdpSocket implements UdpSocket {
      */
     long tosControls() {
         return tosControls;
+    }
+
+    /** Send calls made as {@code sendmsg} (a flush of one datagram or GSO run), out of {@link #sendCalls()}. */
+    long messageSends() {
+        return messageSends;
     }
 
     /** The ECN codepoint of the socket's own {@code IP_TOS}, carried by datagrams without a control message. */

@@ -132,7 +132,10 @@ final class MessageBatch {
         return controls.asSlice(controlOffset(i), Math.max(controlBytes, 8));
     }
 
-    /** Resets the value-result fields the kernel overwrote, before the next {@code recvmmsg}. */
+    /**
+     * Resets the value-result fields the kernel overwrote in the first {@code count} messages (those
+     * the last {@code recvmmsg} returned; it writes no other), before the next {@code recvmmsg}.
+     */
     void prepareReceive(int count) {
         ByteBuffer b = headersView;
         for (int i = 0; i < count; i++) {

@@ -239,6 +239,130 @@ class LinuxDatapathTest {
         }
     }
 
+    /**
+     * A busy-polling loop's direct read ({@link LinuxUdpSocket#readNow}): after a poll that found
+     * the socket empty, the first datagram is read alone (the loop answers it before it looks for
+     * more); the next poll reads the rest as one batch; a poll that read something is followed by
+     * full batches.
+     */
+    @Test
+    @Timeout(30)
+    void aDirectReadAfterAnEmptyPollTakesTheFirstDatagramAloneAndTheNextTheRest() throws Exception {
+        List<Integer> got = new ArrayList<>();
+        DatagramReceiver sink = new DatagramReceiver() {
+            @Override
+            public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress sender,
+                    int ecn) {
+                got.add(data.getInt(offset));
+            }
+
+            @Override
+            public void onReadBatchComplete(int socketId) {
+            }
+
+            @Override
+            public void onSocketError(int socketId, Throwable cause) {
+            }
+        };
+        SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048, false);
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        LinuxUdpSocket tx = LinuxSocketLayer.openUnregistered(any, options, sink);
+        LinuxUdpSocket rx = LinuxSocketLayer.openUnregistered(any, options, sink);
+        try {
+            ByteBuffer buf = ByteBuffer.allocate(256);
+            int[] next = {0};
+            java.util.function.IntConsumer send = count -> {
+                for (int i = 0; i < count; i++) {
+                    buf.putInt(0, next[0]++);
+                    assertThat(tx.write(buf, 64 + (next[0] % 2), rx.localAddress(), 2)).isTrue();
+                }
+                assertThat(tx.flush()).isZero();
+            };
+            assertThat(rx.readNow()).as("an empty socket").isZero();
+            send.accept(3); // loopback delivers within the send
+            assertThat(rx.readNow()).as("after an empty poll: the first alone").isEqualTo(1);
+            assertThat(rx.readNow()).as("the rest").isEqualTo(2);
+            assertThat(rx.readNow()).as("empty again").isZero();
+            send.accept(40);
+            assertThat(rx.readNow()).as("after an empty poll: the first alone").isEqualTo(1);
+            send.accept(5);
+            assertThat(rx.readNow()).as("the rest, 39 + 5, in full batches").isEqualTo(44);
+            send.accept(2);
+            assertThat(rx.readNow()).as("after a poll that read: a full batch").isEqualTo(2);
+            assertThat(rx.readNow()).isZero();
+            assertThat(got).as("every datagram once, in order").hasSize(next[0]);
+            for (int i = 0; i < got.size(); i++) {
+                assertThat(got.get(i)).isEqualTo(i);
+            }
+            assertThat(rx.receiveCalls()).as("calls that read something").isEqualTo(6);
+        } finally {
+            tx.close();
+            rx.close();
+        }
+    }
+
+    /**
+     * A flush of one entry (a lone datagram, every send of a ping-pong, or one GSO run) is one
+     * {@code sendmsg}, a flush of several one {@code sendmmsg}; either way a datagram the kernel
+     * refuses (port 0: {@code EINVAL}) is dropped and counted alone, and what was queued around it
+     * arrives whole, in order, with its ECN codepoint.
+     */
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(30)
+    void aFlushOfOneEntryIsOneSendmsgAndARefusedDatagramIsDroppedAloneEitherWay(boolean gro) throws Exception {
+        int slot = 1024;
+        try (SocketPair pair = SocketPair.open(gro, slot)) {
+            EventLoop loop = pair.loop;
+            LinuxUdpSocket a = (LinuxUdpSocket) pair.a;
+            InetSocketAddress to = pair.b.localAddress();
+            InetSocketAddress refused = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+            ByteBuffer buf = ByteBuffer.allocate(slot);
+            int[] sequence = {0};
+            // Each flush: its datagrams (length, ECN, destination), then the drops and the
+            // sendmsg and sendmmsg calls it must make.
+            record Flush(int[] lengths, int[] ecns, boolean[] toRefused, int dropped, int sendmsgs, int sendmmsgs) {
+            }
+            List<Flush> flushes = List.of(
+                    new Flush(new int[] {64}, new int[] {2}, new boolean[] {false}, 0, 1, 0),
+                    new Flush(new int[] {64}, new int[] {0}, new boolean[] {false}, 0, 1, 0),
+                    new Flush(new int[] {100, 100, 100}, new int[] {2, 2, 2}, new boolean[3], 0, 1, 0),
+                    new Flush(new int[] {50, 100}, new int[] {2, 2}, new boolean[2], 0, 0, 1),
+                    new Flush(new int[] {64}, new int[] {2}, new boolean[] {true}, 1, 1, 0),
+                    // sendmmsg sends the first and stops at the refused one, which the next
+                    // sendmmsg refuses first and is skipped; the last goes on its own.
+                    new Flush(new int[] {64, 80, 96}, new int[] {2, 0, 2}, new boolean[] {false, true, false}, 1, 1, 2),
+                    new Flush(new int[] {64}, new int[] {2}, new boolean[] {false}, 0, 1, 0));
+            List<Integer> lengths = new ArrayList<>();
+            List<Integer> ecns = new ArrayList<>();
+            for (Flush f : flushes) {
+                long[] before = loop.submit(() -> new long[] {a.messageSends(), a.sendCalls()}).get(5, TimeUnit.SECONDS);
+                int dropped = loop.submit(() -> {
+                    for (int i = 0; i < f.lengths().length; i++) {
+                        buf.putInt(0, f.toRefused()[i] ? -1 : sequence[0]);
+                        buf.put(f.lengths()[i] - 1, (byte) (sequence[0] * 7));
+                        assertThat(a.write(buf, f.lengths()[i], f.toRefused()[i] ? refused : to, f.ecns()[i])).isTrue();
+                        if (!f.toRefused()[i]) {
+                            lengths.add(f.lengths()[i]);
+                            ecns.add(f.ecns()[i]);
+                            sequence[0]++;
+                        }
+                    }
+                    return a.flush();
+                }).get(5, TimeUnit.SECONDS);
+                long[] after = loop.submit(() -> new long[] {a.messageSends(), a.sendCalls()}).get(5, TimeUnit.SECONDS);
+                String what = java.util.Arrays.toString(f.lengths()) + " refused " + java.util.Arrays.toString(f.toRefused());
+                assertThat(dropped).as("dropped of %s", what).isEqualTo(f.dropped());
+                assertThat(after[0] - before[0]).as("sendmsg calls for %s", what).isEqualTo(f.sendmsgs());
+                assertThat(after[1] - before[1]).as("send calls for %s", what).isEqualTo(f.sendmsgs() + f.sendmmsgs());
+            }
+            // The refused datagrams went nowhere: the receiver sees the others only, in order.
+            int[] l = lengths.stream().mapToInt(Integer::intValue).toArray();
+            int[] e = ecns.stream().mapToInt(Integer::intValue).toArray();
+            pair.expectInOrder(l, e, "");
+        }
+    }
+
     @ParameterizedTest(name = "receiver GRO {0}")
     @ValueSource(booleans = {true, false})
     @Timeout(30)

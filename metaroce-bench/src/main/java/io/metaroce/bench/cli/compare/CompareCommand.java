@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
                 + "follows the load of its minute: by default (--rounds 5) raw UDP, MetaRoCE's best variant and "
                 + "Aeron then run again in alternating short slices, and the goodput verdict is the median of "
                 + "the rounds' ratios (metaroce_over_raw_udp_median in the JSON; metaroce_over_raw_udp is the "
-                + "back-to-back runs' ratio)."})
+                + "back-to-back runs' ratio). With --latency-only, only the raw UDP and MetaRoCE ping-pongs run."})
 public final class CompareCommand implements Callable<Integer> {
     /** Message sizes when no --size is given. */
     static final List<Integer> DEFAULT_SIZES = List.of(1024, 8192, 65_536);
@@ -61,6 +61,9 @@ public final class CompareCommand implements Callable<Integer> {
     static final int DEFAULT_ROUNDS = 5;
     /** Largest --rounds. */
     static final int MAX_ROUNDS = 100;
+    /** Options of the goodput runs only: refused with --latency-only, which runs none. */
+    static final List<String> GOODPUT_ONLY_OPTIONS = List.of("--size", "--rounds", "--round-duration",
+            "--full-check-every");
     /** A slice of a round measures this part of --duration unless --round-duration says otherwise. */
     static final double ROUND_DURATION_SHARE = 1.0 / 3;
     /**
@@ -117,12 +120,27 @@ public final class CompareCommand implements Callable<Integer> {
             + "(default: a third of --duration), each after a quarter of that of warm-up.")
     Double roundDurationSeconds;
 
+    @Option(names = "--latency-only", description = "Only the ping-pongs of the latency goal: raw UDP and "
+            + "MetaRoCE, 64 bytes, on event loops that sleep in the kernel and on busy-polling ones, each "
+            + "--latency-warmup then --duration; no goodput runs, no TCP or Aeron ping-pong (about a minute with "
+            + "the defaults). --size, --rounds, --round-duration and --full-check-every do not apply. The JSON "
+            + "has latency_us and latency_ratios as in a full run, no size objects, and latency_only true.")
+    boolean latencyOnly;
+
     @Mixin
     CongestionControlOption cc;
 
     /** Runs; see the command's description. */
     @Override
     public Integer call() throws InterruptedException, IOException {
+        if (latencyOnly) {
+            for (String goodputOnly : GOODPUT_ONLY_OPTIONS) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(goodputOnly)) {
+                    throw new ParameterException(spec.commandLine(), goodputOnly + " applies to the goodput runs,"
+                            + " which --latency-only leaves out: drop one of the two");
+                }
+            }
+        }
         List<Integer> chosen = sizes == null || sizes.isEmpty() ? DEFAULT_SIZES : List.copyOf(sizes);
         for (int s : chosen) {
             if (s < 1 || s > MAX_SIZE) {
@@ -154,6 +172,31 @@ public final class CompareCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--round-duration must be in (0, 3600] seconds");
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (latencyOnly) {
+            out.printf(Locale.ROOT, "metaroce compare --latency-only: %d-byte ping-pongs of raw UDP and MetaRoCE,"
+                    + " sleeping and busy-polling, %.1f s each after %.1f s warm-up, MetaRoCE cc %s, 127.0.0.1%n",
+                    Comparison.LATENCY_SIZE, durationSeconds, latencyWarmup, cc.value.label());
+        } else {
+            header(out, chosen, warmup, latencyWarmup, roundDuration);
+        }
+        out.flush();
+        Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
+        Window roundWindow = new Window((long) (roundDuration * ROUND_WARMUP_SHARE * 1e9), (long) (roundDuration * 1e9));
+        Window latencyWindow = new Window((long) (latencyWarmup * 1e9), (long) (durationSeconds * 1e9));
+        CompareResult result = new Comparison(chosen, window, latencyWindow, new SecureRandom().nextLong(), cc.value,
+                fullCheckEvery, rounds, roundWindow, latencyOnly, out).run();
+        CompareTable.print(result, out);
+        if (jsonFile != null) {
+            Files.writeString(jsonFile, CompareJson.of(result), StandardCharsets.UTF_8);
+            out.println("wrote " + jsonFile);
+            out.flush();
+        }
+        return 0;
+    }
+
+    /** The first lines of a full run: what runs, and how the goodput verdict is reached. */
+    private void header(PrintWriter out, List<Integer> chosen, double warmup, double latencyWarmup,
+            double roundDuration) {
         out.printf(Locale.ROOT, "metaroce compare: sizes %s, %.1f s per run after %.1f s warm-up (ping-pongs %.1f s),"
                 + " MetaRoCE cc %s, %s, 127.0.0.1%n", chosen, durationSeconds, warmup, latencyWarmup, cc.value.label(),
                 fullCheckEvery == 1 ? "every byte checked"
@@ -164,18 +207,5 @@ public final class CompareCommand implements Callable<Integer> {
         } else {
             out.println("goodput verdict: the back-to-back runs (--rounds 0)");
         }
-        out.flush();
-        Window window = new Window((long) (warmup * 1e9), (long) (durationSeconds * 1e9));
-        Window roundWindow = new Window((long) (roundDuration * ROUND_WARMUP_SHARE * 1e9), (long) (roundDuration * 1e9));
-        Window latencyWindow = new Window((long) (latencyWarmup * 1e9), (long) (durationSeconds * 1e9));
-        CompareResult result = new Comparison(chosen, window, latencyWindow, new SecureRandom().nextLong(), cc.value,
-                fullCheckEvery, rounds, roundWindow, out).run();
-        CompareTable.print(result, out);
-        if (jsonFile != null) {
-            Files.writeString(jsonFile, CompareJson.of(result), StandardCharsets.UTF_8);
-            out.println("wrote " + jsonFile);
-            out.flush();
-        }
-        return 0;
     }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
  * {@code metaroce_over_raw_udp_median} and {@code metaroce_over_aeron_median} are the goodput
  * verdict: the medians of the alternating rounds' ratios ({@code round_results}, {@link Rounds}),
  * null with {@code --rounds 0}; {@code goodput_verdict_method} says how it was reached.
+ * {@code latency_only} is true when only the raw UDP and MetaRoCE ping-pongs ran (no size objects).
  * Thread-safe (stateless).
  */
 final class CompareJson {
@@ -86,6 +87,7 @@ final class CompareJson {
         b.append("  \"round_duration_s\": ").append(number(r.roundDurationSeconds())).append(",\n");
         b.append("  \"round_warmup_s\": ").append(number(r.roundWarmupSeconds())).append(",\n");
         b.append("  \"goodput_verdict_method\": ").append(JsonText.quote(r.goodputVerdictMethod())).append(",\n");
+        b.append("  \"latency_only\": ").append(r.latencyOnly()).append(",\n");
         b.append("  \"notes\": [");
         sep = "";
         for (String note : r.notes()) {

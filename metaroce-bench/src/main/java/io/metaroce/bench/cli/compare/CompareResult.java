@@ -27,11 +27,13 @@ import java.util.Map;
  * @param roundDurationSeconds measured seconds of each slice of a round
  * @param roundWarmupSeconds warm-up seconds before each slice of a round
  * @param goodputVerdictMethod how the goodput verdict is reached, in words
+ * @param latencyOnly whether only the raw UDP and MetaRoCE ping-pongs ran ({@code --latency-only}):
+ *     no sizes, no TCP or Aeron ping-pong
  */
 record CompareResult(String date, double durationSeconds, double warmupSeconds, double latencyWarmupSeconds,
         String transport, String congestionControl, List<SizeResult> sizes, Map<String, LatencyPercentiles> latency,
         Map<String, Long> latencyJitMillis, List<String> notes, int metaroceFullCheckEvery, int rounds,
-        double roundDurationSeconds, double roundWarmupSeconds, String goodputVerdictMethod) {
+        double roundDurationSeconds, double roundWarmupSeconds, String goodputVerdictMethod, boolean latencyOnly) {
 
     /** Copies the collections. */
     CompareResult {

@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * Runs every peer back to back, one at a time, at each message size and then the ping-pong, and
- * collects the figures. A peer that fails gives null and a note rather than ending the comparison.
+ * collects the figures (or, latency only, just the raw UDP and MetaRoCE ping-pongs). A peer that fails gives null and a note rather than ending the comparison.
  * Not thread-safe: one {@link #run} at a time.
  */
 final class Comparison {
@@ -46,6 +46,8 @@ final class Comparison {
     private final int rounds;
     /** Each slice of a round: a short warm-up (the code is compiled by then) and a short window. */
     private final Window roundWindow;
+    /** Only the raw UDP and MetaRoCE ping-pongs, sleeping and busy-polling (no sizes, TCP or Aeron). */
+    private final boolean latencyOnly;
 
     /**
      * @param fullCheckEvery how the MetaRoCE goodput runs check their messages: 1 every byte, N every
@@ -54,9 +56,11 @@ final class Comparison {
      * @param rounds after the back-to-back runs at each size, how many rounds of alternating slices
      *     (raw UDP, MetaRoCE's best variant, Aeron) to run for the goodput verdict; 0 for none
      * @param roundWindow each slice's warm-up and measured window
+     * @param latencyOnly run only the ping-pongs of the latency goal: raw UDP and MetaRoCE on sleeping
+     *     and on busy-polling loops ({@code sizes} then unused)
      */
     Comparison(List<Integer> sizes, Window window, Window latencyWindow, long seed, CongestionControl cc,
-            int fullCheckEvery, int rounds, Window roundWindow, PrintWriter progress) {
+            int fullCheckEvery, int rounds, Window roundWindow, boolean latencyOnly, PrintWriter progress) {
         this.sizes = List.copyOf(sizes);
         this.window = window;
         this.latencyWindow = latencyWindow;
@@ -64,6 +68,7 @@ final class Comparison {
         this.fullCheckEvery = fullCheckEvery;
         this.rounds = rounds;
         this.roundWindow = roundWindow;
+        this.latencyOnly = latencyOnly;
         this.metaroce = new MetarocePeer(seed, cc, fullCheckEvery);
         this.progress = progress;
     }
@@ -77,6 +82,38 @@ final class Comparison {
     /** Runs everything; see the class comment. */
     CompareResult run() throws InterruptedException {
         String date = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        List<SizeResult> results = new ArrayList<>();
+        if (latencyOnly) {
+            notes.add("latency only (--latency-only): no goodput runs; the ping-pongs of raw UDP and MetaRoCE"
+                    + " (1 path, " + cc.label() + "), not TCP's or Aeron's");
+        } else {
+            goodputNotes();
+            for (int size : sizes) {
+                results.add(runSize(size));
+            }
+        }
+        notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"
+                + " raw_udp_busy_poll and metaroce_busy_poll on event loops that poll on every turn");
+        Map<String, LatencyPercentiles> latency = new LinkedHashMap<>();
+        latency.put("raw_udp", latency("raw_udp", w -> rawUdp.pingPong(LATENCY_SIZE, w, false)));
+        latency.put("metaroce", latency("metaroce", w -> metaroce.pingPong(LATENCY_SIZE, w, false)));
+        // Like with like: both on busy-polling event loops.
+        latency.put(RAW_UDP_BUSY_POLL, latency(RAW_UDP_BUSY_POLL, w -> rawUdp.pingPong(LATENCY_SIZE, w, true)));
+        latency.put(METAROCE_BUSY_POLL, latency(METAROCE_BUSY_POLL, w -> metaroce.pingPong(LATENCY_SIZE, w, true)));
+        if (!latencyOnly) {
+            latency.put("tcp", latency("tcp", w -> tcp.pingPong(LATENCY_SIZE, w)));
+            latency.put("aeron", latency("aeron", w -> aeron.pingPong(LATENCY_SIZE, w)));
+        }
+        notes.add("latency: before each ping-pong, waited for the JIT to finish what earlier runs queued (at most the"
+                + " ping-pong warm-up), ms: " + latencySettleMillis);
+        return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
+                latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), cc.label(), results, latency, latencyJitMillis,
+                notes, fullCheckEvery, latencyOnly ? 0 : rounds, roundWindow.durationNanos() / 1e9,
+                roundWindow.warmupNanos() / 1e9, verdictMethod(), latencyOnly);
+    }
+
+    /** The notes that say how the goodput runs' peers are set up and how the verdict is reached. */
+    private void goodputNotes() {
         if (!rawUdp.gsoSupported()) {
             notes.add("raw UDP: GSO/GRO not available here (" + rawUdp.transport() + "); plain datagrams only");
         }
@@ -96,26 +133,6 @@ final class Comparison {
                 + (cc == CongestionControl.FIXED ? " congestion control off (fixed 16 MiB window)"
                         : " AIMD congestion control (the engine's default)"));
         notes.add("goodput verdict: " + verdictMethod());
-        notes.add("latency: raw_udp and metaroce on event loops that sleep in the kernel between datagrams;"
-                + " raw_udp_busy_poll and metaroce_busy_poll on event loops that poll on every turn");
-        List<SizeResult> results = new ArrayList<>();
-        for (int size : sizes) {
-            results.add(runSize(size));
-        }
-        Map<String, LatencyPercentiles> latency = new LinkedHashMap<>();
-        latency.put("raw_udp", latency("raw_udp", w -> rawUdp.pingPong(LATENCY_SIZE, w, false)));
-        latency.put("metaroce", latency("metaroce", w -> metaroce.pingPong(LATENCY_SIZE, w, false)));
-        // Like with like: both on busy-polling event loops.
-        latency.put(RAW_UDP_BUSY_POLL, latency(RAW_UDP_BUSY_POLL, w -> rawUdp.pingPong(LATENCY_SIZE, w, true)));
-        latency.put(METAROCE_BUSY_POLL, latency(METAROCE_BUSY_POLL, w -> metaroce.pingPong(LATENCY_SIZE, w, true)));
-        latency.put("tcp", latency("tcp", w -> tcp.pingPong(LATENCY_SIZE, w)));
-        latency.put("aeron", latency("aeron", w -> aeron.pingPong(LATENCY_SIZE, w)));
-        notes.add("latency: before each ping-pong, waited for the JIT to finish what earlier runs queued (at most the"
-                + " ping-pong warm-up), ms: " + latencySettleMillis);
-        return new CompareResult(date, window.durationNanos() / 1e9, window.warmupNanos() / 1e9,
-                latencyWindow.warmupNanos() / 1e9, rawUdp.transport(), cc.label(), results, latency, latencyJitMillis,
-                notes, fullCheckEvery, rounds, roundWindow.durationNanos() / 1e9, roundWindow.warmupNanos() / 1e9,
-                verdictMethod());
     }
 
     /** A ping-pong in a given window. */
@@ -173,6 +190,9 @@ final class Comparison {
 
     /** How the goodput verdict is reached, for the notes and the JSON. */
     private String verdictMethod() {
+        if (latencyOnly) {
+            return "none: no goodput runs (--latency-only)";
+        }
         if (rounds == 0) {
             return "the back-to-back runs, one per peer (--rounds 0)";
         }

@@ -159,6 +159,58 @@ class CompareCommandTest {
                 "1024 B round 1 Aeron", "1024 B round 2 Aeron", "1024 B round 2 MetaRoCE", "1024 B round 2 raw UDP");
     }
 
+    @Test
+    void latencyOnlyRunsTheRawUdpAndMetaroceSleepingAndBusyPingPongsAndNothingElse(@TempDir Path dir)
+            throws Exception {
+        Path json = dir.resolve("compare.json");
+        Run run = run("compare", "--latency-only", "--duration", "0.2", "--latency-warmup", "0.1", "--json",
+                json.toString());
+        assertThat(run.exitCode).as(run.out + run.err).isZero();
+        assertThat(run.out).contains("--latency-only", "64-byte ping-pong").doesNotContain("-byte messages",
+                "B raw UDP", "B MetaRoCE", "B TCP", "B Aeron", "round 1");
+        String text = Files.readString(json);
+        assertThat(text).contains("\"latency_only\": true",
+                "\"goodput_verdict_method\": \"none: no goodput runs (--latency-only)\"");
+        assertThat(number(text, "rounds")).isZero();
+        assertThat(text).doesNotContainPattern("\"\\d+\": \\{");
+        String latency = object(text, "latency_us");
+        Matcher keys = Pattern.compile("\"([a-z_]+)\": (null|\\{)").matcher(latency);
+        List<String> peers = new java.util.ArrayList<>();
+        while (keys.find()) {
+            peers.add(keys.group(1));
+        }
+        assertThat(peers).containsExactly("latency_us", "raw_udp", "metaroce", "raw_udp_busy_poll",
+                "metaroce_busy_poll");
+        String notes = text.substring(text.indexOf("\"notes\""));
+        for (String peer : peers.subList(1, peers.size())) {
+            Matcher m = Pattern.compile("\"" + peer + "\": \\{\"p50\": ([0-9.]+), \"p99\": ([0-9.]+)").matcher(latency);
+            if (m.find()) {
+                assertThat(Double.parseDouble(m.group(2))).as(peer).isGreaterThanOrEqualTo(Double.parseDouble(m.group(1)));
+            } else {
+                assertThat(notes).contains(peer + " latency failed");
+            }
+        }
+        assertThat(number(text, "latency_warmup_s")).isEqualTo(0.1);
+        String ratios = object(text, "latency_ratios");
+        assertLatencyRatio(latency, ratios, "metaroce_over_raw_udp", "metaroce", "raw_udp");
+        assertLatencyRatio(latency, ratios, "metaroce_busy_poll_over_raw_udp_busy_poll", "metaroce_busy_poll",
+                "raw_udp_busy_poll");
+        assertThat(notes).contains("latency only (--latency-only)");
+        // The JIT waits: one per ping-pong that ran, four.
+        Matcher settle = Pattern.compile("waited for the JIT[^{]*\\{([^}]*)}").matcher(notes);
+        assertThat(settle.find()).as("the JIT waits in " + notes).isTrue();
+        assertThat(settle.group(1).split(", ")).hasSize(4);
+    }
+
+    @Test
+    void latencyOnlyRefusesTheGoodputRunsOptions() {
+        for (String option : CompareCommand.GOODPUT_ONLY_OPTIONS) {
+            Run run = run("compare", "--latency-only", option, "2");
+            assertThat(run.exitCode).as(option + ": " + run.err).isEqualTo(2);
+            assertThat(run.err).contains(option + " applies to the goodput runs, which --latency-only leaves out");
+        }
+    }
+
     /**
      * A size's rounds: {@code count} of them in alternating order, MetaRoCE the back-to-back runs'
      * best variant, each round's ratios its own figures', and the medians and ranges theirs.

@@ -61,6 +61,10 @@ import io.metaroce.core.wire.WireConstants;
  * @param pathProbeIntervalNanos first interval between the PATH_PROBEs of a FAILED path; doubles
  *     after each unanswered probe
  * @param pathProbeMaxIntervalNanos ceiling of that interval
+ * @param shortAcks send an ACK in its short form (84 bytes instead of 124: one 64-bit SACK word)
+ *     whenever its SACK has one, that is when every sequence number of the 256-bit window more
+ *     than 63 below the highest was received ([SPEC-SACK-16], [SPEC-WIRE-31]); false: every ACK is
+ *     124 bytes. Receivers take both forms whatever this says
  * @param pathRateWindowNanos the window of each path's send rate ({@code PathStats.sendRateBytesPerSecond}):
  *     the bytes sent in the current aligned interval of this length plus the previous interval's,
  *     prorated by its part still inside the window ending at the read; a power of two, so that a
@@ -231,7 +235,8 @@ public record EngineConfig(
         boolean aimdBalancedIncrease,
         int aimdAlphaRoundTripGainShift,
         boolean pathFailureNeedsAnswer,
-        long pathRateWindowNanos) {
+        long pathRateWindowNanos,
+        boolean shortAcks) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -384,7 +389,8 @@ public record EngineConfig(
                 false, // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
                 0, // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
                 true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
-                1L << 20); // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
+                1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
+                false); // shortAcks: every ACK in the 124-byte form
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -462,6 +468,7 @@ public record EngineConfig(
         private int aimdPacingGainPercent;
         private long pacingBurstBytes;
         private long pathRateWindowNanos;
+        private boolean shortAcks;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
         private int aimdSharedMarkCutPercent;
@@ -524,6 +531,7 @@ public record EngineConfig(
             aimdPacingGainPercent = c.aimdPacingGainPercent;
             pacingBurstBytes = c.pacingBurstBytes;
             pathRateWindowNanos = c.pathRateWindowNanos;
+            shortAcks = c.shortAcks;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdSharedMarkCutPercent = c.aimdSharedMarkCutPercent;
@@ -589,6 +597,8 @@ public record EngineConfig(
         public Builder pacingBurstBytes(long v) { pacingBurstBytes = v; return this; }
         /** Sets {@link EngineConfig#pathRateWindowNanos}. */
         public Builder pathRateWindowNanos(long v) { pathRateWindowNanos = v; return this; }
+        /** Sets {@link EngineConfig#shortAcks}. */
+        public Builder shortAcks(boolean v) { shortAcks = v; return this; }
         /** Sets {@link EngineConfig#aimdLossCutScaledByAlpha}. */
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
@@ -648,7 +658,7 @@ public record EngineConfig(
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
                     aimdLossCompensationPercent, aimdLossAverageOnUnmarkedPaths, bundleAcks, equalLengthPackets, timeoutProbes,
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, pathFailureNeedsAnswer,
-                    pathRateWindowNanos);
+                    pathRateWindowNanos, shortAcks);
         }
     }
 }

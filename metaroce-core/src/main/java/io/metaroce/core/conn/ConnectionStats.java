@@ -16,6 +16,7 @@ public final class ConnectionStats {
     long idleResends;
     long acksSent;
     long acksBundled;
+    long acksShort;
     long acksReceived;
     long naksSent;
     long naksReceived;
@@ -57,6 +58,8 @@ public final class ConnectionStats {
     public long acksSent() { return acksSent; }
     /** ACKs of {@link #acksSent()} that rode ahead of a DATA packet in its datagram [SPEC-SACK-13]. */
     public long acksBundled() { return acksBundled; }
+    /** ACKs of {@link #acksSent()} sent in the short form, 84 bytes instead of 124 [SPEC-SACK-16]. */
+    public long acksShort() { return acksShort; }
     /** ACKs received. */
     public long acksReceived() { return acksReceived; }
     /** NAKs sent (refusals). */

@@ -5,6 +5,7 @@ import io.metaroce.core.api.Transmit;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.ShortSack;
 import io.metaroce.core.wire.WireConstants;
 
 /**
@@ -21,6 +22,7 @@ final class ControlWriter {
     private final long localId;
     private final int maxDatagramBytes;
     private final int sequenceWindow;
+    private final boolean shortAcks;
     private long probeSequence;
 
     ControlWriter(EngineConfig config, long localId, ConnectionStats stats, Paths paths, PacketEmitter emitter) {
@@ -30,6 +32,7 @@ final class ControlWriter {
         this.localId = localId;
         this.maxDatagramBytes = config.maxDatagramBytes();
         this.sequenceWindow = config.sequenceWindow();
+        this.shortAcks = config.shortAcks();
     }
 
     /** CONNECT on path 0, with the server's cookie once it sent a CHALLENGE. */
@@ -86,29 +89,35 @@ final class ControlWriter {
         path.receiveTracker.writeAck(p, nowNanos);
         p.cumulativeSequence = cumulativeSequence;
         p.rateHintBytesPerSecond = rateHint;
+        shortenIfAble(p);
         stats.acksSent++;
         return emitter.emit(out, p, codec, path, 0, null, 0, nowNanos);
     }
 
     /**
      * Puts the ACK of {@code path} ahead of the DATA packet already in {@code out} (same path), in
-     * one datagram, if both fit in {@code maxBytes} [SPEC-SACK-13]: the DATA moves up by
-     * {@link WireConstants#ACK_BYTES} and the ACK, flagged {@link WireConstants#FLAG_BUNDLED}, takes
-     * the front. Returns false, leaving {@code out} as it was, if they do not fit.
+     * one datagram, if both fit in {@code maxBytes} [SPEC-SACK-13]: the DATA moves up by the ACK's
+     * length ({@link WireConstants#ACK_BYTES}, or {@link WireConstants#ACK_SHORT_BYTES} in the short
+     * form) and the ACK, flagged {@link WireConstants#FLAG_BUNDLED}, takes the front. Returns false,
+     * leaving {@code out} as it was and the path's ACK still due, if they do not fit.
      */
     boolean bundleAck(long nowNanos, Path path, long cumulativeSequence, long rateHint, int maxBytes, Transmit out,
             Packet p, PacketCodec codec) {
         int dataLength = out.length;
+        // The short form is known only once the tracker has written the SACK, which also clears the
+        // path's pending ACK; so the check uses the full size, and a bundle that only the short
+        // form would fit is left to a datagram of its own.
         if (dataLength + WireConstants.ACK_BYTES > Math.min(maxBytes, out.buffer.capacity())) {
             return false;
         }
-        // put(int, ByteBuffer, int, int) copies as if through an intermediate buffer: overlap is safe.
-        out.buffer.put(WireConstants.ACK_BYTES, out.buffer, 0, dataLength);
         emitter.header(p, PacketType.ACK, path.id);
         p.flags = WireConstants.FLAG_BUNDLED;
         path.receiveTracker.writeAck(p, nowNanos);
         p.cumulativeSequence = cumulativeSequence;
         p.rateHintBytesPerSecond = rateHint;
+        shortenIfAble(p);
+        // put(int, ByteBuffer, int, int) copies as if through an intermediate buffer: overlap is safe.
+        out.buffer.put(PacketCodec.ackLength(p.flags), out.buffer, 0, dataLength);
         stats.acksSent++;
         stats.acksBundled++;
         int ackLength = codec.encode(p, out.buffer, 0, null, 0);
@@ -116,6 +125,17 @@ final class ControlWriter {
         stats.bytesSent += ackLength;
         out.length = ackLength + dataLength;
         return true;
+    }
+
+    /**
+     * [SPEC-SACK-16] With {@code shortAcks}, flags the ACK in {@code p} for the short form
+     * ([SPEC-WIRE-31]) when its SACK has one: the same acknowledgement in 40 fewer bytes.
+     */
+    private void shortenIfAble(Packet p) {
+        if (shortAcks && ShortSack.fits(p.sackBase, p.sackBits)) {
+            p.flags |= WireConstants.FLAG_SHORT_SACK;
+            stats.acksShort++;
+        }
     }
 
     /** A keep-alive PATH_PROBE on the first path in service. */

@@ -139,6 +139,14 @@ public final class PacketCodec {
     }
 
     /**
+     * The datagram length of an ACK whose header flags are {@code flags}: {@link WireConstants#ACK_SHORT_BYTES}
+     * with {@link WireConstants#FLAG_SHORT_SACK} set ([SPEC-WIRE-31]), otherwise {@link WireConstants#ACK_BYTES}.
+     */
+    public static int ackLength(int flags) {
+        return (flags & WireConstants.FLAG_SHORT_SACK) != 0 ? WireConstants.ACK_SHORT_BYTES : WireConstants.ACK_BYTES;
+    }
+
+    /**
      * A static, human-readable description of the rule broken by the last {@link #decode} that
      * returned {@link DecodeError#BAD_FIELD}; empty before any. For logs only; never parse it.
      */
@@ -151,17 +159,19 @@ public final class PacketCodec {
     // =====================================================================================
 
     /**
-     * The length of the first packet of a bundled datagram [SPEC-WIRE-30]: {@link WireConstants#ACK_BYTES}
-     * if the datagram starts with an ACK that has {@link WireConstants#FLAG_BUNDLED} set and is longer
-     * than an ACK, otherwise 0 (one packet). Reads two header bytes only; each packet of a bundle is
-     * then decoded, checksum first, on its own.
+     * The length of the first packet of a bundled datagram [SPEC-WIRE-30]: the ACK's length
+     * ({@link #ackLength}: 124 bytes, or 84 in the short form, [SPEC-WIRE-31]) if the datagram starts
+     * with an ACK that has {@link WireConstants#FLAG_BUNDLED} set and is longer than that ACK,
+     * otherwise 0 (one packet). Reads three header bytes only; each packet of a bundle is then
+     * decoded, checksum first, on its own.
      */
     public static int bundledHeadLength(ByteBuffer src, int offset, int length) {
-        if (length <= WireConstants.ACK_BYTES || (src.get(offset + OFF_TYPE) & 0xff) != PacketType.ACK) {
+        if (length <= WireConstants.ACK_SHORT_BYTES || (src.get(offset + OFF_TYPE) & 0xff) != PacketType.ACK) {
             return 0;
         }
         int flags = ((src.get(offset + OFF_FLAGS) & 0xff) << 8) | (src.get(offset + OFF_FLAGS + 1) & 0xff);
-        return (flags & WireConstants.FLAG_BUNDLED) != 0 ? WireConstants.ACK_BYTES : 0;
+        int head = ackLength(flags);
+        return (flags & WireConstants.FLAG_BUNDLED) != 0 && length > head ? head : 0;
     }
 
     /**
@@ -219,7 +229,7 @@ public final class PacketCodec {
             if (length < WireConstants.DATA_OVERHEAD_BYTES) {
                 return DecodeError.BAD_LENGTH;
             }
-        } else if (length != fixedLength(type)) {
+        } else if (length != (type == PacketType.ACK ? ackLength(u16(h, OFF_FLAGS)) : fixedLength(type))) {
             return DecodeError.BAD_LENGTH;
         }
 
@@ -355,6 +365,9 @@ public final class PacketCodec {
     }
 
     private int decodeAck(byte[] h, Packet out) {
+        if ((out.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
+            return decodeShortAck(h, out);
+        }
         out.sackBase = getLong(h, 32);
         long[] bits = out.sackBits;
         for (int i = 0; i < WireConstants.SACK_WORDS; i++) {
@@ -383,6 +396,41 @@ public final class PacketCodec {
         }
         if (out.cumulativeSequence < 0) {
             return badField("ACK cumulativeSequence >= 2^63");
+        }
+        return DecodeError.OK;
+    }
+
+    /**
+     * [SPEC-WIRE-31] The short form, decoded into the fields of the full one: the header's
+     * {@code pathSequence} slot holds the highest acknowledged PSN and its {@code connectionSequence}
+     * slot the cumulative sequence (both already checked below 2^63); the packet then reads as the
+     * 124-byte ACK with the same contents would (CSN 0, PSN 0).
+     */
+    private int decodeShortAck(byte[] h, Packet out) {
+        long base = ShortSack.expand(out.pathSequence, getLong(h, 32), out.sackBits);
+        out.cumulativeSequence = out.connectionSequence;
+        out.connectionSequence = 0;
+        out.pathSequence = 0;
+        out.echoTimestampNanos = getLong(h, 40);
+        out.ackDelayNanos = getLong(h, 48);
+        out.ectCount = getLong(h, 56);
+        out.ceCount = getLong(h, 64);
+        out.rateHintBytesPerSecond = getLong(h, 72);
+        if (base < 0) {
+            return badField("short ACK word without its highest bit or with bits below 0");
+        }
+        out.sackBase = base;
+        if (out.ackDelayNanos < 0) {
+            return badField("ACK ackDelayNanos >= 2^63");
+        }
+        if (out.ectCount < 0 || out.ceCount < 0) {
+            return badField("ACK ECN count >= 2^63");
+        }
+        if (out.ceCount > out.ectCount) {
+            return badField("ACK ceCount > ectCount");
+        }
+        if (out.rateHintBytesPerSecond < 0) {
+            return badField("ACK rateHintBytesPerSecond >= 2^63");
         }
         return DecodeError.OK;
     }
@@ -525,7 +573,11 @@ public final class PacketCodec {
             throw new IllegalArgumentException("cannot encode unknown packet type " + type);
         }
         int payloadLength = type == PacketType.DATA ? p.payloadLength : 0;
-        int length = encodedLength(type, payloadLength);
+        int length = type == PacketType.ACK ? ackLength(p.flags) : encodedLength(type, payloadLength);
+        if (type == PacketType.ACK && length == WireConstants.ACK_SHORT_BYTES && !ShortSack.fits(p.sackBase, p.sackBits)) {
+            throw new IllegalArgumentException("FLAG_SHORT_SACK on an ACK whose SACK has no short form ("
+                    + "see ShortSack.fits)");
+        }
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("destination buffer is read-only");
         }
@@ -571,17 +623,21 @@ public final class PacketCodec {
                 putLong(h, 72, p.sequenceFloor);
             }
             case PacketType.ACK -> {
-                putLong(h, 32, p.sackBase);
-                long[] bits = p.sackBits;
-                for (int i = 0; i < WireConstants.SACK_WORDS; i++) {
-                    putLong(h, 40 + 8 * i, bits[i]);
+                if (length == WireConstants.ACK_SHORT_BYTES) {
+                    putShortAckFields(h, p);
+                } else {
+                    putLong(h, 32, p.sackBase);
+                    long[] bits = p.sackBits;
+                    for (int i = 0; i < WireConstants.SACK_WORDS; i++) {
+                        putLong(h, 40 + 8 * i, bits[i]);
+                    }
+                    putLong(h, 72, p.echoTimestampNanos);
+                    putLong(h, 80, p.ackDelayNanos);
+                    putLong(h, 88, p.ectCount);
+                    putLong(h, 96, p.ceCount);
+                    putLong(h, 104, p.rateHintBytesPerSecond);
+                    putLong(h, 112, p.cumulativeSequence);
                 }
-                putLong(h, 72, p.echoTimestampNanos);
-                putLong(h, 80, p.ackDelayNanos);
-                putLong(h, 88, p.ectCount);
-                putLong(h, 96, p.ceCount);
-                putLong(h, 104, p.rateHintBytesPerSecond);
-                putLong(h, 112, p.cumulativeSequence);
             }
             case PacketType.NAK -> {
                 h[32] = (byte) p.nakCode;
@@ -637,6 +693,18 @@ public final class PacketCodec {
         int end = offset + length - WireConstants.CHECKSUM_BYTES;
         putInt(dst, end, checksum(dst, offset, end));
         return length;
+    }
+
+    /** [SPEC-WIRE-31] The short ACK's fields, the header's two sequence slots included. */
+    private static void putShortAckFields(byte[] h, Packet p) {
+        putLong(h, OFF_CSN, p.cumulativeSequence);
+        putLong(h, OFF_PSN, ShortSack.highest(p.sackBase, p.sackBits));
+        putLong(h, 32, ShortSack.word(p.sackBits));
+        putLong(h, 40, p.echoTimestampNanos);
+        putLong(h, 48, p.ackDelayNanos);
+        putLong(h, 56, p.ectCount);
+        putLong(h, 64, p.ceCount);
+        putLong(h, 72, p.rateHintBytesPerSecond);
     }
 
     // =====================================================================================

@@ -16,6 +16,8 @@ public final class WireConstants {
     public static final int READ_REQUEST_BYTES = 84;
     /** Total size of an ACK packet. */
     public static final int ACK_BYTES = 124;
+    /** Total size of an ACK in the short form ({@link #FLAG_SHORT_SACK}, [SPEC-WIRE-31]). */
+    public static final int ACK_SHORT_BYTES = 84;
     /** Total size of a NAK packet. */
     public static final int NAK_BYTES = 76;
     /** Total size of a CONNECT packet (with or without a cookie: it is padded so no reply is larger). */
@@ -44,6 +46,11 @@ public final class WireConstants {
      * riding ahead of a DATA packet on the same path, [SPEC-WIRE-30]).
      */
     public static final int FLAG_BUNDLED = 4;
+    /**
+     * Header flag, on an ACK only: the ACK is in the short form ({@link #ACK_SHORT_BYTES} bytes, one
+     * 64-bit SACK word ending at the highest acknowledged path sequence number, [SPEC-WIRE-31]).
+     */
+    public static final int FLAG_SHORT_SACK = 8;
 
     /** DATA flag: {@link Packet#immediate} is valid (required for WRITE_WITH_IMM, optional for SEND). */
     public static final int DATA_FLAG_HAS_IMMEDIATE = 1;

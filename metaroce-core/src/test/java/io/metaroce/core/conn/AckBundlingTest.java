@@ -10,6 +10,7 @@ import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
 import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.core.wire.WireConstants;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,8 @@ class AckBundlingTest {
     private static final int STREAM = 1;
 
     /** Result of one ping-pong run. */
-    record Run(long datagrams, long acksBundled, long acksSent, long failures, boolean verified) { }
+    record Run(long datagrams, long acksBundled, long acksSent, long failures, boolean verified, long acksShort,
+            long bytesSent) { }
 
     /**
      * {@code rounds} ping-pongs of {@code size}-byte SENDs over {@code paths} paths: the server
@@ -87,7 +89,9 @@ class AckBundlingTest {
         long datagrams = p.client().stats().datagramsSent() + p.server().stats().datagramsSent() - before;
         long bundled = cc.stats().acksBundled() + sc.stats().acksBundled();
         long acks = cc.stats().acksSent() + sc.stats().acksSent();
-        return new Run(datagrams, bundled, acks, done[1], verified[0]);
+        long acksShort = cc.stats().acksShort() + sc.stats().acksShort();
+        long bytes = cc.stats().bytesSent() + sc.stats().bytesSent();
+        return new Run(datagrams, bundled, acks, done[1], verified[0], acksShort, bytes);
     }
 
     @Test
@@ -105,6 +109,40 @@ class AckBundlingTest {
         // Without bundling every ACK is a datagram of its own: about four per round trip.
         assertThat(alone.datagrams()).isGreaterThanOrEqualTo(4L * rounds - 4);
         assertThat(alone.acksBundled()).isZero();
+    }
+
+    /**
+     * [SPEC-SACK-16] With {@code shortAcks} every ACK of a path without holes is 84 bytes, alone or
+     * leading a bundle: the run is the same datagram for datagram, 40 bytes fewer per ACK. Under
+     * loss, reordering and corruption every echo still arrives intact.
+     */
+    @Test
+    void shortAcksSaveFortyBytesEachAndCarryEveryEcho() {
+        NetworkConditions net = NetworkConditions.perfect().withDelay(10_000, 0, 10_000);
+        EngineConfig shortAcks = EngineConfig.defaults().toBuilder().shortAcks(true).build();
+        for (boolean bundle : new boolean[] {true, false}) {
+            EngineConfig on = shortAcks.toBuilder().bundleAcks(bundle).build();
+            EngineConfig off = on.toBuilder().shortAcks(false).build();
+            Run full = pingPong(13, 2, 64, 100, net, off);
+            Run shorter = pingPong(13, 2, 64, 100, net, on);
+            assertThat(shorter.verified()).isTrue();
+            assertThat(shorter.failures()).isZero();
+            assertThat(full.acksShort()).isZero();
+            assertThat(shorter.acksShort()).as("bundled %s", bundle).isEqualTo(shorter.acksSent()).isPositive();
+            assertThat(shorter.datagrams()).isEqualTo(full.datagrams());
+            assertThat(shorter.acksBundled()).isEqualTo(full.acksBundled());
+            assertThat(full.bytesSent() - shorter.bytesSent())
+                    .isEqualTo((WireConstants.ACK_BYTES - WireConstants.ACK_SHORT_BYTES) * shorter.acksShort());
+        }
+        for (long seed = 1; seed <= 8; seed++) {
+            SplittableRandom r = new SplittableRandom(seed);
+            NetworkConditions lossy = NetworkConditions.perfect().withDelay(5_000, 2_000, 20_000)
+                    .withLoss(0.02 * (1 + r.nextInt(3))).withCorruption(0.01 * r.nextInt(2));
+            Run run = pingPong(seed, 1 + r.nextInt(3), 1 + r.nextInt(2_000), 60, lossy, shortAcks);
+            assertThat(run.failures()).as("seed %d", seed).isZero();
+            assertThat(run.verified()).as("seed %d", seed).isTrue();
+            assertThat(run.acksShort()).as("seed %d", seed).isPositive();
+        }
     }
 
     @Test

@@ -352,6 +352,42 @@ class HostileInputTest {
         return stats.smoothedRttNanos;
     }
 
+    /**
+     * [SPEC-WIRE-31] Short ACKs aimed at the live connection: a well-formed one is taken (no
+     * decode error), one without its highest bit, with bits below PSN 0 or at the full ACK's length
+     * is dropped and counted by its decode error, and the connection carries on.
+     */
+    @Test
+    void malformedShortAcksAreCountedAndTheConnectionSurvives() {
+        Counters before = counters();
+        for (int fault = 0; fault < 4; fault++) {
+            Packet pk = new Packet();
+            pk.type = PacketType.ACK;
+            pk.pathId = 0;
+            pk.flags = WireConstants.FLAG_SHORT_SACK;
+            pk.destinationConnectionId = server.localId();
+            pk.sackBase = 0;
+            pk.sackBits[0] = 1; // PSN 0 acknowledged: H = 0
+            ByteBuffer b = ByteBuffer.allocate(WireConstants.ACK_BYTES);
+            int n = new PacketCodec().encode(pk, b, 0, null, 0);
+            assertThat(n).isEqualTo(WireConstants.ACK_SHORT_BYTES);
+            switch (fault) {
+                case 1 -> b.putLong(32, 1L << 62); // H itself not acknowledged
+                case 2 -> b.putLong(32, -1L); // bits for PSNs below 0
+                case 3 -> n = WireConstants.ACK_BYTES; // the flag with the full length
+                default -> { } // well-formed
+            }
+            new PacketCodec().reseal(b, 0, n);
+            inject(b, 0, n);
+        }
+        Counters after = counters();
+        assertThat(after.received - before.received).isEqualTo(4);
+        assertThat(after.code(before, DecodeError.BAD_FIELD)).isEqualTo(2);
+        assertThat(after.code(before, DecodeError.BAD_LENGTH)).isEqualTo(1);
+        assertThat(after.malformed - before.malformed).isEqualTo(3);
+        assertConnectionStillCarriesAVerifiedSend("malformed short ACKs");
+    }
+
     private void injectProbeAck(int pathId, long probeId, long timestampNanos) {
         Packet pk = new Packet();
         pk.type = PacketType.PROBE_ACK;

@@ -166,7 +166,10 @@ class PacketDecodePropertyTest {
     @Property(tries = 3000)
     void randomBodiesWithAValidChecksumNeverThrow(@ForAll("anyType") int type, @ForAll @Size(min = 200, max = 200) byte[] noise,
             @ForAll @IntRange(max = 90) int payloadLength, @ForAll @IntRange(max = 9) int offset, @ForAll BufferKind kind) {
-        int length = type == PacketType.DATA ? WireConstants.DATA_OVERHEAD_BYTES + payloadLength : PacketCodec.fixedLength(type);
+        // An ACK's length follows its flags (the short form, [SPEC-WIRE-31]), which the noise sets.
+        int length = type == PacketType.DATA ? WireConstants.DATA_OVERHEAD_BYTES + payloadLength
+                : type == PacketType.ACK ? PacketCodec.ackLength(((noise[4] & 0xff) << 8) | (noise[5] & 0xff))
+                : PacketCodec.fixedLength(type);
         ByteBuffer b = kind.allocate(offset + length);
         b.put(offset, noise, 0, length);
         b.put(offset, (byte) WireConstants.VERSION);

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -22,7 +23,8 @@ import net.jqwik.api.Property;
  * next burst exactly: bursts of SENDs and READs on random streams, over a lossy network with two
  * paths, each followed by a keep-alive interval of idleness; every work request completes once,
  * successfully, in posting order per stream, with the bytes that were sent, and after each idle
- * interval the connection is back within its idle footprint (plus the stream table's share).
+ * interval (two keep-alive intervals) the connection is back within its idle footprint (plus the
+ * stream table's share).
  * Work request slots come back with new generations, so a DATA header template of the last burst
  * is never taken for a message of the next.
  */
@@ -31,6 +33,12 @@ class IdleShrinkPropertyTest {
     static final int STREAMS = 600;
 
     record Expected(long wrId, long srcOffset, long dstOffset, long length, boolean read) { }
+
+    /** The seed whose client still had something outstanding at its first keep-alive point. */
+    @Example
+    void aRoundWhoseFirstKeepAlivePointFindsWorkOutstanding() {
+        burstsAfterTheIdleShrinkCompleteExactly(9521134123119L);
+    }
 
     @Property(tries = 5)
     void burstsAfterTheIdleShrinkCompleteExactly(@ForAll long seed) {
@@ -93,7 +101,10 @@ class IdleShrinkPropertyTest {
                 var got = (e.read() ? readBack : dst).segment().asSlice(e.dstOffset(), e.length());
                 assertThat(got.mismatch(want)).as("bytes of work request %d (read %s)", e.wrId(), e.read()).isEqualTo(-1);
             }
-            p.advance(keepAlive + 1_000_000L);
+            // Two keep-alive intervals: at the first keep-alive point something may still be
+            // outstanding after a lossy round (seed 9521134123119 had its client tables shrink only
+            // at the second), and a table shrinks only at a point where nothing is.
+            p.advance(2 * keepAlive + 1_000_000L);
             assertThat(client.outstandingWork()).isZero();
             assertThat(server.outstandingWork()).isZero();
             long streamShare = StateFootprintTest.STREAM_GOAL_BYTES * (highestStream + 1);

@@ -1047,6 +1047,11 @@ public final class Connection implements ScoreboardListener {
         }
         if (config.keepAliveNanos() > 0 && nowNanos - emitter.lastSendNanos() >= config.keepAliveNanos()) {
             keepAliveDue = true;
+            // Nothing sent for a keep-alive interval: the idle point at which a burst's tables
+            // shrink [SPEC-CONN-FOOT13-1]; never on the datapath.
+            sender.shrinkIdleTables(nowNanos);
+            receiver.shrinkIdleTables();
+            control.shrinkIdle();
         }
         inputNanos = nowNanos;
         for (int i = 0; i < paths.count(); i++) {

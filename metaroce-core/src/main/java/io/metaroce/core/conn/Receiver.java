@@ -73,6 +73,19 @@ final class Receiver {
         return outstanding;
     }
 
+    /**
+     * The idle point of the connection (see {@code Sender#shrinkIdleTables}): the inbound message
+     * table and the posted receives go back to their initial size when empty [SPEC-CONN-FOOT13-1].
+     * Receives only when no inbound message is held (one may name its receive). Allocates when it
+     * shrinks; never on the datapath.
+     */
+    void shrinkIdleTables() {
+        if (inbound.size() == 0) {
+            inbound.shrinkIfIdle();
+            receives.shrinkIfIdle();
+        }
+    }
+
     /** The CSN below which every reliable packet has been admitted, for ACKs. */
     long cumulativeSequence() {
         return receiveWindow.base();

@@ -15,12 +15,13 @@ import org.agrona.collections.IntArrayQueue;
 final class SendScheduler {
     private final StreamTable streams;
     private final WorkRequests work;
-    /** Streams with unsent work, in round-robin order. */
-    private final IntArrayQueue readyStreams = new IntArrayQueue(8, -1);
+    private static final int QUEUE_INITIAL = 8;
+    /** Streams with unsent work, in round-robin order (replaced by a small one when idle: {@link #shrinkIfIdle}). */
+    private IntArrayQueue readyStreams = new IntArrayQueue(QUEUE_INITIAL, -1);
     /** Streams paused by a receiver-not-ready NAK. */
-    private final IntArrayQueue pausedStreams = new IntArrayQueue(8, -1);
+    private IntArrayQueue pausedStreams = new IntArrayQueue(QUEUE_INITIAL, -1);
     /** READ responses this side is serving, in arrival order. */
-    private final IntArrayQueue responses = new IntArrayQueue(8, -1);
+    private IntArrayQueue responses = new IntArrayQueue(QUEUE_INITIAL, -1);
     private boolean responsesTurn;
 
     /** Whether stream {@code s} was paused by a receiver-not-ready NAK after {@code sentNanos} [SPEC-NAK-4]. */
@@ -31,6 +32,20 @@ final class SendScheduler {
     SendScheduler(StreamTable streams, WorkRequests work) {
         this.streams = streams;
         this.work = work;
+    }
+
+    /**
+     * At the connection's idle point: each empty queue a burst grew is replaced by a small one
+     * (agrona's queues do not shrink). Allocates; not the datapath.
+     */
+    void shrinkIfIdle() {
+        readyStreams = small(readyStreams);
+        pausedStreams = small(pausedStreams);
+        responses = small(responses);
+    }
+
+    private static IntArrayQueue small(IntArrayQueue q) {
+        return q.isEmpty() && q.capacity() > QUEUE_INITIAL ? new IntArrayQueue(QUEUE_INITIAL, -1) : q;
     }
 
     /** Puts stream {@code streamId} in the round-robin, unless it is there already. */

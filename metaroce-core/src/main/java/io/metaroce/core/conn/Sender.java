@@ -69,6 +69,8 @@ final class Sender {
     private long exhaustedPaths;
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
+    /** Capacity of an empty {@link #pendingReads}, to which {@link #shrinkIdleTables} compacts it. */
+    private static final int IDLE_MAP_CAPACITY = new Long2LongHashMap(8, 0.65f, -1L).capacity();
     /** CSNs refused as receiver-not-ready, with the time each may be retried. */
     private final LongArrayQueue deferredSequences = new LongArrayQueue(8, -1L);
     private final LongArrayQueue deferredUntil = new LongArrayQueue(8, -1L);
@@ -124,6 +126,32 @@ final class Sender {
     /** Whether no work request, posted or served, is in progress. */
     boolean idle() {
         return work.used() == 0;
+    }
+
+    /**
+     * The idle point of the connection (its keep-alive is due: nothing sent for
+     * {@code keepAliveNanos}): the tables a burst grew go back to their initial size, each that is
+     * empty, and the stream pause column goes once every pause has passed [SPEC-CONN-FOOT13-1].
+     * Nothing while a packet is outstanding: its CSN names a work request slot, and a pause is
+     * compared with its send time. Allocates when it shrinks; never on the datapath.
+     */
+    void shrinkIdleTables(long nowNanos) {
+        if (packets.floor() != packets.next()) {
+            return;
+        }
+        packets.shrinkIfEmpty();
+        work.shrinkIfIdle();
+        scheduler.shrinkIfIdle();
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null) {
+                p.scoreboard.shrinkIfEmpty();
+            }
+        }
+        streams.forgetPausesBefore(nowNanos);
+        if (pendingReads.isEmpty() && pendingReads.capacity() > IDLE_MAP_CAPACITY) {
+            pendingReads.compact();
+        }
     }
 
     /** Whether the packet refused as unsafe should make the connection abort; clears the flag. */

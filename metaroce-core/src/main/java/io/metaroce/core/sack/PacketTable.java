@@ -23,7 +23,7 @@ public final class PacketTable {
     /** Given up on: the receiver refused its message or the work request was flushed. */
     public static final byte ABANDONED = 3;
 
-    private static final int INITIAL = 16;
+    private static final int INITIAL = 8;
 
     private final int window;
     private int mask;
@@ -121,6 +121,27 @@ public final class PacketTable {
             copies[b] = cp[a];
             firstSentNanos[b] = first[a];
         }
+    }
+
+    /** Entries of the ring (a power of two, at most the window). */
+    public int capacity() {
+        return mask + 1;
+    }
+
+    /**
+     * When no CSN is outstanding ({@code floor == next}) and the ring grew, goes back to its
+     * initial size: a burst does not leave its high-water ring allocated. No CSN below the floor is
+     * looked up by slot, so nothing is lost. Allocates; for an idle point, not the datapath.
+     *
+     * @return whether the ring shrank
+     */
+    public boolean shrinkIfEmpty() {
+        int initial = Math.min(INITIAL, window);
+        if (floor != next || mask + 1 <= initial) {
+            return false;
+        }
+        allocate(initial);
+        return true;
     }
 
     /** State of {@code csn}: {@link #FREE} below the floor or not issued. */

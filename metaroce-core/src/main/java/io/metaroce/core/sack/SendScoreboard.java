@@ -67,6 +67,27 @@ public final class SendScoreboard {
         state = new byte[size];
     }
 
+    /** Entries of the ring (a power of two, at most the capacity given). */
+    public int ringSize() {
+        return mask + 1;
+    }
+
+    /**
+     * When no transmission is held (every one resolved and freed) and the ring grew, goes back to
+     * its initial size: a burst's flight does not stay allocated. Allocates; for an idle point,
+     * not the datapath.
+     *
+     * @return whether the ring shrank
+     */
+    public boolean shrinkIfEmpty() {
+        int initial = Math.min(maxCapacity, INITIAL_CAPACITY);
+        if (lowest != next || mask + 1 <= initial) {
+            return false;
+        }
+        allocate(initial);
+        return true;
+    }
+
     /** Whether another transmission fits. */
     public boolean hasRoom() {
         return next - lowest < maxCapacity;

@@ -14,7 +14,7 @@ import org.agrona.collections.Long2LongHashMap;
  * <p>Not thread-safe.
  */
 public final class InboundMessages {
-    private static final int INITIAL = 8;
+    private static final int INITIAL = 4;
     private static final long MISSING = -1;
 
     private final Long2LongHashMap index = new Long2LongHashMap(8, 0.65f, MISSING);
@@ -140,6 +140,44 @@ public final class InboundMessages {
             freeHead = i;
         }
         used = 0;
+    }
+
+    /** Slots allocated (used or free). */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * When no message is held and the table grew, goes back to its initial size, index included
+     * (a burst of messages does not stay allocated). Allocates; for an idle point, not the
+     * datapath.
+     *
+     * @return whether the table shrank
+     */
+    public boolean shrinkIfIdle() {
+        if (used != 0 || capacity <= INITIAL) {
+            return false;
+        }
+        index.compact();
+        lastSlot = StreamTable.NONE;
+        opcode = null;
+        stream = null;
+        messageSequence = null;
+        length = null;
+        received = null;
+        region = null;
+        targetOffset = null;
+        receive = null;
+        responseWork = null;
+        immediate = null;
+        hasImmediate = null;
+        status = null;
+        complete = null;
+        next = null;
+        freeHead = StreamTable.NONE;
+        capacity = 0;
+        allocate(INITIAL);
+        return true;
     }
 
     /** Messages held. */

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * <p>Not thread-safe.
  */
 public final class PostedReceives {
-    private static final int INITIAL = 8;
+    private static final int INITIAL = 4;
 
     private final int max;
     private int capacity;
@@ -44,6 +44,35 @@ public final class PostedReceives {
             next[i] = freeHead;
             freeHead = i;
         }
+    }
+
+    /** Slots allocated (used or free). */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * When no receive is posted and the table grew, goes back to its initial size (a burst of
+     * receives does not stay allocated). The caller makes sure nothing still names a slot (no
+     * inbound message). Allocates; for an idle point, not the datapath.
+     *
+     * @return whether the table shrank
+     */
+    public boolean shrinkIfIdle() {
+        int initial = Math.min(INITIAL, max);
+        if (used != 0 || capacity <= initial) {
+            return false;
+        }
+        workRequestId = null;
+        region = null;
+        offset = null;
+        length = null;
+        receiveSequence = null;
+        next = null;
+        freeHead = StreamTable.NONE;
+        capacity = 0;
+        allocate(initial);
+        return true;
     }
 
     /** Whether a receive can be posted. */

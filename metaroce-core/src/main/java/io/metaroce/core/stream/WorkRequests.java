@@ -23,12 +23,17 @@ public final class WorkRequests {
     /** A READ response this side serves for the peer; completes silently. */
     public static final byte READ_RESPONSE = 5;
 
-    private static final int INITIAL = 8;
+    private static final int INITIAL = 4;
 
     private final int max;
     private int capacity;
     private int freeHead = StreamTable.NONE;
     private int used;
+    /**
+     * Generation of slots made by a growth: above every generation a slot had before the last
+     * {@link #shrinkIfIdle}, so that (slot, generation) never names two uses of a slot.
+     */
+    private int generationFloor;
 
     public byte[] kind;
     public int[] stream;
@@ -86,6 +91,9 @@ public final class WorkRequests {
         status = copy(status, n);
         next = copy(next, n);
         generation = copy(generation, n);
+        if (generationFloor != 0) {
+            Arrays.fill(generation, old, n, generationFloor);
+        }
         for (int i = n - 1; i >= old; i--) {
             next[i] = freeHead;
             freeHead = i;
@@ -98,6 +106,60 @@ public final class WorkRequests {
 
     private static int[] copy(int[] a, int n) {
         return a == null ? new int[n] : Arrays.copyOf(a, n);
+    }
+
+    /** Slots allocated (used or free). */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * When no slot is in use and the table grew, goes back to its initial size, so that a burst
+     * does not leave its high-water mark allocated for the connection's life. The caller makes sure
+     * nothing still names a slot (no packet outstanding). Generations go on from above every one
+     * used so far: a (slot, generation) pair a codec template was keyed by never comes back.
+     * Allocates; for an idle point, not the datapath.
+     *
+     * @return whether the table shrank
+     */
+    public boolean shrinkIfIdle() {
+        int initial = Math.min(INITIAL, max);
+        if (used != 0 || capacity <= initial) {
+            return false;
+        }
+        int floor = generationFloor;
+        for (int g : generation) {
+            floor = Math.max(floor, g + 1);
+        }
+        generationFloor = floor;
+        clearColumns();
+        freeHead = StreamTable.NONE;
+        capacity = 0;
+        allocate(initial);
+        return true;
+    }
+
+    private void clearColumns() {
+        kind = null;
+        stream = null;
+        messageSequence = null;
+        receiveSequence = null;
+        workRequestId = null;
+        region = null;
+        localOffset = null;
+        length = null;
+        remoteKey = null;
+        remoteOffset = null;
+        immediate = null;
+        hasImmediate = null;
+        sendOffset = null;
+        undelivered = null;
+        readReceived = null;
+        done = null;
+        allSent = null;
+        status = null;
+        next = null;
+        generation = null;
     }
 
     /** Whether a slot can be taken. */

@@ -36,9 +36,11 @@ import org.openjdk.jol.info.GraphLayout;
  *
  * <p>"Streams used" means one small SEND with its RECV completed on each of streams {@code 0..n-1},
  * one stream after the other (so no pool grows for concurrency), then the pair idles for 1 ms of
- * virtual time (delayed ACKs go out; no timer is armed after that). Goals (issue): at most
- * {@value #STREAM_GOAL_BYTES} bytes per idle stream, at most {@value #CONNECTION_GOAL_BYTES} bytes per
- * idle connection with one stream.
+ * virtual time (delayed ACKs go out; no timer but the keep-alive and idle ones is armed after
+ * that). Goals (issue): at most {@value #STREAM_GOAL_BYTES} bytes per idle stream, at any stream
+ * count, at most {@value #CONNECTION_GOAL_BYTES} bytes per idle connection with one stream (asserted
+ * with a margin: {@value #CONNECTION_MARGIN_BYTES}); and a burst's tables do not stay allocated once
+ * the connection is idle (its keep-alive point).
  *
  * <pre>
  * ./mvnw -B -pl metaroce-core test -Dtest=StateFootprintTest
@@ -48,7 +50,11 @@ class StateFootprintTest {
     static final int STREAMS = 1000;
     static final long STREAM_GOAL_BYTES = 64;
     static final long CONNECTION_GOAL_BYTES = 8 * 1024;
+    /** The idle connection is held to 7 KiB, 1 KiB under its goal, so a new field does not break it. */
+    static final long CONNECTION_MARGIN_BYTES = 7 * 1024;
     static final int MESSAGE_BYTES = 64;
+    /** Stream counts just past a growth of a doubling table (513, 1025) and of the 3/2 one (1067). */
+    static final int[] MORE_COUNTS = {513, 1025, 1067};
 
     private int clientDone;
     private int serverDone;
@@ -61,46 +67,98 @@ class StateFootprintTest {
 
     @Test
     void idleConnectionAndStreamFootprint() {
-        Sides one = measure(1, false);
-        Sides many = measure(STREAMS, false);
-        Sides manyConcurrent = measure(STREAMS, true);
+        Sides one = measure(1, false, 0);
+        Sides many = measure(STREAMS, false, 0);
 
-        double clientPerStream = (many.client().bytes() - one.client().bytes()) / (double) (STREAMS - 1);
-        double serverPerStream = (many.server().bytes() - one.server().bytes()) / (double) (STREAMS - 1);
-        double clientPerStreamConcurrent = (manyConcurrent.client().bytes() - one.client().bytes()) / (double) (STREAMS - 1);
-        double serverPerStreamConcurrent = (manyConcurrent.server().bytes() - one.server().bytes()) / (double) (STREAMS - 1);
+        double clientPerStream = perStream(one.client(), many.client(), STREAMS);
+        double serverPerStream = perStream(one.server(), many.server(), STREAMS);
 
         System.out.println("=== StateFootprintTest (EngineConfig.defaults(), 1 path; bytes retained by one idle connection) ===");
         System.out.printf("client: 1 stream %,d B; %,d streams %,d B; per idle stream %.1f B%n",
                 one.client().bytes(), STREAMS, many.client().bytes(), clientPerStream);
         System.out.printf("server: 1 stream %,d B; %,d streams %,d B; per idle stream %.1f B%n",
                 one.server().bytes(), STREAMS, many.server().bytes(), serverPerStream);
-        System.out.printf("(informative) %,d streams used at once, all %,d SENDs outstanding together before the idle:"
-                + " client %,d B (%.1f B/stream), server %,d B (%.1f B/stream)%n", STREAMS, STREAMS,
-                manyConcurrent.client().bytes(), clientPerStreamConcurrent,
-                manyConcurrent.server().bytes(), serverPerStreamConcurrent);
-        System.out.printf("goals: <= %d B per idle stream, <= %,d B per idle connection%n",
-                STREAM_GOAL_BYTES, CONNECTION_GOAL_BYTES);
+        System.out.printf("goals: <= %d B per idle stream, <= %,d B per idle connection (asserted: <= %,d B)%n",
+                STREAM_GOAL_BYTES, CONNECTION_GOAL_BYTES, CONNECTION_MARGIN_BYTES);
         System.out.println("--- client connection, 1 stream ---\n" + one.client().table());
         System.out.println("--- server connection, 1 stream ---\n" + one.server().table());
         System.out.println("--- client connection, " + STREAMS + " streams ---\n" + many.client().table());
         System.out.println("--- server connection, " + STREAMS + " streams ---\n" + many.server().table());
 
         SoftAssertions soft = new SoftAssertions();
-        soft.assertThat(one.client().bytes()).as("client bytes per idle connection (1 stream)")
-                .isLessThanOrEqualTo(CONNECTION_GOAL_BYTES);
-        soft.assertThat(one.server().bytes()).as("server bytes per idle connection (1 stream)")
-                .isLessThanOrEqualTo(CONNECTION_GOAL_BYTES);
+        soft.assertThat(one.client().bytes()).as("client bytes per idle connection (1 stream), with its margin")
+                .isLessThanOrEqualTo(CONNECTION_MARGIN_BYTES);
+        soft.assertThat(one.server().bytes()).as("server bytes per idle connection (1 stream), with its margin")
+                .isLessThanOrEqualTo(CONNECTION_MARGIN_BYTES);
         soft.assertThat(clientPerStream).as("client bytes per idle stream").isLessThanOrEqualTo(STREAM_GOAL_BYTES);
         soft.assertThat(serverPerStream).as("server bytes per idle stream").isLessThanOrEqualTo(STREAM_GOAL_BYTES);
         soft.assertAll();
     }
 
     /**
-     * A fresh pair; one SEND+RECV of {@value #MESSAGE_BYTES} bytes completed on each of streams
-     * {@code 0..streams-1} (one stream at a time, or all posted at once); then 1 ms idle.
+     * The per-stream goal at counts other than 1,000: just past a growth is where the slack is
+     * largest (with doubling, 513 streams cost about twice what 1,000 do). Every count from 2 to
+     * 2,048 is checked on the table alone in {@code StreamTablePropertyTest}; here through a pair.
      */
-    private Sides measure(int streams, boolean concurrent) {
+    @Test
+    void perStreamFootprintHoldsJustPastAGrowth() {
+        Sides one = measure(1, false, 0);
+        SoftAssertions soft = new SoftAssertions();
+        for (int n : MORE_COUNTS) {
+            Sides many = measure(n, false, 0);
+            double client = perStream(one.client(), many.client(), n);
+            double server = perStream(one.server(), many.server(), n);
+            System.out.printf("%,d streams: client %,d B (%.1f B per idle stream), server %,d B (%.1f B per idle stream)%n",
+                    n, many.client().bytes(), client, many.server().bytes(), server);
+            soft.assertThat(client).as("client bytes per idle stream at %d streams", n).isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+            soft.assertThat(server).as("server bytes per idle stream at %d streams", n).isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        }
+        soft.assertAll();
+    }
+
+    /**
+     * A burst (all {@value #STREAMS} SENDs posted at once) grows the work requests, the packet
+     * ring, the posted receives and the inbound messages to their high-water mark; once the
+     * connection has been idle for a keep-alive interval they are back at their initial size, so
+     * what is left per stream is the stream table's share. Before the keep-alive point they still
+     * hold the burst's size (printed, for the record).
+     */
+    @Test
+    void aBurstDoesNotStayAllocatedOnceIdle() {
+        long keepAlive = EngineConfig.defaults().keepAliveNanos();
+        Sides one = measure(1, false, keepAlive + 1_000_000L);
+        Sides burstJustAfter = measure(STREAMS, true, 0);
+        Sides burst = measure(STREAMS, true, keepAlive + 1_000_000L);
+        double client = perStream(one.client(), burst.client(), STREAMS);
+        double server = perStream(one.server(), burst.server(), STREAMS);
+        System.out.printf("%,d SENDs at once, 1 ms after: client %,d B, server %,d B%n", STREAMS,
+                burstJustAfter.client().bytes(), burstJustAfter.server().bytes());
+        System.out.printf("%,d SENDs at once, after the keep-alive point: client %,d B (%.1f B per stream), server %,d B"
+                + " (%.1f B per stream); 1 stream, same idle: client %,d B, server %,d B%n", STREAMS,
+                burst.client().bytes(), client, burst.server().bytes(), server, one.client().bytes(), one.server().bytes());
+        System.out.println("--- client connection, burst, after the keep-alive point ---\n" + burst.client().table());
+        SoftAssertions soft = new SoftAssertions();
+        soft.assertThat(burstJustAfter.client().bytes()).as("the burst grew the client's tables")
+                .isGreaterThan(burst.client().bytes() + 50_000);
+        soft.assertThat(client).as("client bytes per stream after a burst and an idle keep-alive interval")
+                .isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        soft.assertThat(server).as("server bytes per stream after a burst and an idle keep-alive interval")
+                .isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        soft.assertThat(one.client().bytes()).as("client idle connection after a keep-alive interval")
+                .isLessThanOrEqualTo(CONNECTION_MARGIN_BYTES);
+        soft.assertAll();
+    }
+
+    private static double perStream(Footprint one, Footprint many, int streams) {
+        return (many.bytes() - one.bytes()) / (double) (streams - 1);
+    }
+
+    /**
+     * A fresh pair; one SEND+RECV of {@value #MESSAGE_BYTES} bytes completed on each of streams
+     * {@code 0..streams-1} (one stream at a time, or all posted at once); then 1 ms idle, and
+     * {@code moreIdleNanos} more.
+     */
+    private Sides measure(int streams, boolean concurrent, long moreIdleNanos) {
         clientDone = 0;
         serverDone = 0;
         Pair p = Pair.create(7, 1, NetworkConditions.perfect(), EngineConfig.defaults())
@@ -128,6 +186,9 @@ class StateFootprintTest {
             }
             p.driveUntil(() -> clientDone == streams && serverDone == streams, 10_000_000_000L, "all streams");
             p.advance(1_000_000L);
+            if (moreIdleNanos > 0) {
+                p.advance(moreIdleNanos);
+            }
             assertThat(client.outstandingWork()).isZero();
             assertThat(server.outstandingWork()).isZero();
             assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);

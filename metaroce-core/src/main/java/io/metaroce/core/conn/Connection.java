@@ -1048,7 +1048,7 @@ public final class Connection implements ScoreboardListener {
         if (config.keepAliveNanos() > 0 && nowNanos - emitter.lastSendNanos() >= config.keepAliveNanos()) {
             keepAliveDue = true;
             // Nothing sent for a keep-alive interval: the idle point at which a burst's tables
-            // shrink [SPEC-CONN-FOOT13-1]; never on the datapath.
+            // shrink [SPEC-CONN-18]; never on the datapath.
             sender.shrinkIdleTables(nowNanos);
             receiver.shrinkIdleTables();
             control.shrinkIdle();

@@ -27,7 +27,7 @@ final class ControlQueue {
     /*
      * The NAK ring's columns, made at the first NAK and dropped at the connection's idle point when
      * empty (shrinkIdle): most connections never refuse a packet, and the ring is 672 bytes of an
-     * idle connection's footprint [SPEC-CONN-FOOT13-1].
+     * idle connection's footprint [SPEC-CONN-18].
      */
     private int[] nakCode;
     private int[] nakPath;

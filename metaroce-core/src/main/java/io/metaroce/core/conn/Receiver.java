@@ -75,7 +75,7 @@ final class Receiver {
 
     /**
      * The idle point of the connection (see {@code Sender#shrinkIdleTables}): the inbound message
-     * table and the posted receives go back to their initial size when empty [SPEC-CONN-FOOT13-1].
+     * table and the posted receives go back to their initial size when empty [SPEC-CONN-18].
      * Receives only when no inbound message is held (one may name its receive). Allocates when it
      * shrinks; never on the datapath.
      */

@@ -131,7 +131,7 @@ final class Sender {
     /**
      * The idle point of the connection (its keep-alive is due: nothing sent for
      * {@code keepAliveNanos}): the tables a burst grew go back to their initial size, each that is
-     * empty, and the stream pause column goes once every pause has passed [SPEC-CONN-FOOT13-1].
+     * empty, and the stream pause column goes once every pause has passed [SPEC-CONN-18].
      * Nothing while a packet is outstanding: its CSN names a work request slot, and a pause is
      * compared with its send time. Allocates when it shrinks; never on the datapath.
      */

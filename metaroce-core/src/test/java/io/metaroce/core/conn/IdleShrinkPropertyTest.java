@@ -19,7 +19,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
 /**
- * Tables that a burst grew and the keep-alive point shrank back [SPEC-CONN-FOOT13-1] serve the
+ * Tables that a burst grew and the keep-alive point shrank back [SPEC-CONN-18] serve the
  * next burst exactly: bursts of SENDs and READs on random streams, over a lossy network with two
  * paths, each followed by a keep-alive interval of idleness; every work request completes once,
  * successfully, in posting order per stream, with the bytes that were sent, and after each idle

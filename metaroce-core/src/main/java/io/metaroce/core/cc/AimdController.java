@@ -134,9 +134,11 @@ public final class AimdController implements CongestionController {
     private final long pacingBurstBytes;
     /**
      * Bytes a paced path lets accrue before its wake-up ({@link #pacedWakeNanos}): the configured
-     * quantum, at most the burst allowance less one datagram, so that all of it may leave at once.
+     * quantum, at most the burst allowance less one datagram, so that all of it may leave at once,
+     * and at most 2^31 − 1 (an int fits the controller's alignment gap: an idle connection's
+     * footprint is at its bound, docs/benchmarks.md "State footprint").
      */
-    private final long wakeQuantumBytes;
+    private final int wakeQuantumBytes;
     private final boolean lossCutScaledByAlpha;
     private final boolean slowStartEnabled;
     /** Whether the additive increase is shared out among the paths by their rates [SPEC-CC-32]. */
@@ -283,8 +285,8 @@ public final class AimdController implements CongestionController {
         this.initialRtt = config.initialRttNanos();
         this.pacingGain = config.aimdPacingGainPercent() / 100.0;
         this.pacingBurstBytes = config.pacingBurstBytes();
-        this.wakeQuantumBytes = Math.max(0, Math.min(config.pacingWakeQuantumBytes(),
-                config.pacingBurstBytes() - config.maxDatagramBytes()));
+        this.wakeQuantumBytes = (int) Math.max(0, Math.min(Integer.MAX_VALUE, Math.min(config.pacingWakeQuantumBytes(),
+                config.pacingBurstBytes() - config.maxDatagramBytes())));
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
         this.slowStartEnabled = config.aimdSlowStart();
         this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();

@@ -615,7 +615,7 @@ final class Sender {
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            long next = congestion.pacedWakeNanos(p.id, afterNanos); // [SPEC-CC-BW13-1]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }

@@ -78,6 +78,11 @@ import io.metaroce.core.wire.WireConstants;
  *     {@code aimdPacingGainPercent / 100 * window / smoothed RTT}, capped by the rate hint
  * @param pacingBurstBytes bytes a path may send back to back once it has been idle, or its
  *     event loop woke late, before pacing spaces its packets
+ * @param pacingWakeQuantumBytes bytes a path that waits only for its pacing lets accrue before the
+ *     connection asks to be woken ({@code pollTimeoutNanos}), at most {@code pacingBurstBytes}
+ *     less one datagram and a quarter of the path's window: the wake-up sends them in one go (one
+ *     GSO send) instead of a datagram or two per wake-up; 0: woken when the next packet may leave
+ *     ([SPEC-CC-38])
  * @param aimdDelayThresholdNanos on a path whose packets the peer never reports ECN-capable (ECN
  *     cannot be read on that route), an RTT sample more than this above the path's least RTT counts
  *     as a congestion mark for AIMD; 0: no delay signal
@@ -236,7 +241,8 @@ public record EngineConfig(
         int aimdAlphaRoundTripGainShift,
         boolean pathFailureNeedsAnswer,
         long pathRateWindowNanos,
-        boolean shortAcks) {
+        boolean shortAcks,
+        long pacingWakeQuantumBytes) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -319,6 +325,7 @@ public record EngineConfig(
         positive("fairSharePeriodNanos", fairSharePeriodNanos);
         range("aimdPacingGainPercent", aimdPacingGainPercent, 100, 1000);
         range("pacingBurstBytes", pacingBurstBytes, 0, MAX_AIMD_WINDOW_BYTES);
+        range("pacingWakeQuantumBytes", pacingWakeQuantumBytes, 0, MAX_AIMD_WINDOW_BYTES);
         range("aimdDelayThresholdNanos", aimdDelayThresholdNanos, 0, 10_000_000_000L);
         range("aimdSharedMarkCutPercent", aimdSharedMarkCutPercent, 0, 100);
         range("aimdFirstFlightBytes", aimdFirstFlightBytes, 0, MAX_AIMD_WINDOW_BYTES);
@@ -390,7 +397,8 @@ public record EngineConfig(
                 0, // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
                 true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
                 1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
-                false); // shortAcks: every ACK in the 124-byte form
+                false, // shortAcks: every ACK in the 124-byte form
+                32L << 10); // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -469,6 +477,7 @@ public record EngineConfig(
         private long pacingBurstBytes;
         private long pathRateWindowNanos;
         private boolean shortAcks;
+        private long pacingWakeQuantumBytes;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
         private int aimdSharedMarkCutPercent;
@@ -532,6 +541,7 @@ public record EngineConfig(
             pacingBurstBytes = c.pacingBurstBytes;
             pathRateWindowNanos = c.pathRateWindowNanos;
             shortAcks = c.shortAcks;
+            pacingWakeQuantumBytes = c.pacingWakeQuantumBytes;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdSharedMarkCutPercent = c.aimdSharedMarkCutPercent;
@@ -599,6 +609,8 @@ public record EngineConfig(
         public Builder pathRateWindowNanos(long v) { pathRateWindowNanos = v; return this; }
         /** Sets {@link EngineConfig#shortAcks}. */
         public Builder shortAcks(boolean v) { shortAcks = v; return this; }
+        /** Sets {@link EngineConfig#pacingWakeQuantumBytes}. */
+        public Builder pacingWakeQuantumBytes(long v) { pacingWakeQuantumBytes = v; return this; }
         /** Sets {@link EngineConfig#aimdLossCutScaledByAlpha}. */
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
@@ -658,7 +670,8 @@ public record EngineConfig(
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
                     aimdLossCompensationPercent, aimdLossAverageOnUnmarkedPaths, bundleAcks, equalLengthPackets, timeoutProbes,
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, pathFailureNeedsAnswer,
-                    pathRateWindowNanos, shortAcks);
+                    pathRateWindowNanos, shortAcks,
+                    pacingWakeQuantumBytes);
         }
     }
 }

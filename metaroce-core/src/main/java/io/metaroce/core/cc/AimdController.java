@@ -132,6 +132,13 @@ public final class AimdController implements CongestionController {
     /** {@code aimdPacingGainPercent / 100}, worked out once rather than on every rate query. */
     private final double pacingGain;
     private final long pacingBurstBytes;
+    /**
+     * Bytes a paced path lets accrue before its wake-up ({@link #pacedWakeNanos}): the configured
+     * quantum, at most the burst allowance less one datagram, so that all of it may leave at once,
+     * and at most 2^31 − 1 (an int fits the controller's alignment gap: an idle connection's
+     * footprint is at its bound, docs/benchmarks.md "State footprint").
+     */
+    private final int wakeQuantumBytes;
     private final boolean lossCutScaledByAlpha;
     private final boolean slowStartEnabled;
     /** Whether the additive increase is shared out among the paths by their rates [SPEC-CC-32]. */
@@ -278,6 +285,8 @@ public final class AimdController implements CongestionController {
         this.initialRtt = config.initialRttNanos();
         this.pacingGain = config.aimdPacingGainPercent() / 100.0;
         this.pacingBurstBytes = config.pacingBurstBytes();
+        this.wakeQuantumBytes = (int) Math.max(0, Math.min(Integer.MAX_VALUE, Math.min(config.pacingWakeQuantumBytes(),
+                config.pacingBurstBytes() - config.maxDatagramBytes())));
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
         this.slowStartEnabled = config.aimdSlowStart();
         this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();
@@ -341,6 +350,27 @@ public final class AimdController implements CongestionController {
             next = Math.max(next, firstSendAt);
         }
         return rateHint > 0 ? Math.max(next, connectionNext) : next;
+    }
+
+    /**
+     * [SPEC-CC-38]: the pacing clock's time plus the time the path's rate takes to let
+     * {@link #wakeQuantumBytes} more accrue (at most a quarter of its window), so a driver woken
+     * then sends that much in one go (one GSO send) instead of one datagram a wake-up; what
+     * accrued may leave at once because it is within the burst allowance. Only once the receiver
+     * has spoken without a hint: a hinted connection's packets keep their exact spacing (the
+     * receiver's allocator shares a port by it), and the first flight keeps its drawn start.
+     */
+    @Override
+    public long pacedWakeNanos(int pathId, long nowNanos) {
+        long next = nextSendTimeNanos(pathId, nowNanos);
+        if (next <= nowNanos || wakeQuantumBytes == 0 || !hintSeen || rateHint > 0) {
+            return next;
+        }
+        long quantum = Math.min(wakeQuantumBytes, window[pathId] >> 2);
+        if (quantum <= 0) {
+            return next;
+        }
+        return next + (long) (quantum * 1e9 / pacingRateBytesPerSecond(pathId));
     }
 
     @Override

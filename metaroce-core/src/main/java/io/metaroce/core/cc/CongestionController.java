@@ -16,6 +16,15 @@ public interface CongestionController {
     long nextSendTimeNanos(int pathId, long nowNanos);
 
     /**
+     * When a connection whose packets on {@code pathId} wait only for pacing should be woken to
+     * send them: at or after {@link #nextSendTimeNanos}, late enough that the wake-up finds a batch
+     * to send rather than one packet ([SPEC-CC-38]). Default: {@link #nextSendTimeNanos}.
+     */
+    default long pacedWakeNanos(int pathId, long nowNanos) {
+        return nextSendTimeNanos(pathId, nowNanos);
+    }
+
+    /**
      * Whether the connection may reuse this controller's pacing answers while none of its
      * {@code on...} methods is called: {@link #sendAllowanceBytes} then returns the same value at
      * any time, and {@link #nextSendTimeNanos} returns {@code max(T, nowNanos)} for a {@code T} of

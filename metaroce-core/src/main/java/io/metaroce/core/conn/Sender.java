@@ -587,7 +587,7 @@ final class Sender {
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            long next = congestion.pacedWakeNanos(p.id, afterNanos); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }
@@ -643,7 +643,7 @@ final class Sender {
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.nextSendTimeNanos(p.id, afterNanos);
+            long next = congestion.pacedWakeNanos(p.id, afterNanos); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }

@@ -286,7 +286,8 @@ class ApiMisuseTest {
                 invalid("receiveCapacityBytesPerSecond", 1L << 39, b -> b.receiveCapacityBytesPerSecond(1L << 39)),
                 invalid("fairSharePeriodNanos", 0, b -> b.fairSharePeriodNanos(0)),
                 invalid("aimdPacingGainPercent", 99, b -> b.aimdPacingGainPercent(99)),
-                invalid("pacingBurstBytes", -1, b -> b.pacingBurstBytes(-1)));
+                invalid("pacingBurstBytes", -1, b -> b.pacingBurstBytes(-1)),
+                invalid("pacingWakeQuantumBytes", -1, b -> b.pacingWakeQuantumBytes(-1)));
     }
 
     private static Arguments invalid(String field, long value, UnaryOperator<EngineConfig.Builder> edit) {

@@ -64,7 +64,8 @@ import io.metaroce.core.wire.WireConstants;
  * @param shortAcks send an ACK in its short form (84 bytes instead of 124: one 64-bit SACK word)
  *     whenever its SACK has one, that is when every sequence number of the 256-bit window more
  *     than 63 below the highest was received ([SPEC-SACK-16], [SPEC-WIRE-31]); false: every ACK is
- *     124 bytes. Receivers take both forms whatever this says
+ *     124 bytes (for a peer that predates the short form). On by default, as in the simulator.
+ *     Receivers take both forms whatever this says
  * @param pathRateWindowNanos the window of each path's send rate ({@code PathStats.sendRateBytesPerSecond}):
  *     the bytes sent in the current aligned interval of this length plus the previous interval's,
  *     prorated by its part still inside the window ending at the read; a power of two, so that a
@@ -397,7 +398,7 @@ public record EngineConfig(
                 0, // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
                 true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
                 1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
-                false, // shortAcks: every ACK in the 124-byte form
+                true, // shortAcks: an ACK without a hole older than 64 packets in the 84-byte form
                 32L << 10); // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
     }
 

@@ -5,6 +5,7 @@ import io.metaroce.core.wire.DecodeError;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.ShortSack;
 import io.metaroce.core.wire.WireConstants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -219,15 +220,10 @@ final class FaultyRelay implements AutoCloseable {
             buffer.flip();
             int length = buffer.remaining();
             InetSocketAddress to = client;
-            if (fault == Fault.WRONG_SACK && length >= WireConstants.ACK_BYTES && buffer.get(1) == PacketType.ACK) {
-                for (int w = 0; w < WireConstants.SACK_WORDS; w++) {
-                    long bits = buffer.getLong(40 + 8 * w);
-                    if (bits != 0) {
-                        buffer.putLong(40 + 8 * w, bits & (bits - 1));
-                        break;
-                    }
-                }
-                codec.reseal(buffer, 0, WireConstants.ACK_BYTES);
+            if (fault == Fault.WRONG_SACK) {
+                length = rewriteAck(length, FaultyRelay::clearLowestSackBit);
+            } else if (fault == Fault.ACK_DELAY_INFLATED) {
+                length = rewriteAck(length, ack -> ack.ackDelayNanos += 1_000_000_000L);
             } else if (fault == Fault.RESEND_ON_PATH_ZERO) {
                 Packet p = new Packet();
                 int head = PacketCodec.bundledHeadLength(buffer, 0, length);
@@ -252,10 +248,6 @@ final class FaultyRelay implements AutoCloseable {
             } else if (fault == Fault.NAK_CODES_ROTATED && valid && p.type == PacketType.NAK) {
                 buffer.put(head + 32, (byte) (p.nakCode % 3 + 1));
                 codec.reseal(buffer, head, length - head);
-            } else if (fault == Fault.ACK_DELAY_INFLATED && length >= WireConstants.ACK_BYTES
-                    && buffer.get(1) == PacketType.ACK) {
-                buffer.putLong(80, buffer.getLong(80) + 1_000_000_000L);
-                codec.reseal(buffer, 0, WireConstants.ACK_BYTES);
             } else if (fault == Fault.RESEND_ON_OTHER_PATH && head == 0 && valid && p.type == PacketType.DATA
                     && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0 && p.pathId <= 1) {
                 Long responderId = responderIdOf.get(p.destinationConnectionId);
@@ -282,6 +274,43 @@ final class FaultyRelay implements AutoCloseable {
                     buffer.limit(length).position(head);
                     front.send(buffer, to);
                 }
+            }
+        }
+    }
+
+    /**
+     * Applies {@code change} to the ACK at the front of the datagram in {@link #buffer} (alone or
+     * the head of a bundle, [SPEC-WIRE-30]) through the codec, so it works on either ACK form
+     * ([SPEC-WIRE-31]): decoded, changed, encoded again in its own form if its SACK still has a
+     * short one, otherwise in the full form, with any bundled packet after it moved along. Returns
+     * the datagram's new length; a datagram that does not start with a valid ACK is left as it was.
+     */
+    private int rewriteAck(int length, java.util.function.Consumer<Packet> change) {
+        int head = PacketCodec.bundledHeadLength(buffer, 0, length);
+        int ackLength = head == 0 ? length : head;
+        Packet ack = new Packet();
+        if (codec.decode(buffer, 0, ackLength, ack) != DecodeError.OK || ack.type != PacketType.ACK) {
+            return length;
+        }
+        change.accept(ack);
+        if (!ShortSack.fits(ack.sackBase, ack.sackBits)) {
+            ack.flags &= ~WireConstants.FLAG_SHORT_SACK;
+        }
+        byte[] rest = new byte[length - ackLength];
+        buffer.get(ackLength, rest);
+        buffer.limit(buffer.capacity());
+        int written = codec.encode(ack, buffer, 0, null, 0);
+        buffer.put(written, rest);
+        return written + rest.length;
+    }
+
+    /** Reports the ACK's lowest acknowledged PSN missing. */
+    private static void clearLowestSackBit(Packet ack) {
+        for (int w = 0; w < WireConstants.SACK_WORDS; w++) {
+            long bits = ack.sackBits[w];
+            if (bits != 0) {
+                ack.sackBits[w] = bits & (bits - 1);
+                return;
             }
         }
     }

@@ -24,18 +24,24 @@ class AckBundlingTest {
 
     /** Result of one ping-pong run. */
     record Run(long datagrams, long acksBundled, long acksSent, long failures, boolean verified, long acksShort,
-            long bytesSent) { }
+            long bytesSent, long clientAcksShort) { }
 
     /**
      * {@code rounds} ping-pongs of {@code size}-byte SENDs over {@code paths} paths: the server
      * echoes each ping from its completion handler, the client posts the next ping from its own.
      */
     private static Run pingPong(long seed, int paths, int size, int rounds, NetworkConditions net, EngineConfig config) {
+        return pingPong(seed, paths, size, rounds, net, config, config);
+    }
+
+    /** {@link #pingPong} with a configuration of its own on each side. */
+    private static Run pingPong(long seed, int paths, int size, int rounds, NetworkConditions net,
+            EngineConfig clientConfig, EngineConfig serverConfig) {
         Pair[] holder = new Pair[1];
         long[] done = new long[2]; // [0] pings the client saw echoed, [1] failed completions
         boolean[] verified = {true};
         int slots = 4;
-        Pair p = Pair.create(seed, paths, net, config);
+        Pair p = Pair.create(seed, paths, net, clientConfig, serverConfig);
         holder[0] = p;
         MemoryRegion[] regions = new MemoryRegion[4];
         p.onServerCompletion((c, s, w, o, st, b, i, h) -> {
@@ -91,7 +97,7 @@ class AckBundlingTest {
         long acks = cc.stats().acksSent() + sc.stats().acksSent();
         long acksShort = cc.stats().acksShort() + sc.stats().acksShort();
         long bytes = cc.stats().bytesSent() + sc.stats().bytesSent();
-        return new Run(datagrams, bundled, acks, done[1], verified[0], acksShort, bytes);
+        return new Run(datagrams, bundled, acks, done[1], verified[0], acksShort, bytes, cc.stats().acksShort());
     }
 
     @Test
@@ -119,7 +125,8 @@ class AckBundlingTest {
     @Test
     void shortAcksSaveFortyBytesEachAndCarryEveryEcho() {
         NetworkConditions net = NetworkConditions.perfect().withDelay(10_000, 0, 10_000);
-        EngineConfig shortAcks = EngineConfig.defaults().toBuilder().shortAcks(true).build();
+        EngineConfig shortAcks = EngineConfig.defaults();
+        assertThat(shortAcks.shortAcks()).as("on by default").isTrue();
         for (boolean bundle : new boolean[] {true, false}) {
             EngineConfig on = shortAcks.toBuilder().bundleAcks(bundle).build();
             EngineConfig off = on.toBuilder().shortAcks(false).build();
@@ -142,6 +149,30 @@ class AckBundlingTest {
             assertThat(run.failures()).as("seed %d", seed).isZero();
             assertThat(run.verified()).as("seed %d", seed).isTrue();
             assertThat(run.acksShort()).as("seed %d", seed).isPositive();
+        }
+    }
+
+    /**
+     * [SPEC-SACK-16] Receivers take both forms whatever their own setting: a client sending short
+     * ACKs and a server sending only 124-byte ones (shortAcks off) complete every echo, intact,
+     * under loss, reordering and corruption, bundled or not.
+     */
+    @Test
+    void shortAndFullAckSidesUnderstandEachOther() {
+        for (long seed = 1; seed <= 6; seed++) {
+            SplittableRandom r = new SplittableRandom(seed);
+            EngineConfig shortSide = EngineConfig.defaults().toBuilder().bundleAcks(r.nextBoolean()).build();
+            EngineConfig fullSide = shortSide.toBuilder().shortAcks(false).build();
+            NetworkConditions lossy = NetworkConditions.perfect().withDelay(5_000, 2_000, 20_000)
+                    .withLoss(0.02 * r.nextInt(3)).withCorruption(0.01 * r.nextInt(2));
+            boolean clientShort = seed % 2 == 1;
+            Run run = pingPong(seed, 1 + r.nextInt(3), 1 + r.nextInt(2_000), 60, lossy,
+                    clientShort ? shortSide : fullSide, clientShort ? fullSide : shortSide);
+            assertThat(run.failures()).as("seed %d", seed).isZero();
+            assertThat(run.verified()).as("seed %d", seed).isTrue();
+            long serverAcksShort = run.acksShort() - run.clientAcksShort();
+            assertThat(clientShort ? run.clientAcksShort() : serverAcksShort).as("seed %d", seed).isPositive();
+            assertThat(clientShort ? serverAcksShort : run.clientAcksShort()).as("seed %d", seed).isZero();
         }
     }
 

@@ -163,10 +163,11 @@ public final class MetaroceProtocol implements SimProtocol {
      *       0.9507 / 0.9520 of the lossless goodput without, 0.9569 / 0.9587 / 0.9576 / 0.9562
      *       with it, session 11; the failover unchanged, 10% per link 0.5136 / 0.5044 → 0.5146 /
      *       0.5034);</li>
-     *   <li>{@code shortAcks} ([SPEC-SACK-16]): an ACK whose window has no hole older than its
-     *       latest 64 packets goes in the 84-byte short form instead of 124 bytes; ACKs took 2.3% to
-     *       2.7% of every link of the permutation (190 bytes on the wire each), a fifth of which
-     *       this gives back to data (docs/benchmarks.md, "Permutation round (session 13)");</li>
+     *   <li>{@code shortAcks} stays on (the engine's default since session 13, [SPEC-SACK-16]): an
+     *       ACK whose window has no hole older than its latest 64 packets goes in the 84-byte short
+     *       form instead of 124 bytes; ACKs took 2.3% to 2.7% of every link of the permutation (190
+     *       bytes on the wire each), a fifth of which this gives back to data (docs/benchmarks.md,
+     *       "Permutation round (session 13)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
@@ -195,7 +196,6 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdBalancedIncrease(true)
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
-                .shortAcks(true)
                 .build();
     }
 

@@ -135,8 +135,8 @@ public final class AimdController implements CongestionController {
     /**
      * Bytes a paced path lets accrue before its wake-up ({@link #pacedWakeNanos}): the configured
      * quantum, at most the burst allowance less one datagram, so that all of it may leave at once,
-     * and at most 2^31 − 1 (an int fits the controller's alignment gap: an idle connection's
-     * footprint is at its bound, docs/benchmarks.md "State footprint").
+     * and at most 2^31 − 1 (an int fits the controller's alignment gap, where a long would add
+     * 8 bytes to every connection's footprint, docs/benchmarks.md "State footprint").
      */
     private final int wakeQuantumBytes;
     private final boolean lossCutScaledByAlpha;

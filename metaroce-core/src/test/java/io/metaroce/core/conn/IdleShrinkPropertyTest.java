@@ -118,10 +118,10 @@ class IdleShrinkPropertyTest {
             assertThat(server.outstandingWork()).isZero();
             long streamShare = StateFootprintTest.STREAM_GOAL_BYTES * (highestStream + 1);
             assertThat(StateFootprintTest.footprint(client, p.client()).bytes())
-                    .as("client footprint after round %d and an idle keep-alive interval", round)
+                    .as("client footprint after round %d and its keep-alive point", round)
                     .isLessThanOrEqualTo(StateFootprintTest.CONNECTION_MARGIN_BYTES + streamShare);
             assertThat(StateFootprintTest.footprint(server, p.server()).bytes())
-                    .as("server footprint after round %d and an idle keep-alive interval", round)
+                    .as("server footprint after round %d and its keep-alive point", round)
                     .isLessThanOrEqualTo(StateFootprintTest.CONNECTION_MARGIN_BYTES + streamShare);
         }
         assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);

@@ -27,9 +27,10 @@ final class Path {
     /**
      * CSNs lost on this path, to be retransmitted on it. Added to and taken from only through
      * {@link Paths#queueRetransmission} and {@link Paths#pollRetransmission}, which keep the count
-     * of the connection's queued retransmissions.
+     * of the connection's queued retransmissions. Replaced by a small one at the connection's idle
+     * point once a burst grew it ({@code Sender#shrinkIdleTables}).
      */
-    final LongArrayQueue retransmitQueue = new LongArrayQueue(8, -1L);
+    LongArrayQueue retransmitQueue = new LongArrayQueue(Sender.QUEUE_INITIAL, -1L);
     int consecutiveTimeouts;
     /**
      * The failure threshold of the current run of timeouts: the highest drawn during the run, at

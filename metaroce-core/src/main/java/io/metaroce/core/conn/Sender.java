@@ -71,9 +71,14 @@ final class Sender {
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
     /** Capacity of an empty {@link #pendingReads}, to which {@link #shrinkIdleTables} compacts it. */
     private static final int IDLE_MAP_CAPACITY = new Long2LongHashMap(8, 0.65f, -1L).capacity();
-    /** CSNs refused as receiver-not-ready, with the time each may be retried. */
-    private final LongArrayQueue deferredSequences = new LongArrayQueue(8, -1L);
-    private final LongArrayQueue deferredUntil = new LongArrayQueue(8, -1L);
+    /**
+     * CSNs refused as receiver-not-ready, with the time each may be retried (replaced by small ones
+     * at the idle point once a burst grew them: {@link #shrinkIdleTables}).
+     */
+    private LongArrayQueue deferredSequences = new LongArrayQueue(QUEUE_INITIAL, -1L);
+    private LongArrayQueue deferredUntil = new LongArrayQueue(QUEUE_INITIAL, -1L);
+    /** Initial capacity of the deferral queues and of each path's retransmission queue. */
+    static final int QUEUE_INITIAL = 8;
 
     /**
      * The send time the ACK being applied echoes: that of the newest transmission the peer had
@@ -146,12 +151,20 @@ final class Sender {
             Path p = paths.get(i);
             if (p != null) {
                 p.scoreboard.shrinkIfEmpty();
+                p.retransmitQueue = small(p.retransmitQueue);
             }
         }
+        deferredSequences = small(deferredSequences);
+        deferredUntil = small(deferredUntil);
         streams.forgetPausesBefore(nowNanos);
         if (pendingReads.isEmpty() && pendingReads.capacity() > IDLE_MAP_CAPACITY) {
             pendingReads.compact();
         }
+    }
+
+    /** {@code q}, or a small queue in its place if it is empty and a burst grew it (agrona's queues do not shrink). */
+    private static LongArrayQueue small(LongArrayQueue q) {
+        return q.isEmpty() && q.capacity() > QUEUE_INITIAL ? new LongArrayQueue(QUEUE_INITIAL, -1L) : q;
     }
 
     /** Whether the packet refused as unsafe should make the connection abort; clears the flag. */

@@ -50,23 +50,28 @@ public final class InboundMessages {
         allocate(INITIAL);
     }
 
+    /**
+     * Resizes every column to {@code n} slots, keeping the first {@code capacity} (none when
+     * {@code capacity} is 0: construction and {@link #shrinkIfIdle} start from fresh columns), and
+     * puts the new slots on the free list.
+     */
     private void allocate(int n) {
         int old = capacity;
         capacity = n;
-        opcode = opcode == null ? new byte[n] : Arrays.copyOf(opcode, n);
-        stream = stream == null ? new int[n] : Arrays.copyOf(stream, n);
-        messageSequence = messageSequence == null ? new long[n] : Arrays.copyOf(messageSequence, n);
-        length = length == null ? new long[n] : Arrays.copyOf(length, n);
-        received = received == null ? new long[n] : Arrays.copyOf(received, n);
-        region = region == null ? new MemoryRegion[n] : Arrays.copyOf(region, n);
-        targetOffset = targetOffset == null ? new long[n] : Arrays.copyOf(targetOffset, n);
-        receive = receive == null ? new int[n] : Arrays.copyOf(receive, n);
-        immediate = immediate == null ? new int[n] : Arrays.copyOf(immediate, n);
-        responseWork = responseWork == null ? new int[n] : Arrays.copyOf(responseWork, n);
-        hasImmediate = hasImmediate == null ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
-        status = status == null ? new int[n] : Arrays.copyOf(status, n);
-        complete = complete == null ? new boolean[n] : Arrays.copyOf(complete, n);
-        next = next == null ? new int[n] : Arrays.copyOf(next, n);
+        opcode = old == 0 ? new byte[n] : Arrays.copyOf(opcode, n);
+        stream = old == 0 ? new int[n] : Arrays.copyOf(stream, n);
+        messageSequence = old == 0 ? new long[n] : Arrays.copyOf(messageSequence, n);
+        length = old == 0 ? new long[n] : Arrays.copyOf(length, n);
+        received = old == 0 ? new long[n] : Arrays.copyOf(received, n);
+        region = old == 0 ? new MemoryRegion[n] : Arrays.copyOf(region, n);
+        targetOffset = old == 0 ? new long[n] : Arrays.copyOf(targetOffset, n);
+        receive = old == 0 ? new int[n] : Arrays.copyOf(receive, n);
+        immediate = old == 0 ? new int[n] : Arrays.copyOf(immediate, n);
+        responseWork = old == 0 ? new int[n] : Arrays.copyOf(responseWork, n);
+        hasImmediate = old == 0 ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
+        status = old == 0 ? new int[n] : Arrays.copyOf(status, n);
+        complete = old == 0 ? new boolean[n] : Arrays.copyOf(complete, n);
+        next = old == 0 ? new int[n] : Arrays.copyOf(next, n);
         for (int i = n - 1; i >= old; i--) {
             next[i] = freeHead;
             freeHead = i;
@@ -160,20 +165,6 @@ public final class InboundMessages {
         }
         index.compact();
         lastSlot = StreamTable.NONE;
-        opcode = null;
-        stream = null;
-        messageSequence = null;
-        length = null;
-        received = null;
-        region = null;
-        targetOffset = null;
-        receive = null;
-        responseWork = null;
-        immediate = null;
-        hasImmediate = null;
-        status = null;
-        complete = null;
-        next = null;
         freeHead = StreamTable.NONE;
         capacity = 0;
         allocate(INITIAL);

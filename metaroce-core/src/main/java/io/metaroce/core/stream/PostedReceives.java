@@ -31,15 +31,20 @@ public final class PostedReceives {
         allocate(Math.min(INITIAL, max));
     }
 
+    /**
+     * Resizes every column to {@code n} slots, keeping the first {@code capacity} (none when
+     * {@code capacity} is 0: construction and {@link #shrinkIfIdle} start from fresh columns), and
+     * puts the new slots on the free list.
+     */
     private void allocate(int n) {
         int old = capacity;
         capacity = n;
-        workRequestId = workRequestId == null ? new long[n] : Arrays.copyOf(workRequestId, n);
-        region = region == null ? new MemoryRegion[n] : Arrays.copyOf(region, n);
-        offset = offset == null ? new long[n] : Arrays.copyOf(offset, n);
-        length = length == null ? new long[n] : Arrays.copyOf(length, n);
-        receiveSequence = receiveSequence == null ? new long[n] : Arrays.copyOf(receiveSequence, n);
-        next = next == null ? new int[n] : Arrays.copyOf(next, n);
+        workRequestId = old == 0 ? new long[n] : Arrays.copyOf(workRequestId, n);
+        region = old == 0 ? new MemoryRegion[n] : Arrays.copyOf(region, n);
+        offset = old == 0 ? new long[n] : Arrays.copyOf(offset, n);
+        length = old == 0 ? new long[n] : Arrays.copyOf(length, n);
+        receiveSequence = old == 0 ? new long[n] : Arrays.copyOf(receiveSequence, n);
+        next = old == 0 ? new int[n] : Arrays.copyOf(next, n);
         for (int i = n - 1; i >= old; i--) {
             next[i] = freeHead;
             freeHead = i;
@@ -63,12 +68,6 @@ public final class PostedReceives {
         if (used != 0 || capacity <= initial) {
             return false;
         }
-        workRequestId = null;
-        region = null;
-        offset = null;
-        length = null;
-        receiveSequence = null;
-        next = null;
         freeHead = StreamTable.NONE;
         capacity = 0;
         allocate(initial);

@@ -141,6 +141,15 @@ public final class StreamTable {
     }
 
     /**
+     * Stores {@code v + 1} as stream {@code s}'s counter in {@code low}, and in the high column
+     * once the low half wraps; returns the high column (allocated at the first wrap).
+     */
+    private int[] increment(int[] low, int[] high, int s, long v) {
+        low[s] = (int) (v + 1);
+        return (int) (v + 1) == 0 ? storeHigh(high, s, v + 1) : high;
+    }
+
+    /**
      * Sets stream {@code s}'s four counters to {@code v}, as 2^32 messages would: for tests of the
      * wide counters, which cannot post that many.
      */
@@ -157,19 +166,13 @@ public final class StreamTable {
     // ---- send side ----
     public long takeSendMessageSequence(int s) {
         long v = value(sendNextMessage, sendNextMessageHigh, s);
-        sendNextMessage[s] = (int) (v + 1);
-        if ((int) (v + 1) == 0) {
-            sendNextMessageHigh = storeHigh(sendNextMessageHigh, s, v + 1);
-        }
+        sendNextMessageHigh = increment(sendNextMessage, sendNextMessageHigh, s, v);
         return v;
     }
 
     public long takeSendReceiveSequence(int s) {
         long v = value(sendNextReceive, sendNextReceiveHigh, s);
-        sendNextReceive[s] = (int) (v + 1);
-        if ((int) (v + 1) == 0) {
-            sendNextReceiveHigh = storeHigh(sendNextReceiveHigh, s, v + 1);
-        }
+        sendNextReceiveHigh = increment(sendNextReceive, sendNextReceiveHigh, s, v);
         return v;
     }
 
@@ -243,10 +246,7 @@ public final class StreamTable {
 
     public long takeRecvPosted(int s) {
         long v = value(recvPosted, recvPostedHigh, s);
-        recvPosted[s] = (int) (v + 1);
-        if ((int) (v + 1) == 0) {
-            recvPostedHigh = storeHigh(recvPostedHigh, s, v + 1);
-        }
+        recvPostedHigh = increment(recvPosted, recvPostedHigh, s, v);
         return v;
     }
 

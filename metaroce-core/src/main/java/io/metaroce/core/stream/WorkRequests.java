@@ -68,29 +68,34 @@ public final class WorkRequests {
         allocate(Math.min(INITIAL, max));
     }
 
+    /**
+     * Resizes every column to {@code n} slots, keeping the first {@code capacity} (none when
+     * {@code capacity} is 0: construction and {@link #shrinkIfIdle} start from fresh columns), and
+     * puts the new slots on the free list.
+     */
     private void allocate(int n) {
         int old = capacity;
         capacity = n;
-        kind = kind == null ? new byte[n] : Arrays.copyOf(kind, n);
-        stream = copy(stream, n);
-        messageSequence = copy(messageSequence, n);
-        receiveSequence = copy(receiveSequence, n);
-        workRequestId = copy(workRequestId, n);
-        region = region == null ? new MemoryRegion[n] : Arrays.copyOf(region, n);
-        localOffset = copy(localOffset, n);
-        length = copy(length, n);
-        remoteKey = copy(remoteKey, n);
-        remoteOffset = copy(remoteOffset, n);
-        immediate = copy(immediate, n);
-        hasImmediate = hasImmediate == null ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
-        sendOffset = copy(sendOffset, n);
-        undelivered = copy(undelivered, n);
-        readReceived = copy(readReceived, n);
-        done = done == null ? new boolean[n] : Arrays.copyOf(done, n);
-        allSent = allSent == null ? new boolean[n] : Arrays.copyOf(allSent, n);
-        status = copy(status, n);
-        next = copy(next, n);
-        generation = copy(generation, n);
+        kind = old == 0 ? new byte[n] : Arrays.copyOf(kind, n);
+        stream = copy(stream, n, old);
+        messageSequence = copy(messageSequence, n, old);
+        receiveSequence = copy(receiveSequence, n, old);
+        workRequestId = copy(workRequestId, n, old);
+        region = old == 0 ? new MemoryRegion[n] : Arrays.copyOf(region, n);
+        localOffset = copy(localOffset, n, old);
+        length = copy(length, n, old);
+        remoteKey = copy(remoteKey, n, old);
+        remoteOffset = copy(remoteOffset, n, old);
+        immediate = copy(immediate, n, old);
+        hasImmediate = old == 0 ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
+        sendOffset = copy(sendOffset, n, old);
+        undelivered = copy(undelivered, n, old);
+        readReceived = copy(readReceived, n, old);
+        done = old == 0 ? new boolean[n] : Arrays.copyOf(done, n);
+        allSent = old == 0 ? new boolean[n] : Arrays.copyOf(allSent, n);
+        status = copy(status, n, old);
+        next = copy(next, n, old);
+        generation = copy(generation, n, old);
         if (generationFloor != 0) {
             Arrays.fill(generation, old, n, generationFloor);
         }
@@ -100,12 +105,12 @@ public final class WorkRequests {
         }
     }
 
-    private static long[] copy(long[] a, int n) {
-        return a == null ? new long[n] : Arrays.copyOf(a, n);
+    private static long[] copy(long[] a, int n, int keep) {
+        return keep == 0 ? new long[n] : Arrays.copyOf(a, n);
     }
 
-    private static int[] copy(int[] a, int n) {
-        return a == null ? new int[n] : Arrays.copyOf(a, n);
+    private static int[] copy(int[] a, int n, int keep) {
+        return keep == 0 ? new int[n] : Arrays.copyOf(a, n);
     }
 
     /** Slots allocated (used or free). */
@@ -132,34 +137,10 @@ public final class WorkRequests {
             floor = Math.max(floor, g + 1);
         }
         generationFloor = floor;
-        clearColumns();
         freeHead = StreamTable.NONE;
         capacity = 0;
         allocate(initial);
         return true;
-    }
-
-    private void clearColumns() {
-        kind = null;
-        stream = null;
-        messageSequence = null;
-        receiveSequence = null;
-        workRequestId = null;
-        region = null;
-        localOffset = null;
-        length = null;
-        remoteKey = null;
-        remoteOffset = null;
-        immediate = null;
-        hasImmediate = null;
-        sendOffset = null;
-        undelivered = null;
-        readReceived = null;
-        done = null;
-        allSent = null;
-        status = null;
-        next = null;
-        generation = null;
     }
 
     /** Whether a slot can be taken. */

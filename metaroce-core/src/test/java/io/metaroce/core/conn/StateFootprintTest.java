@@ -149,6 +149,52 @@ class StateFootprintTest {
         soft.assertAll();
     }
 
+    /**
+     * SENDs posted on one stream before their receives are refused as receiver-not-ready and wait
+     * in the sender's deferral queues, which grow with the burst; at the keep-alive point, once the
+     * receives were posted and every SEND completed, those queues are back at their initial size
+     * like the other tables [SPEC-CONN-18].
+     */
+    @Test
+    void deferralsOfABurstDoNotStayAllocatedOnceIdle() {
+        int sends = 400;
+        clientDone = 0;
+        serverDone = 0;
+        Pair p = Pair.create(11, 1, NetworkConditions.perfect(), EngineConfig.defaults())
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    clientDone++;
+                })
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    serverDone++;
+                })
+                .connect();
+        Connection client = p.clientConnection();
+        Connection server = p.serverConnection();
+        try (Arena arena = Arena.ofConfined()) {
+            MemoryRegion src = p.client().protectionDomain().register(arena.allocate(MESSAGE_BYTES), Access.NONE);
+            MemoryRegion dst = p.server().protectionDomain().register(arena.allocate(MESSAGE_BYTES), Access.LOCAL_WRITE);
+            for (int m = 0; m < sends; m++) {
+                assertThat(client.postSend(0, m, src, 0, MESSAGE_BYTES)).isEqualTo(PostResult.OK);
+            }
+            p.advance(100_000L);
+            long refused = client.stats().receiverNotReadyNaks();
+            for (int m = 0; m < sends; m++) {
+                assertThat(server.postRecv(0, m, dst, 0, MESSAGE_BYTES)).isEqualTo(PostResult.OK);
+            }
+            p.driveUntil(() -> clientDone == sends && serverDone == sends, 10_000_000_000L, "all SENDs");
+            p.advance(EngineConfig.defaults().keepAliveNanos() + 1_000_000L);
+            Footprint idle = footprint(client, p.client());
+            System.out.printf("%d SENDs before their receives: %d refused as not ready in 100 us; client %,d B"
+                    + " after the keep-alive point%n", sends, refused, idle.bytes());
+            assertThat(refused).as("SENDs refused as not ready (deferred) in the first 100 us").isGreaterThan(64);
+            assertThat(client.outstandingWork()).isZero();
+            assertThat(idle.bytes()).as("client after the deferred burst and the keep-alive point")
+                    .isLessThanOrEqualTo(CONNECTION_MARGIN_BYTES);
+        }
+    }
+
     private static double perStream(Footprint one, Footprint many, int streams) {
         return (many.bytes() - one.bytes()) / (double) (streams - 1);
     }

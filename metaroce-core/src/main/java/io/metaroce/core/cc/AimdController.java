@@ -377,6 +377,12 @@ public final class AimdController implements CongestionController {
         return next + (long) (quantum * 1e9 / pacingRateBytesPerSecond(pathId));
     }
 
+    /** Beyond the quantum and the datagram it is counted less of, what waits changes no wake-up. */
+    @Override
+    public long pacedWakeReadyBytesCap() {
+        return wakeQuantumBytes == 0 ? 0 : wakeQuantumBytes + datagramBytes;
+    }
+
     @Override
     public void onPacketSent(int pathId, int bytes, long nowNanos) {
         ensure(pathId);

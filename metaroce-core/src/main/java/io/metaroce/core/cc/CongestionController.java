@@ -27,6 +27,15 @@ public interface CongestionController {
     }
 
     /**
+     * Bytes waiting at or beyond which {@link #pacedWakeNanos}'s answer no longer depends on its
+     * {@code readyBytes}, so the connection need count no further; 0 (the default): it never
+     * depends on them, and the connection passes 0 without counting.
+     */
+    default long pacedWakeReadyBytesCap() {
+        return 0;
+    }
+
+    /**
      * Whether the connection may reuse this controller's pacing answers while none of its
      * {@code on...} methods is called: {@link #sendAllowanceBytes} then returns the same value at
      * any time, and {@link #nextSendTimeNanos} returns {@code max(T, nowNanos)} for a {@code T} of

@@ -111,13 +111,14 @@ final class DataWriter {
     }
 
     /**
-     * The datagram bytes waiting for the paced wake-up's batch [SPEC-CC-38], at least: 0 while a
-     * retransmission is queued (it goes first, and a hole's repair waits for no batch), else the
-     * scheduler's lower bound on the first transmissions waiting.
+     * The datagram bytes waiting for the paced wake-up's batch [SPEC-CC-38], at least, counted up
+     * to the controller's cap ({@code CongestionController#pacedWakeReadyBytesCap}; 0: not
+     * counted): 0 while a retransmission is queued (it goes first, and a hole's repair waits for
+     * no batch), else the scheduler's lower bound on the first transmissions waiting.
      */
     long readyBytesForPacedWake(long nowNanos) {
-        return paths.queuedRetransmissions() > 0 ? 0
-                : scheduler.unsentDatagramBytesAtLeast(nowNanos, payloadBytesPerPacket());
+        long cap = congestion.pacedWakeReadyBytesCap();
+        return cap <= 0 || paths.queuedRetransmissions() > 0 ? 0 : scheduler.unsentDatagramBytesAtLeast(nowNanos, cap);
     }
 
     /**

@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * [SPEC-CC-38]: the bytes a connection tells its controller wait to be sent, which bound a paced
  * wake-up's batch, are never more than the datagram bytes of the first transmissions still to go
  * (a wake-up never waits for bytes that are not there), and with full packets and a shorter last
- * one (no equal-length cut) on one stream they are exactly those bytes, counted over up to 16
- * work requests.
+ * one (no equal-length cut) on one stream they are all of them up to the controller's cap but the
+ * headers of a request's packets after its first.
  */
 class PacedWakeReadyBytesTest {
     private static final long MS = 1_000_000L;
@@ -34,7 +34,7 @@ class PacedWakeReadyBytesTest {
             "1, 262144, true",
             "3, 100000, true",
     })
-    void theBytesToldWaitingAreAtMostThoseStillToGoAndExactlyThemWithoutEqualLengthPackets(int messages, int length,
+    void theBytesToldWaitingAreAtMostThoseStillToGoAndAllOfThemUpToTheCap(int messages, int length,
             boolean equal) {
         EngineConfig config = EngineConfig.defaults().toBuilder().equalLengthPackets(equal).build();
         List<long[]> asks = new ArrayList<>(); // {ready bytes told, datagram bytes sent before}
@@ -63,16 +63,15 @@ class PacedWakeReadyBytesTest {
         List<long[]> whileWaiting = asks.stream().filter(a -> a[1] < total).toList();
         assertThat(whileWaiting).as("asked while bytes waited, beyond the first flight and the burst")
                 .hasSizeGreaterThanOrEqualTo(3);
-        long perMessage = cut / messages;
+        long cap = new AimdController(config).pacedWakeReadyBytesCap();
+        assertThat(cap).as("the quantum and a datagram").isEqualTo(config.pacingWakeQuantumBytes() + config.maxDatagramBytes());
         for (long[] a : whileWaiting) {
             long left = total - a[1];
-            assertThat(a[0]).as("after %d bytes sent", a[1]).isBetween(1L, left);
+            assertThat(a[0]).as("after %d bytes sent: never more than waits", a[1]).isBetween(1L, left);
             if (!equal) {
-                // Up to 16 work requests are read: beyond them the count is a lower bound.
-                assertThat(a[0]).as("after %d bytes sent", a[1]).isGreaterThanOrEqualTo(Math.min(left, 16 * perMessage));
-                if (messages <= 16) {
-                    assertThat(a[0]).as("after %d bytes sent", a[1]).isEqualTo(left);
-                }
+                // Counted up to the cap, each request with one header: only the other headers are missed.
+                assertThat(a[0]).as("after %d bytes sent: all of it up to the cap, but headers", a[1])
+                        .isGreaterThanOrEqualTo(Math.min(left, cap) * payload / (payload + WireConstants.DATA_OVERHEAD_BYTES));
             }
         }
     }
@@ -92,6 +91,11 @@ class PacedWakeReadyBytesTest {
         public long pacedWakeNanos(int pathId, long nowNanos, long readyBytes) {
             asks.add(new long[] {readyBytes, sent[0]});
             return inner.pacedWakeNanos(pathId, nowNanos, readyBytes);
+        }
+
+        @Override
+        public long pacedWakeReadyBytesCap() {
+            return inner.pacedWakeReadyBytesCap();
         }
 
         @Override

@@ -354,23 +354,33 @@ public final class AimdController implements CongestionController {
 
     /**
      * [SPEC-CC-38]: the pacing clock's time plus the time the path's rate takes to let
-     * {@link #wakeQuantumBytes} more accrue (at most a quarter of its window), so a driver woken
-     * then sends that much in one go (one GSO send) instead of one datagram a wake-up; what
-     * accrued may leave at once because it is within the burst allowance. Only once the receiver
-     * has spoken without a hint: a hinted connection's packets keep their exact spacing (the
-     * receiver's allocator shares a port by it), and the first flight keeps its drawn start.
+     * {@link #wakeQuantumBytes} more accrue (at most a quarter of its window, and at most
+     * {@code readyBytes} less one datagram), so a driver woken then sends that much in one go (one
+     * GSO send) instead of one datagram a wake-up; what accrued may leave at once because it is
+     * within the burst allowance. The bound by what waits keeps a short tail (a message's last
+     * packets, one datagram) from waiting for a batch that will never come: with one datagram or
+     * less waiting the wake-up is the pacing time itself, and with more, never later than the
+     * pacing time of the last datagram waiting. Only once the receiver has spoken without a hint:
+     * a hinted connection's packets keep their exact spacing (the receiver's allocator shares a
+     * port by it), and the first flight keeps its drawn start.
      */
     @Override
-    public long pacedWakeNanos(int pathId, long nowNanos) {
+    public long pacedWakeNanos(int pathId, long nowNanos, long readyBytes) {
         long next = nextSendTimeNanos(pathId, nowNanos);
         if (next <= nowNanos || wakeQuantumBytes == 0 || !hintSeen || rateHint > 0) {
             return next;
         }
-        long quantum = Math.min(wakeQuantumBytes, window[pathId] >> 2);
+        long quantum = Math.min(Math.min(wakeQuantumBytes, window[pathId] >> 2), readyBytes - datagramBytes);
         if (quantum <= 0) {
             return next;
         }
         return next + (long) (quantum * 1e9 / pacingRateBytesPerSecond(pathId));
+    }
+
+    /** Beyond the quantum and the datagram it is counted less of, what waits changes no wake-up. */
+    @Override
+    public long pacedWakeReadyBytesCap() {
+        return wakeQuantumBytes == 0 ? 0 : wakeQuantumBytes + datagramBytes;
     }
 
     @Override

@@ -18,10 +18,21 @@ public interface CongestionController {
     /**
      * When a connection whose packets on {@code pathId} wait only for pacing should be woken to
      * send them: at or after {@link #nextSendTimeNanos}, late enough that the wake-up finds a batch
-     * to send rather than one packet ([SPEC-CC-38]). Default: {@link #nextSendTimeNanos}.
+     * to send rather than one packet ([SPEC-CC-38]), but no later than the pacing time of the last
+     * of the {@code readyBytes} (datagram bytes) that wait: 0 or one datagram's worth means the
+     * pacing time itself. Default: {@link #nextSendTimeNanos}.
      */
-    default long pacedWakeNanos(int pathId, long nowNanos) {
+    default long pacedWakeNanos(int pathId, long nowNanos, long readyBytes) {
         return nextSendTimeNanos(pathId, nowNanos);
+    }
+
+    /**
+     * Bytes waiting at or beyond which {@link #pacedWakeNanos}'s answer no longer depends on its
+     * {@code readyBytes}, so the connection need count no further; 0 (the default): it never
+     * depends on them, and the connection passes 0 without counting.
+     */
+    default long pacedWakeReadyBytesCap() {
+        return 0;
     }
 
     /**

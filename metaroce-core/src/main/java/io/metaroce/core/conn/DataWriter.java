@@ -105,6 +105,32 @@ final class DataWriter {
         return t;
     }
 
+    /** Whether new data, a READ response or a queued retransmission waits to be sent. */
+    boolean hasWaitingWork() {
+        return scheduler.hasWork() || paths.queuedRetransmissions() > 0;
+    }
+
+    /**
+     * The datagram bytes waiting for the paced wake-up's batch [SPEC-CC-38], at least, counted up
+     * to the controller's cap ({@code CongestionController#pacedWakeReadyBytesCap}; 0: not
+     * counted): 0 while a retransmission is queued (it goes first, and a hole's repair waits for
+     * no batch), else the scheduler's lower bound on the first transmissions waiting.
+     */
+    long readyBytesForPacedWake(long nowNanos) {
+        long cap = congestion.pacedWakeReadyBytesCap();
+        return cap <= 0 || paths.queuedRetransmissions() > 0 ? 0 : scheduler.unsentDatagramBytesAtLeast(nowNanos, cap);
+    }
+
+    /**
+     * {@link #tellFirstPacketBytes} and then {@link #readyBytesForPacedWake}: the two questions the
+     * next-timeout query asks while work waits, in one call (that query's bytecode is held under
+     * C2's hot inlining limit, HotMethodSizeTest).
+     */
+    long tellFirstPacketBytesAndReadyBytes(long nowNanos) {
+        tellFirstPacketBytes(nowNanos);
+        return readyBytesForPacedWake(nowNanos);
+    }
+
     /**
      * Before the congestion controller is first asked for a send time: tells it the datagram
      * length of the packet that will go first, once [SPEC-CC-16]; nothing while there is no work.

@@ -2,6 +2,7 @@ package io.metaroce.core.conn;
 
 import io.metaroce.core.stream.StreamTable;
 import io.metaroce.core.stream.WorkRequests;
+import io.metaroce.core.wire.WireConstants;
 import org.agrona.collections.IntArrayQueue;
 
 /**
@@ -167,6 +168,48 @@ final class SendScheduler {
             w = work.next[w];
         }
         return w;
+    }
+
+    /**
+     * Work requests of the first ready stream {@link #unsentDatagramBytesAtLeast} reads at most: a
+     * bound on its cost (it runs at each next-timeout query), which is harmless because its answer
+     * is a lower bound anyway. 16 requests of 2 KiB or more cover the default 32 KiB wake quantum.
+     */
+    private static final int UNSENT_WALK_REQUESTS = 16;
+
+    /**
+     * A lower bound on the datagram bytes (payload and headers) of the first transmissions
+     * waiting at {@code nowNanos}, read without a scan and no further than {@code capBytes}: the
+     * first queued READ response and up to {@value #UNSENT_WALK_REQUESTS} work requests of the
+     * stream first in the round robin (unless paused), each counted as its unsent payload and one
+     * packet header (a request of several packets has more, which only adds; no division). For
+     * the paced wake-up's batch [SPEC-CC-38], which must not wait for bytes that are not there.
+     * Allocates nothing; changes no queue.
+     */
+    long unsentDatagramBytesAtLeast(long nowNanos, long capBytes) {
+        long bytes = 0;
+        if (!responses.isEmpty()) {
+            bytes += unsentDatagramBytes(responses.peekInt());
+        }
+        if (!readyStreams.isEmpty() && streams.pausedUntilNanos(readyStreams.peekInt()) <= nowNanos) {
+            int w = streams.sendCursor(readyStreams.peekInt());
+            for (int i = 0; i < UNSENT_WALK_REQUESTS && w != StreamTable.NONE && bytes < capBytes; i++) {
+                bytes += unsentDatagramBytes(w);
+                w = work.next[w];
+            }
+        }
+        return bytes;
+    }
+
+    /** The datagram bytes of work request {@code w}'s packets not yet sent once, at least. */
+    private long unsentDatagramBytes(int w) {
+        if (work.allSent[w]) {
+            return 0; // also a READ response abandoned mid-way, which nextWorkToSend skips
+        }
+        if (work.kind[w] == WorkRequests.READ) {
+            return WireConstants.READ_REQUEST_BYTES;
+        }
+        return Math.max(0, work.length[w] - work.sendOffset[w]) + WireConstants.DATA_OVERHEAD_BYTES;
     }
 
     /** Whether a stream or a READ response may have a packet to send (streams paused by RNR excepted). */

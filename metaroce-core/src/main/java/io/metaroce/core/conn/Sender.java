@@ -570,7 +570,7 @@ final class Sender {
      */
     long nextPacedSendNanos(long afterNanos) {
         exhaustedPaths = 0;
-        boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
+        boolean waiting = writer.hasWaitingWork();
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
         // while another path is free). If it is due already, it waits for a path that may send,
@@ -583,9 +583,9 @@ final class Sender {
                 return due;
             }
         }
-        if (waiting) {
-            writer.tellFirstPacketBytes(afterNanos); // before the controller's first send time [SPEC-CC-16]
-        }
+        // Before the controller's first send time [SPEC-CC-16]; with nothing new waiting (an idle
+        // resend), 0 bytes wait for a batch: wake at the pacing time [SPEC-CC-38].
+        long ready = waiting ? writer.tellFirstPacketBytesAndReadyBytes(afterNanos) : 0;
         long t = Long.MAX_VALUE;
         boolean anyAllowance = false;
         for (int i = 0; i < paths.count(); i++) {
@@ -600,7 +600,7 @@ final class Sender {
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.pacedWakeNanos(p.id, afterNanos); // [SPEC-CC-38]
+            long next = congestion.pacedWakeNanos(p.id, afterNanos, ready); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }
@@ -639,14 +639,12 @@ final class Sender {
      * the controller the same questions, so calling both at one time gives each the same answers.
      */
     long nextPacedSendNanosWithFullWaitForTest(long afterNanos) {
-        boolean waiting = scheduler.hasWork() || paths.queuedRetransmissions() > 0;
+        boolean waiting = writer.hasWaitingWork();
         long due = writer.idleResendDueNanos();
         if (!waiting && due > afterNanos) {
             return due;
         }
-        if (waiting) {
-            writer.tellFirstPacketBytes(afterNanos);
-        }
+        long ready = waiting ? writer.tellFirstPacketBytesAndReadyBytes(afterNanos) : 0;
         long t = Long.MAX_VALUE;
         boolean anyAllowance = false;
         for (int i = 0; i < paths.count(); i++) {
@@ -656,7 +654,7 @@ final class Sender {
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.pacedWakeNanos(p.id, afterNanos); // [SPEC-CC-38]
+            long next = congestion.pacedWakeNanos(p.id, afterNanos, ready); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }

@@ -382,6 +382,14 @@ public final class PacketCodec {
         if (out.sackBase < 0) {
             return badField("ACK sackBase >= 2^63");
         }
+        if (out.cumulativeSequence < 0) {
+            return badField("ACK cumulativeSequence >= 2^63");
+        }
+        return checkAckCounters(out);
+    }
+
+    /** The checks both ACK forms share: the delay, the ECN counts and the rate hint. */
+    private int checkAckCounters(Packet out) {
         if (out.ackDelayNanos < 0) {
             return badField("ACK ackDelayNanos >= 2^63");
         }
@@ -393,9 +401,6 @@ public final class PacketCodec {
         }
         if (out.rateHintBytesPerSecond < 0) {
             return badField("ACK rateHintBytesPerSecond >= 2^63");
-        }
-        if (out.cumulativeSequence < 0) {
-            return badField("ACK cumulativeSequence >= 2^63");
         }
         return DecodeError.OK;
     }
@@ -420,19 +425,7 @@ public final class PacketCodec {
             return badField("short ACK word without its highest bit or with bits below 0");
         }
         out.sackBase = base;
-        if (out.ackDelayNanos < 0) {
-            return badField("ACK ackDelayNanos >= 2^63");
-        }
-        if (out.ectCount < 0 || out.ceCount < 0) {
-            return badField("ACK ECN count >= 2^63");
-        }
-        if (out.ceCount > out.ectCount) {
-            return badField("ACK ceCount > ectCount");
-        }
-        if (out.rateHintBytesPerSecond < 0) {
-            return badField("ACK rateHintBytesPerSecond >= 2^63");
-        }
-        return DecodeError.OK;
+        return checkAckCounters(out);
     }
 
     private int decodeNak(byte[] h, Packet out) {

@@ -158,18 +158,7 @@ class StateFootprintTest {
     @Test
     void deferralsOfABurstDoNotStayAllocatedOnceIdle() {
         int sends = 400;
-        clientDone = 0;
-        serverDone = 0;
-        Pair p = Pair.create(11, 1, NetworkConditions.perfect(), EngineConfig.defaults())
-                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
-                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
-                    clientDone++;
-                })
-                .onServerCompletion((c, s, w, o, st, b, i, h) -> {
-                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
-                    serverDone++;
-                })
-                .connect();
+        Pair p = connectCountingSuccesses(11);
         Connection client = p.clientConnection();
         Connection server = p.serverConnection();
         try (Arena arena = Arena.ofConfined()) {
@@ -195,6 +184,22 @@ class StateFootprintTest {
         }
     }
 
+    /** A connected pair on the defaults whose completions must all succeed; counts them per side from 0. */
+    private Pair connectCountingSuccesses(long seed) {
+        clientDone = 0;
+        serverDone = 0;
+        return Pair.create(seed, 1, NetworkConditions.perfect(), EngineConfig.defaults())
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    clientDone++;
+                })
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> {
+                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
+                    serverDone++;
+                })
+                .connect();
+    }
+
     private static double perStream(Footprint one, Footprint many, int streams) {
         return (many.bytes() - one.bytes()) / (double) (streams - 1);
     }
@@ -205,18 +210,7 @@ class StateFootprintTest {
      * {@code moreIdleNanos} more.
      */
     private Sides measure(int streams, boolean concurrent, long moreIdleNanos) {
-        clientDone = 0;
-        serverDone = 0;
-        Pair p = Pair.create(7, 1, NetworkConditions.perfect(), EngineConfig.defaults())
-                .onClientCompletion((c, s, w, o, st, b, i, h) -> {
-                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
-                    clientDone++;
-                })
-                .onServerCompletion((c, s, w, o, st, b, i, h) -> {
-                    assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
-                    serverDone++;
-                })
-                .connect();
+        Pair p = connectCountingSuccesses(7);
         Connection client = p.clientConnection();
         Connection server = p.serverConnection();
         try (Arena arena = Arena.ofConfined()) {

@@ -58,20 +58,20 @@ public final class InboundMessages {
     private void allocate(int n) {
         int old = capacity;
         capacity = n;
-        opcode = old == 0 ? new byte[n] : Arrays.copyOf(opcode, n);
-        stream = old == 0 ? new int[n] : Arrays.copyOf(stream, n);
-        messageSequence = old == 0 ? new long[n] : Arrays.copyOf(messageSequence, n);
-        length = old == 0 ? new long[n] : Arrays.copyOf(length, n);
-        received = old == 0 ? new long[n] : Arrays.copyOf(received, n);
-        region = old == 0 ? new MemoryRegion[n] : Arrays.copyOf(region, n);
-        targetOffset = old == 0 ? new long[n] : Arrays.copyOf(targetOffset, n);
-        receive = old == 0 ? new int[n] : Arrays.copyOf(receive, n);
-        immediate = old == 0 ? new int[n] : Arrays.copyOf(immediate, n);
-        responseWork = old == 0 ? new int[n] : Arrays.copyOf(responseWork, n);
-        hasImmediate = old == 0 ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
-        status = old == 0 ? new int[n] : Arrays.copyOf(status, n);
-        complete = old == 0 ? new boolean[n] : Arrays.copyOf(complete, n);
-        next = old == 0 ? new int[n] : Arrays.copyOf(next, n);
+        opcode = Columns.resize(opcode, n, old);
+        stream = Columns.resize(stream, n, old);
+        messageSequence = Columns.resize(messageSequence, n, old);
+        length = Columns.resize(length, n, old);
+        received = Columns.resize(received, n, old);
+        region = Columns.resize(region, n, old);
+        targetOffset = Columns.resize(targetOffset, n, old);
+        receive = Columns.resize(receive, n, old);
+        immediate = Columns.resize(immediate, n, old);
+        responseWork = Columns.resize(responseWork, n, old);
+        hasImmediate = Columns.resize(hasImmediate, n, old);
+        status = Columns.resize(status, n, old);
+        complete = Columns.resize(complete, n, old);
+        next = Columns.resize(next, n, old);
         for (int i = n - 1; i >= old; i--) {
             next[i] = freeHead;
             freeHead = i;
@@ -138,7 +138,7 @@ public final class InboundMessages {
     public void clear() {
         index.clear();
         lastSlot = StreamTable.NONE;
-        java.util.Arrays.fill(region, null);
+        Arrays.fill(region, null);
         freeHead = StreamTable.NONE;
         for (int i = capacity - 1; i >= 0; i--) {
             next[i] = freeHead;

@@ -1,7 +1,6 @@
 package io.metaroce.core.stream;
 
 import io.metaroce.core.memory.MemoryRegion;
-import java.util.Arrays;
 
 /**
  * Receives posted on one connection's streams, as columns with a free list; each stream keeps
@@ -39,12 +38,12 @@ public final class PostedReceives {
     private void allocate(int n) {
         int old = capacity;
         capacity = n;
-        workRequestId = old == 0 ? new long[n] : Arrays.copyOf(workRequestId, n);
-        region = old == 0 ? new MemoryRegion[n] : Arrays.copyOf(region, n);
-        offset = old == 0 ? new long[n] : Arrays.copyOf(offset, n);
-        length = old == 0 ? new long[n] : Arrays.copyOf(length, n);
-        receiveSequence = old == 0 ? new long[n] : Arrays.copyOf(receiveSequence, n);
-        next = old == 0 ? new int[n] : Arrays.copyOf(next, n);
+        workRequestId = Columns.resize(workRequestId, n, old);
+        region = Columns.resize(region, n, old);
+        offset = Columns.resize(offset, n, old);
+        length = Columns.resize(length, n, old);
+        receiveSequence = Columns.resize(receiveSequence, n, old);
+        next = Columns.resize(next, n, old);
         for (int i = n - 1; i >= old; i--) {
             next[i] = freeHead;
             freeHead = i;

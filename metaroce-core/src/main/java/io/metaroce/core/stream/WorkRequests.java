@@ -76,26 +76,26 @@ public final class WorkRequests {
     private void allocate(int n) {
         int old = capacity;
         capacity = n;
-        kind = old == 0 ? new byte[n] : Arrays.copyOf(kind, n);
-        stream = copy(stream, n, old);
-        messageSequence = copy(messageSequence, n, old);
-        receiveSequence = copy(receiveSequence, n, old);
-        workRequestId = copy(workRequestId, n, old);
-        region = old == 0 ? new MemoryRegion[n] : Arrays.copyOf(region, n);
-        localOffset = copy(localOffset, n, old);
-        length = copy(length, n, old);
-        remoteKey = copy(remoteKey, n, old);
-        remoteOffset = copy(remoteOffset, n, old);
-        immediate = copy(immediate, n, old);
-        hasImmediate = old == 0 ? new boolean[n] : Arrays.copyOf(hasImmediate, n);
-        sendOffset = copy(sendOffset, n, old);
-        undelivered = copy(undelivered, n, old);
-        readReceived = copy(readReceived, n, old);
-        done = old == 0 ? new boolean[n] : Arrays.copyOf(done, n);
-        allSent = old == 0 ? new boolean[n] : Arrays.copyOf(allSent, n);
-        status = copy(status, n, old);
-        next = copy(next, n, old);
-        generation = copy(generation, n, old);
+        kind = Columns.resize(kind, n, old);
+        stream = Columns.resize(stream, n, old);
+        messageSequence = Columns.resize(messageSequence, n, old);
+        receiveSequence = Columns.resize(receiveSequence, n, old);
+        workRequestId = Columns.resize(workRequestId, n, old);
+        region = Columns.resize(region, n, old);
+        localOffset = Columns.resize(localOffset, n, old);
+        length = Columns.resize(length, n, old);
+        remoteKey = Columns.resize(remoteKey, n, old);
+        remoteOffset = Columns.resize(remoteOffset, n, old);
+        immediate = Columns.resize(immediate, n, old);
+        hasImmediate = Columns.resize(hasImmediate, n, old);
+        sendOffset = Columns.resize(sendOffset, n, old);
+        undelivered = Columns.resize(undelivered, n, old);
+        readReceived = Columns.resize(readReceived, n, old);
+        done = Columns.resize(done, n, old);
+        allSent = Columns.resize(allSent, n, old);
+        status = Columns.resize(status, n, old);
+        next = Columns.resize(next, n, old);
+        generation = Columns.resize(generation, n, old);
         if (generationFloor != 0) {
             Arrays.fill(generation, old, n, generationFloor);
         }
@@ -103,14 +103,6 @@ public final class WorkRequests {
             next[i] = freeHead;
             freeHead = i;
         }
-    }
-
-    private static long[] copy(long[] a, int n, int keep) {
-        return keep == 0 ? new long[n] : Arrays.copyOf(a, n);
-    }
-
-    private static int[] copy(int[] a, int n, int keep) {
-        return keep == 0 ? new int[n] : Arrays.copyOf(a, n);
     }
 
     /** Slots allocated (used or free). */

@@ -308,6 +308,42 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aSenderThatNeverHearsAMarkFailsTheEcnCutCase() {
+        // A faulty responder option: the engine's AIMD controller, told of no CE mark; it stays in slow start.
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_UNSEEN,
+                List.of("cc.ecn-cut", "cc.loss-cut", "send.echo"));
+        assertFailed(r, Set.of("cc.ecn-cut"), "[SPEC-CC-8]");
+    }
+
+    @Test
+    void aSenderForWhichTheMarksNeverEndFailsTheGrowthAfterTheCuts() {
+        // Every ECN-capable packet read as marked: the window falls as it should but never grows again, in
+        // either congestion case (the loss case's ACKs count every packet ECN-capable too).
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_NEVER_END,
+                List.of("cc.ecn-cut", "cc.loss-cut", "send.echo"));
+        assertFailed(r, Set.of("cc.ecn-cut", "cc.loss-cut"), "[SPEC-CC-6]");
+    }
+
+    @Test
+    void aSenderThatDoesNotCutOnLossFailsTheLossCutCase() {
+        // A lost packet only leaves the flight: the window keeps doubling in slow start through the holes, while
+        // the holes are still resent at once on their path.
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.LOSS_UNCUT,
+                List.of("cc.loss-cut", "cc.ecn-cut", "send.hole-resent-on-its-path"));
+        assertFailed(r, Set.of("cc.loss-cut"), "[SPEC-CC-9]");
+    }
+
+    /** Runs {@code cases} against a responder whose congestion controllers misread the signal {@code fault} names. */
+    private static Map<String, CaseResult> runWithController(MisreadingAimdController.Fault fault, List<String> cases) {
+        try (ConformanceResponder misreading = ConformanceResponder.startWithController(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                config -> new MisreadingAimdController(config, fault))) {
+            return ConformanceSuite.run(options(misreading.localAddress(), cases), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+        }
+    }
+
+    @Test
     void probingAPathTwiceAsOftenFailsTheProbeIntervalCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PROBES_DOUBLED,
                 List.of("path.probe-interval", "probe.answered", "sack.multipath"));

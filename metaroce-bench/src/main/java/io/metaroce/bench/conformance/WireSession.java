@@ -529,6 +529,7 @@ public final class WireSession implements AutoCloseable {
         Packet ack = currentAck(path, Set.of());
         Checks.require(ack != null, "a bundle needs an ACK: nothing of the IUT's received on path " + path);
         ack.flags |= WireConstants.FLAG_BUNDLED;
+        ack.destinationConnectionId = peerId;
         if (s.connectionSequence < 0) {
             s.connectionSequence = nextCsn++;
         }

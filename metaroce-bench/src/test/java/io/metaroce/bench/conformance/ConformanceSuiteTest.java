@@ -2,6 +2,7 @@ package io.metaroce.bench.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.metaroce.core.EngineConfig;
 import io.metaroce.core.wire.PacketType;
 import io.metaroce.netty.Datapath;
 import java.io.IOException;
@@ -308,6 +309,13 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void droppingTheAckOfABundleFailsTheBundleCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.BUNDLED_ACK_DROPPED,
+                List.of("sack.bundled-ack", "sack.in-order", "send.echo"));
+        assertFailed(r, Set.of("sack.bundled-ack"), "[SPEC-WIRE-30]");
+    }
+
+    @Test
     void aSenderThatNeverHearsAMarkFailsTheEcnCutCase() {
         // A faulty responder option: the engine's AIMD controller, told of no CE mark; it stays in slow start.
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_UNSEEN,
@@ -348,6 +356,20 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PROBES_DOUBLED,
                 List.of("path.probe-interval", "probe.answered", "sack.multipath"));
         assertFailed(r, Set.of("path.probe-interval"), "[SPEC-PATH-12]");
+    }
+
+    @Test
+    void aProbeIntervalThatDoesNotDoubleFailsTheProbeIntervalCase() {
+        // A faulty responder option: the probe interval's ceiling at its first value (1 ms), so it never doubles,
+        // while the operator claims the §12.1 values [SPEC-CONF-17].
+        try (ConformanceResponder flat = ConformanceResponder.startWithConfig(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                b -> b.pathProbeMaxIntervalNanos(EngineConfig.defaults().pathProbeIntervalNanos()))) {
+            Map<String, CaseResult> r = ConformanceSuite.run(options(flat.localAddress(),
+                    List.of("path.probe-interval", "probe.answered")), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
+        }
     }
 
     @Test

@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * bytes a round carries are its window (less than a datagram more: a sender sends while its flight
  * is below the window). A round cut short by a stall of the IUT or of the suite reads as a smaller
  * window; every upper bound is therefore taken as the larger of the bounds from the two rounds before,
- * so one short round does not make the next one look too large.
+ * so one short round does not make the next one look too large. An attempt that fails after a
+ * round's DATA left before the ACK that closed the round before it ({@link #spill}), or after the
+ * IUT's timer resent a packet, is blurred: a fresh connection, three attempts, then SKIP.
  *
  * <p>Stateless; thread-safe.
  */

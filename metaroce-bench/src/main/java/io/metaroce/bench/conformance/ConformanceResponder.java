@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -60,13 +61,14 @@ public final class ConformanceResponder implements AutoCloseable {
     private final EngineConfig endpointConfig;
 
     private ConformanceResponder(InetSocketAddress bind, long capacity, long minRtoNanos, long keepAliveNanos,
-            long idleTimeoutNanos, Datapath datapath, Function<EngineConfig, CongestionController> controller) {
-        EngineConfig config = EngineConfig.defaults().toBuilder()
+            long idleTimeoutNanos, Datapath datapath, Function<EngineConfig, CongestionController> controller,
+            UnaryOperator<EngineConfig.Builder> tweak) {
+        EngineConfig config = tweak.apply(EngineConfig.defaults().toBuilder()
                 .receiveCapacityBytesPerSecond(capacity)
                 .minRtoNanos(minRtoNanos)
                 .keepAliveNanos(keepAliveNanos)
                 .idleTimeoutNanos(idleTimeoutNanos)
-                .maxRtoNanos(Math.max(minRtoNanos, EngineConfig.defaults().maxRtoNanos()))
+                .maxRtoNanos(Math.max(minRtoNanos, EngineConfig.defaults().maxRtoNanos())))
                 .build();
         this.endpointConfig = config;
         UdpEndpoint.Builder builder = UdpEndpoint.builder().bindAddress(bind.getAddress()).listenPort(bind.getPort())
@@ -99,7 +101,7 @@ public final class ConformanceResponder implements AutoCloseable {
     public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
             long keepAliveNanos, long idleTimeoutNanos, Datapath datapath) {
         return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
-                datapath, null);
+                datapath, null, UnaryOperator.identity());
     }
 
     /**
@@ -110,7 +112,19 @@ public final class ConformanceResponder implements AutoCloseable {
     static ConformanceResponder startWithController(InetSocketAddress bind, long minRtoNanos,
             Function<EngineConfig, CongestionController> controller) {
         return new ConformanceResponder(bind, ResponderContract.CAPACITY_BYTES_PER_SECOND, minRtoNanos,
-                DEFAULT_KEEP_ALIVE_NANOS, DEFAULT_IDLE_TIMEOUT_NANOS, Datapath.AUTO, controller);
+                DEFAULT_KEEP_ALIVE_NANOS, DEFAULT_IDLE_TIMEOUT_NANOS, Datapath.AUTO, controller,
+                UnaryOperator.identity());
+    }
+
+    /**
+     * A responder on {@code bind} with the contract's defaults whose engine configuration
+     * {@code tweak} changes further: for the suite's tests, to run a responder whose settings
+     * break the contract ([SPEC-CONF-16], [SPEC-CONF-17]) while its operator claims otherwise.
+     */
+    static ConformanceResponder startWithConfig(InetSocketAddress bind, long minRtoNanos,
+            UnaryOperator<EngineConfig.Builder> tweak) {
+        return new ConformanceResponder(bind, ResponderContract.CAPACITY_BYTES_PER_SECOND, minRtoNanos,
+                DEFAULT_KEEP_ALIVE_NANOS, DEFAULT_IDLE_TIMEOUT_NANOS, Datapath.AUTO, null, tweak);
     }
 
     /** Starts a responder with the contract's capacity and retransmission timeout on {@code bind}, best datapath. */

@@ -32,6 +32,7 @@ public final class ConformanceSuite {
         all.addAll(PathCases.all());
         all.addAll(ClientCases.all());
         all.addAll(HintCases.all());
+        all.addAll(CongestionCases.all());
         return all;
     }
 

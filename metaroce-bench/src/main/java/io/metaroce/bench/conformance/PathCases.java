@@ -41,6 +41,12 @@ final class PathCases {
     private static final long LATE_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** Intervals between FAILED probes the probe-interval case judges. */
     private static final int FAILED_GAPS = 4;
+    /**
+     * Intervals between FAILED probes over which the probe-interval case judges the doubling
+     * ([SPEC-CONF-17]): from the §12.1 first interval of 1 ms the interval reaches its 100 ms
+     * ceiling at the eighth.
+     */
+    private static final int DOUBLING_GAPS = 9;
 
     private PathCases() {
     }
@@ -53,8 +59,8 @@ final class PathCases {
                 "R-PATH-4, R-PATH-1, R-SACK-2", PathCases::failover),
                 ConformanceCase.of("path.probe-interval",
                         "a black-holed path, once its probes have made it fail, is probed no faster than one probe per"
-                                + " minimum RTO",
-                        "SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-4, SPEC-CONF-5, SPEC-CONF-15", "R-PATH-4",
+                                + " minimum RTO, at an interval that doubles",
+                        "SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-4, SPEC-CONF-5, SPEC-CONF-15, SPEC-CONF-17", "R-PATH-4",
                         PathCases::probeInterval));
     }
 
@@ -235,7 +241,7 @@ final class PathCases {
         // The other path falls idle: nothing more is sent there but keep-alives, so no transmission sent after a
         // probe is acknowledged on it.
         long lastAck = s.peer().lastSendNanos();
-        int wanted = FAILED_GAPS + 2;
+        int wanted = DOUBLING_GAPS + 2;
         long wait = wanted * (8 * minRto + PROBE_MAX_INTERVAL_NANOS) + s.waitNanos();
         long deadline = System.nanoTime() + wait;
         // The suite's own PATH_PROBEs on the other path keep the connection alive whatever the IUT's keep-alive
@@ -253,7 +259,7 @@ final class PathCases {
                 + " path was idle; a FAILED path is probed again after its RTO and at most %d ms [SPEC-PATH-12]",
                 idle.size(), roles.holed(), TimeUnit.NANOSECONDS.toMillis(wait),
                 TimeUnit.NANOSECONDS.toMillis(PROBE_MAX_INTERVAL_NANOS));
-        List<Received> judged = idle.subList(1, wanted);
+        List<Received> judged = idle.subList(1, FAILED_GAPS + 2);
         long span = judged.getLast().arrivalNanos() - judged.getFirst().arrivalNanos();
         long floor = (judged.size() - 1) * minRto;
         StringBuilder gaps = new StringBuilder();
@@ -276,9 +282,34 @@ final class PathCases {
                 + " for the host); the gaps were %s ms: a FAILED path's probe waits its RTO before the next interval"
                 + " starts [SPEC-PATH-12], [SPEC-LOSS-4]", judged.size(), span / 1e6, c.options().minRtoMillis(),
                 TimeUnit.NANOSECONDS.toMillis(floor), TimerCases.slack(floor) / 1e6, gaps);
+        checkDoubling(idle.subList(1, wanted));
         Checks.check(data(s.blackHoled()).stream().noneMatch(r -> r.arrivalNanos() > lastAck), "DATA came on the"
                 + " FAILED path %d while the other path was ACTIVE [SPEC-PATH-9]", roles.holed());
         Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * The FAILED path's probe interval doubles ([SPEC-PATH-12], [SPEC-CONF-17]): two probes are
+     * spaced by the first one's wait (its RTO without back-off, the same for every probe of a path
+     * that has no new RTT sample) plus the interval, so the gaps grow by what the interval grows,
+     * from the §12.1 first interval of 1 ms to its 100 ms ceiling. The larger of the last two gaps
+     * must exceed the smaller of the first two by half the ceiling: a constant interval shows no
+     * growth but the host's, and a late read lengthens one gap only by shortening the next.
+     */
+    private static void checkDoubling(List<Received> probes) {
+        long[] gaps = new long[probes.size() - 1];
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < gaps.length; i++) {
+            gaps[i] = probes.get(i + 1).arrivalNanos() - probes.get(i).arrivalNanos();
+            text.append(i == 0 ? "" : ", ").append(String.format(java.util.Locale.ROOT, "%.1f", gaps[i] / 1e6));
+        }
+        long early = Math.min(gaps[0], gaps[1]);
+        long late = Math.max(gaps[gaps.length - 1], gaps[gaps.length - 2]);
+        Checks.check(late - early >= PROBE_MAX_INTERVAL_NANOS / 2, "the gaps between %d probes of the FAILED,"
+                + " black-holed path, the other path idle, grew by %.1f ms (%s ms), not by half the %d ms ceiling of the"
+                + " probe interval: the interval does not double after each unanswered probe [SPEC-PATH-12],"
+                + " [SPEC-CONF-17]", probes.size(), (late - early) / 1e6, text,
+                TimeUnit.NANOSECONDS.toMillis(PROBE_MAX_INTERVAL_NANOS));
     }
 
     /** The PATH_PROBEs that arrived on a black-holed path after {@code nanos}. */

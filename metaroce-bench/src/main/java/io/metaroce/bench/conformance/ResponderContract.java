@@ -45,6 +45,17 @@ public final class ResponderContract {
     public static final long KEEP_ALIVE_MILLIS = 400;
     /** The idle timeout a responder SHOULD run with, milliseconds ([SPEC-CONF-13]). */
     public static final long IDLE_TIMEOUT_MILLIS = 1_200;
+    /**
+     * The largest floor of a path's congestion window a responder may run with, datagram bytes
+     * ([SPEC-CONF-16]): the §12.1 default of {@code aimdMinWindowBytes}. The congestion cases allow a
+     * window this large however many cuts they asked for.
+     */
+    public static final long CC_MIN_WINDOW_BYTES = 8_192;
+    /**
+     * The {@code aimdEcnGainShift} a responder runs with for the congestion cases ([SPEC-CONF-16]):
+     * the §12.1 default, an ECN gain of 1/16.
+     */
+    public static final int CC_ECN_GAIN_SHIFT = 4;
     /** Conventional UDP port of a responder. */
     public static final int DEFAULT_PORT = 7_480;
 

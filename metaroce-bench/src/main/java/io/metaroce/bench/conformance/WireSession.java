@@ -88,6 +88,13 @@ public final class WireSession implements AutoCloseable {
     private int acksSent;
     /** The rate hint the suite's ACKs carry ([SPEC-SACK-9]): 0, no limit, unless a case sets one. */
     private long rateHint;
+    /** Whether the suite's ACKs count the IUT's DATA as ECN-capable ({@link #reportEcn}); off: both counts 0. */
+    private boolean reportEct;
+    /** Whether the DATA counted from now on is also counted CE-marked. */
+    private boolean reportCe;
+    /** Per path: the cumulative ECN counts the suite's ACKs carry ([SPEC-PATH-7], [SPEC-WIRE-19]). */
+    private final long[] ectReported;
+    private final long[] ceReported;
 
     /**
      * A session over {@code peer} (one path per socket) announcing {@code maxDatagramBytes} and
@@ -106,6 +113,8 @@ public final class WireSession implements AutoCloseable {
         this.iutHighestTimestamp = new long[paths];
         this.iutHighestArrival = new long[paths];
         Arrays.fill(iutHighest, -1);
+        this.ectReported = new long[paths];
+        this.ceReported = new long[paths];
         this.blackHole = new boolean[paths];
         for (int i = 0; i < paths; i++) {
             sentByPath.add(new ArrayList<>());
@@ -430,6 +439,19 @@ public final class WireSession implements AutoCloseable {
         this.rateHint = bytesPerSecond;
     }
 
+    /**
+     * The ECN counts of every later ACK ([SPEC-PATH-7], [SPEC-SACK-8]): with {@code ect}, each DATA
+     * packet the ACK records that no earlier ACK counted is counted ECN-capable, and with {@code ce}
+     * also CE-marked: the suite as a receiver behind a fabric that marks (it cannot read the TOS byte
+     * of what it receives, so it reports what such a fabric would have done). Off (the default), both
+     * counts stay where they are (0: a receiver that reads no ECN). Counts never fall.
+     */
+    public void reportEcn(boolean ect, boolean ce) {
+        Checks.require(ect || !ce, "a CE-marked packet is ECN-capable: report ECT to report CE");
+        this.reportEct = ect;
+        this.reportCe = ce;
+    }
+
     /** Whether a PATH_PROBE from the IUT is answered at once with its PROBE_ACK (default true). */
     public void answerProbes(boolean value) {
         this.answerProbes = value;
@@ -494,6 +516,38 @@ public final class WireSession implements AutoCloseable {
      * IUT must read as loss ([SPEC-LOSS-1]).
      */
     public void ackExcept(int path, Set<Long> missing) {
+        send(path, currentAck(path, missing));
+    }
+
+    /**
+     * Sends, in one datagram ([SPEC-WIRE-30]), the ACK a conforming receiver sends for {@code path}
+     * now, with {@code FLAG_BUNDLED}, followed by the first transmission of {@code s} on that path
+     * (as {@link #send(Segment, int)}): an ACK riding ahead of DATA, as [SPEC-SACK-13] has a sender
+     * do. The two must fit the smaller of the two sides' datagram sizes.
+     */
+    public Sent sendBundled(Segment s, int path) {
+        Packet ack = currentAck(path, Set.of());
+        Checks.require(ack != null, "a bundle needs an ACK: nothing of the IUT's received on path " + path);
+        ack.flags |= WireConstants.FLAG_BUNDLED;
+        ack.destinationConnectionId = peerId;
+        if (s.connectionSequence < 0) {
+            s.connectionSequence = nextCsn++;
+        }
+        long psn = nextPsn[path]++;
+        long ts = System.nanoTime();
+        byte[] data = new byte[scratch.length];
+        int dataLength = encode(s, path, psn, s.last() ? WireConstants.FLAG_ACK_NOW : 0, ts, data);
+        int ackLength = codec.encode(ack, ByteBuffer.wrap(scratch), 0, null, 0);
+        Checks.require(ackLength + dataLength <= Math.min(ownMaxDatagram, peerMaxDatagram),
+                "a bundle of " + (ackLength + dataLength) + " bytes, above the datagram size");
+        System.arraycopy(data, 0, scratch, ackLength, dataLength);
+        peer.send(path, scratch, ackLength + dataLength, 0);
+        acksSent++;
+        return recordSent(path, psn, s.connectionSequence, ts, true);
+    }
+
+    /** The ACK a conforming receiver sends for {@code path} now, as if {@code missing} had not arrived; null if none. */
+    private Packet currentAck(int path, Set<Long> missing) {
         long highest = iutHighest[path];
         long echoTimestamp = iutHighestTimestamp[path];
         long arrival = iutHighestArrival[path];
@@ -504,7 +558,7 @@ public final class WireSession implements AutoCloseable {
                 lower = iutPsns.get(path).lower(lower);
             }
             if (lower == null) {
-                return;
+                return null;
             }
             highest = lower;
             for (Received r : data) {
@@ -514,8 +568,40 @@ public final class WireSession implements AutoCloseable {
                 }
             }
         }
+        return ackPacket(path, highest, echoTimestamp, arrival, missing);
+    }
+
+    /**
+     * Sends an ACK for {@code path} as if nothing above PSN {@code psn} had arrived yet (a receiver
+     * acknowledging the first packet at once, [SPEC-CC-26]): its highest bit is {@code psn}, which
+     * the suite received.
+     */
+    public void ackThrough(int path, long psn) {
+        for (Received r : data) {
+            if (r.packet().pathId == path && r.packet().pathSequence == psn) {
+                send(path, ackPacket(path, psn, r.packet().timestampNanos, r.arrivalNanos(), Set.of()));
+                return;
+            }
+        }
+        Checks.require(false, "an ACK through PSN " + psn + " of path " + path + ", which the suite never received");
+    }
+
+    /** Sends the ACK {@code ack} on {@code path}, unless it is null (nothing to acknowledge). */
+    private void send(int path, Packet ack) {
+        if (ack != null) {
+            sendPacket(path, ack, null, 0);
+            acksSent++;
+        }
+    }
+
+    /**
+     * The ACK of {@code path} whose highest bit is {@code highest}, recording what it acknowledges
+     * and the ECN counts it reports; null when there is nothing to acknowledge, or (the suite as a
+     * server) no port of the client's to send it to.
+     */
+    private Packet ackPacket(int path, long highest, long echoTimestamp, long arrival, Set<Long> missing) {
         if (highest < 0 || peer.remote(path) == null) {
-            return; // nothing to acknowledge, or (the suite as a server) no port of the client's to send it to
+            return null;
         }
         Packet p = new Packet();
         p.type = PacketType.ACK;
@@ -531,11 +617,21 @@ public final class WireSession implements AutoCloseable {
                 }
             }
         }
+        if (reportEct) {
+            long recorded = 0;
+            for (long psn : iutPsns.get(path).headSet(highest, true)) {
+                recorded += withheld.get(path).contains(psn) || missing.contains(psn) ? 0 : 1;
+            }
+            long newly = Math.max(0, recorded - ectReported[path]);
+            ectReported[path] += newly;
+            ceReported[path] += reportCe ? newly : 0;
+        }
+        p.ectCount = ectReported[path];
+        p.ceCount = ceReported[path];
         p.echoTimestampNanos = echoTimestamp;
         p.ackDelayNanos = Math.max(0, System.nanoTime() - arrival);
         p.rateHintBytesPerSecond = rateHint;
-        sendPacket(path, p, null, 0);
-        acksSent++;
+        return p;
     }
 
     // =====================================================================================

@@ -2,6 +2,7 @@ package io.metaroce.bench.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.metaroce.core.EngineConfig;
 import io.metaroce.core.wire.PacketType;
 import io.metaroce.netty.Datapath;
 import java.io.IOException;
@@ -308,10 +309,67 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void droppingTheAckOfABundleFailsTheBundleCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.BUNDLED_ACK_DROPPED,
+                List.of("sack.bundled-ack", "sack.in-order", "send.echo"));
+        assertFailed(r, Set.of("sack.bundled-ack"), "[SPEC-WIRE-30]");
+    }
+
+    @Test
+    void aSenderThatNeverHearsAMarkFailsTheEcnCutCase() {
+        // A faulty responder option: the engine's AIMD controller, told of no CE mark; it stays in slow start.
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_UNSEEN,
+                List.of("cc.ecn-cut", "cc.loss-cut", "send.echo"));
+        assertFailed(r, Set.of("cc.ecn-cut"), "[SPEC-CC-8]");
+    }
+
+    @Test
+    void aSenderForWhichTheMarksNeverEndFailsTheGrowthAfterTheCuts() {
+        // Every ECN-capable packet read as marked: the window falls as it should but never grows again, in
+        // either congestion case (the loss case's ACKs count every packet ECN-capable too).
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_NEVER_END,
+                List.of("cc.ecn-cut", "cc.loss-cut", "send.echo"));
+        assertFailed(r, Set.of("cc.ecn-cut", "cc.loss-cut"), "[SPEC-CC-6]");
+    }
+
+    @Test
+    void aSenderThatDoesNotCutOnLossFailsTheLossCutCase() {
+        // A lost packet only leaves the flight: the window keeps doubling in slow start through the holes, while
+        // the holes are still resent at once on their path.
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.LOSS_UNCUT,
+                List.of("cc.loss-cut", "cc.ecn-cut", "send.hole-resent-on-its-path"));
+        assertFailed(r, Set.of("cc.loss-cut"), "[SPEC-CC-9]");
+    }
+
+    /** Runs {@code cases} against a responder whose congestion controllers misread the signal {@code fault} names. */
+    private static Map<String, CaseResult> runWithController(MisreadingAimdController.Fault fault, List<String> cases) {
+        try (ConformanceResponder misreading = ConformanceResponder.startWithController(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                config -> new MisreadingAimdController(config, fault))) {
+            return ConformanceSuite.run(options(misreading.localAddress(), cases), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+        }
+    }
+
+    @Test
     void probingAPathTwiceAsOftenFailsTheProbeIntervalCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PROBES_DOUBLED,
                 List.of("path.probe-interval", "probe.answered", "sack.multipath"));
         assertFailed(r, Set.of("path.probe-interval"), "[SPEC-PATH-12]");
+    }
+
+    @Test
+    void aProbeIntervalThatDoesNotDoubleFailsTheProbeIntervalCase() {
+        // A faulty responder option: the probe interval's ceiling at its first value (1 ms), so it never doubles,
+        // while the operator claims the §12.1 values [SPEC-CONF-17].
+        try (ConformanceResponder flat = ConformanceResponder.startWithConfig(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                b -> b.pathProbeMaxIntervalNanos(EngineConfig.defaults().pathProbeIntervalNanos()))) {
+            Map<String, CaseResult> r = ConformanceSuite.run(options(flat.localAddress(),
+                    List.of("path.probe-interval", "probe.answered")), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
+        }
     }
 
     @Test

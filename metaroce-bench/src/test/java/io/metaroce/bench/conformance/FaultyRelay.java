@@ -67,7 +67,9 @@ final class FaultyRelay implements AutoCloseable {
         /** WRITE_WITH_IMMs reach the responder as WRITEs: placed, but no receive consumed or completed ([SPEC-MSG-8]). */
         IMMEDIATE_DROPPED,
         /** Every PATH_PROBE towards the suite is sent twice: a path probed twice as often as its timers say ([SPEC-PATH-12]). */
-        PROBES_DOUBLED
+        PROBES_DOUBLED,
+        /** A bundle towards the responder loses its ACK: only the packet behind it is handled ([SPEC-WIRE-30]). */
+        BUNDLED_ACK_DROPPED
     }
 
     /**
@@ -169,6 +171,12 @@ final class FaultyRelay implements AutoCloseable {
                 upstreams.put(client, up);
             }
             int length = buffer.remaining();
+            int head = PacketCodec.bundledHeadLength(buffer, 0, length);
+            if (fault == Fault.BUNDLED_ACK_DROPPED && head > 0) {
+                buffer.put(0, buffer, head, length - head); // the packet behind the ACK, alone
+                length -= head;
+                buffer.limit(length);
+            }
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, 0, length, p) == DecodeError.OK;
             if (valid && p.type == PacketType.CONNECT) {

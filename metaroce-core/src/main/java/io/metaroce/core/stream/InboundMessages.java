@@ -90,7 +90,7 @@ public final class InboundMessages {
     public int find(int streamId, long msn) {
         int last = lastSlot;
         if (last != StreamTable.NONE && stream[last] == streamId && messageSequence[last] == msn) {
-            return last; // its own key, so the index maps that key to it
+            return last; // its own key, so the index (or unindexed, below) maps that key to it
         }
         int u = unindexed;
         if (u != StreamTable.NONE && stream[u] == streamId && messageSequence[u] == msn) {

@@ -368,7 +368,7 @@ final class Sender {
     private void delivered(long csn, Endpoint endpoint) {
         int w = packets.owner(csn);
         boolean live = work.generation[w] == packets.ownerGeneration(csn) && !work.done[w];
-        packets.finish(csn, PacketTable.DELIVERED);
+        packets.finishOutstanding(csn, PacketTable.DELIVERED); // both callers saw it OUTSTANDING
         if (!live) {
             return;
         }

@@ -127,7 +127,9 @@ public final class MemoryRegion implements AutoCloseable {
     public void place(long offset, ByteBuffer src, int srcIndex, int length) {
         ensureOpen();
         checkRegionRange(offset, length);
-        checkBufferRange(src, srcIndex, length);
+        // The source's range is not checked here: the bulk put checks it first, the same test
+        // (Objects.checkFromIndexSize against src's limit, IndexOutOfBoundsException) before
+        // anything is copied, on every packet placed.
         view.put((int) offset, src, srcIndex, length);
     }
 

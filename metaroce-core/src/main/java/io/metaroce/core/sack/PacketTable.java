@@ -235,6 +235,14 @@ public final class PacketTable {
         if (state(csn) != OUTSTANDING) {
             return;
         }
+        finishOutstanding(csn, finalState);
+    }
+
+    /**
+     * {@link #finish} of a CSN the caller has just seen {@link #OUTSTANDING} (and changed nothing
+     * since but its {@link #copies}): the acknowledgement path, which looked it up once already.
+     */
+    public void finishOutstanding(long csn, byte finalState) {
         state[(int) (csn & mask)] = finalState;
         while (floor < next && state[(int) (floor & mask)] != OUTSTANDING) {
             state[(int) (floor & mask)] = FREE;

@@ -23,7 +23,13 @@ public final class InboundMessages {
      * packet of a message looks it up, and a hash lookup per packet showed in the receive path.
      */
     private int lastSlot = StreamTable.NONE;
-    private int capacity;
+    /**
+     * The slot {@link #create} made last, not yet put into {@link #index} (NONE: none): it goes in
+     * when the next one is created. A message of one packet arriving in order (a ping, a small
+     * SEND) completes and is removed before any other is created, so it never touches the index;
+     * otherwise it cost a put, a remove and two look-ups of the hash map per message.
+     */
+    private int unindexed = StreamTable.NONE;
     private int freeHead = StreamTable.NONE;
     private int used;
 
@@ -47,17 +53,15 @@ public final class InboundMessages {
 
     /** An empty table. */
     public InboundMessages() {
-        allocate(INITIAL);
+        allocate(INITIAL, 0);
     }
 
     /**
-     * Resizes every column to {@code n} slots, keeping the first {@code capacity} (none when
-     * {@code capacity} is 0: construction and {@link #shrinkIfIdle} start from fresh columns), and
+     * Resizes every column to {@code n} slots, keeping the first {@code old} (none when {@code old}
+     * is 0: construction and {@link #shrinkIfIdle} start from fresh columns), and
      * puts the new slots on the free list.
      */
-    private void allocate(int n) {
-        int old = capacity;
-        capacity = n;
+    private void allocate(int n, int old) {
         opcode = Columns.resize(opcode, n, old);
         stream = Columns.resize(stream, n, old);
         messageSequence = Columns.resize(messageSequence, n, old);
@@ -86,7 +90,15 @@ public final class InboundMessages {
     public int find(int streamId, long msn) {
         int last = lastSlot;
         if (last != StreamTable.NONE && stream[last] == streamId && messageSequence[last] == msn) {
-            return last; // its own key, so the index maps that key to it
+            return last; // its own key, so the index (or unindexed, below) maps that key to it
+        }
+        int u = unindexed;
+        if (u != StreamTable.NONE && stream[u] == streamId && messageSequence[u] == msn) {
+            lastSlot = u;
+            return u;
+        }
+        if (used == (u == StreamTable.NONE ? 0 : 1)) {
+            return StreamTable.NONE; // the index is empty: no hash and probe for nothing
         }
         long v = index.get(key(streamId, msn));
         if (v == MISSING) {
@@ -99,7 +111,7 @@ public final class InboundMessages {
     /** Creates a cleared slot for (stream, msn). */
     public int create(int streamId, long msn, byte op, long messageLength) {
         if (freeHead == StreamTable.NONE) {
-            allocate(capacity * 2);
+            allocate(capacity() * 2, capacity());
         }
         int i = freeHead;
         freeHead = next[i];
@@ -117,14 +129,21 @@ public final class InboundMessages {
         hasImmediate[i] = false;
         status[i] = 0;
         complete[i] = false;
-        index.put(key(streamId, msn), i);
+        if (unindexed != StreamTable.NONE) {
+            index.put(key(stream[unindexed], messageSequence[unindexed]), unindexed);
+        }
+        unindexed = i;
         lastSlot = i;
         return i;
     }
 
     /** Removes slot {@code i}. */
     public void remove(int i) {
-        index.remove(key(stream[i], messageSequence[i]));
+        if (i == unindexed) {
+            unindexed = StreamTable.NONE;
+        } else {
+            index.remove(key(stream[i], messageSequence[i]));
+        }
         if (lastSlot == i) {
             lastSlot = StreamTable.NONE;
         }
@@ -138,9 +157,10 @@ public final class InboundMessages {
     public void clear() {
         index.clear();
         lastSlot = StreamTable.NONE;
+        unindexed = StreamTable.NONE;
         Arrays.fill(region, null);
         freeHead = StreamTable.NONE;
-        for (int i = capacity - 1; i >= 0; i--) {
+        for (int i = capacity() - 1; i >= 0; i--) {
             next[i] = freeHead;
             freeHead = i;
         }
@@ -149,7 +169,7 @@ public final class InboundMessages {
 
     /** Slots allocated (used or free). */
     public int capacity() {
-        return capacity;
+        return next.length; // every column has this length (no field of its own: the footprint)
     }
 
     /**
@@ -160,14 +180,14 @@ public final class InboundMessages {
      * @return whether the table shrank
      */
     public boolean shrinkIfIdle() {
-        if (used != 0 || capacity <= INITIAL) {
+        if (used != 0 || capacity() <= INITIAL) {
             return false;
         }
         index.compact();
         lastSlot = StreamTable.NONE;
+        unindexed = StreamTable.NONE;
         freeHead = StreamTable.NONE;
-        capacity = 0;
-        allocate(INITIAL);
+        allocate(INITIAL, 0);
         return true;
     }
 

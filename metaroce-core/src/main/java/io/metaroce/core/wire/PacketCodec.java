@@ -65,11 +65,12 @@ public final class PacketCodec {
 
     private final CRC32C crc = new CRC32C();
     /**
-     * The header of the packet being encoded or decoded, big-endian as on the wire: fields are
-     * written here and go to the datagram in one bulk put, or come from it in one bulk get, so a
-     * packet costs one bounds check on the buffer rather than one per field.
+     * The header of the packet being encoded by {@link #encode}, big-endian as on the wire: fields
+     * are written here and go to the datagram in one bulk put, so a packet costs one bounds check
+     * on the buffer rather than one per field. Room for the checksum trailer behind the longest
+     * header: a packet without payload is checksummed and completed here.
      */
-    private final byte[] header = new byte[MAX_HEADER_BYTES];
+    private final byte[] header = new byte[MAX_HEADER_BYTES + WireConstants.CHECKSUM_BYTES];
     /**
      * The DATA header template ({@link #encodeData}, {@link #encodeDataFromTemplate}): the header of
      * the last DATA packet encoded through them, big-endian as on the wire. Apart from {@link #header}
@@ -676,10 +677,19 @@ public final class PacketCodec {
                 putLong(h, 40, p.timestampNanos);
             }
         }
+        if (type != PacketType.DATA) {
+            // Every byte before the trailer is in the header array: checksummed there, the trailer
+            // written behind it, and the datagram put whole (as finishData does for a short DATA
+            // packet): the array's checksum wrapper and one bulk put instead of a put, the buffer's
+            // checksum wrapper (four checked position and limit setters around the JDK's checks)
+            // and a checked put of the trailer. The same bytes either way; every ACK goes this way.
+            int trailer = length - WireConstants.CHECKSUM_BYTES;
+            putInt(h, trailer, checksum(h, trailer));
+            dst.put(offset, h, 0, length);
+            return length;
+        }
         // The header goes out in one bulk put (see decode), then the payload.
-        int headerLength = type == PacketType.DATA ? WireConstants.DATA_HEADER_BYTES
-                : length - WireConstants.CHECKSUM_BYTES;
-        dst.put(offset, h, 0, headerLength);
+        dst.put(offset, h, 0, WireConstants.DATA_HEADER_BYTES);
         if (payloadLength > 0) {
             dst.put(offset + WireConstants.DATA_HEADER_BYTES, payloadSource, payloadSourceIndex, payloadLength);
         }

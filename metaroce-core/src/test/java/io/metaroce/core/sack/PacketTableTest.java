@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link PacketTable} against a model map of the issued CSNs: the floor ([SPEC-ADM-1]), the window
- * check, growth and the per-CSN data.
+ * check, growth and the per-CSN data; {@code finishOutstanding} of an outstanding CSN as {@code finish}.
  */
 class PacketTableTest {
 
@@ -143,8 +143,15 @@ class PacketTableTest {
                 if (!out.isEmpty()) {
                     long csn = rnd.nextInt(4) == 0 ? out.get(0) : out.get(rnd.nextInt(out.size()));
                     byte st = rnd.nextBoolean() ? PacketTable.DELIVERED : PacketTable.ABANDONED;
-                    what = "finish " + csn + " as " + st;
-                    t.finish(csn, st);
+                    // An outstanding CSN finishes alike through finish and through finishOutstanding
+                    // (the acknowledgement path's, which skips the state look-up).
+                    boolean known = rnd.nextBoolean();
+                    what = (known ? "finishOutstanding " : "finish ") + csn + " as " + st;
+                    if (known) {
+                        t.finishOutstanding(csn, st);
+                    } else {
+                        t.finish(csn, st);
+                    }
                     m.finish(csn, st);
                 }
             } else if (op < 98) {

@@ -30,6 +30,12 @@ final class Paths {
      * cache miss per path of a connection with nothing to resend.
      */
     private int queuedRetransmissions;
+    /**
+     * Counts the changes of which paths are open and of their states: what decides which paths may
+     * take new data ({@link #usableForNewData}). A cache of something computed over those paths
+     * (the idle resend's wait, {@code DataWriter}) is valid while this has not moved.
+     */
+    private int membershipGeneration;
 
     Paths(int count) {
         this.byId = new Path[count];
@@ -57,6 +63,7 @@ final class Paths {
         byId[path.id] = path;
         openCount++;
         countIn(path.state, 1);
+        membershipGeneration++;
     }
 
     private void countIn(int state, int delta) {
@@ -79,6 +86,12 @@ final class Paths {
         }
         path.state = state;
         stateChanged = true;
+        membershipGeneration++;
+    }
+
+    /** See {@link #membershipGeneration}: changes whenever a path opens, goes or changes state. */
+    int membershipGeneration() {
+        return membershipGeneration;
     }
 
     /** Whether a path changed state since the last call; clears the flag. */
@@ -187,6 +200,7 @@ final class Paths {
         }
         count = granted;
         nextForData = 0;
+        membershipGeneration++;
     }
 
     /** The path in service with the lowest id, else the open path with the lowest id, or null. */

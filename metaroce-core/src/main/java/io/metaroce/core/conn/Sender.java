@@ -266,6 +266,7 @@ final class Sender {
             health.onProgress(path, nowNanos);
             if (path.scoreboard.highestAcked() > highestBefore) {
                 path.rtt.update(nowNanos - p.echoTimestampNanos - p.ackDelayNanos);
+                writer.pathWaitInputsChanged(path);
             }
         }
         long newEct = p.ectCount - path.reportedEctCount;
@@ -287,6 +288,7 @@ final class Sender {
     void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
         Path path = paths.get(pathId);
         path.lossFraction = acked(pathId, csn, bytes, sentAtNanos, nowNanos, endpoint, path.lossFraction);
+        writer.pathWaitInputsChanged(path);
     }
 
     /**
@@ -308,6 +310,7 @@ final class Sender {
                     nowNanos, endpoint, lossFraction);
         }
         path.lossFraction = lossFraction;
+        writer.pathWaitInputsChanged(path);
         return latestSent;
     }
 
@@ -340,6 +343,7 @@ final class Sender {
         packets.transmissionResolved(csn);
         path.losses++;
         path.lossFraction += (1 - path.lossFraction) * LOSS_FRACTION_GAIN;
+        writer.pathWaitInputsChanged(path);
         stats.losses++;
         congestion.onPacketLost(pathId, bytes, nowNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING && !writer.ownerLive(csn)) {
@@ -360,6 +364,7 @@ final class Sender {
     void onLossProvenSpurious(int pathId, long csn, Endpoint endpoint) {
         Path path = paths.get(pathId);
         path.lossFraction = Math.max(0, (path.lossFraction - LOSS_FRACTION_GAIN) / (1 - LOSS_FRACTION_GAIN));
+        writer.pathWaitInputsChanged(path);
         if (packets.state(csn) == PacketTable.OUTSTANDING) {
             delivered(csn, endpoint);
         }
@@ -681,6 +686,11 @@ final class Sender {
                 exhaustedPaths &= ~(1L << i);
             }
         }
+    }
+
+    /** Path {@code path}'s smoothed RTT or loss average changed (the idle resend's wait reads them). */
+    void pathWaitInputsChanged(Path path) {
+        writer.pathWaitInputsChanged(path);
     }
 
     /** The packetizer, for tests. */

@@ -649,6 +649,7 @@ final class DataWriter {
             writeDataPacket(nowNanos, path, csn, retransmission, w, kind, offset, length, source, out, p, codec);
         }
         path.scoreboard.onSent(csn, out.length, nowNanos);
+        paths.sentOn(path.id);
         packets.sent(csn, nowNanos);
         congestion.onPacketSent(path.id, out.length, nowNanos);
         path.countSent(out.length, nowNanos);

@@ -594,18 +594,19 @@ final class Sender {
         long t = Long.MAX_VALUE;
         boolean anyAllowance = false;
         for (int i = 0; i < paths.count(); i++) {
-            Path p = paths.get(i);
-            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
+            // Path i (its id: Paths keeps a path at the index of its id) open, in service and with
+            // room, mostly told without reading the path's objects (a cache miss each per path).
+            if (!paths.inServiceWithRoom(i)) {
                 continue;
             }
-            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
-                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
+            if (congestion.sendAllowanceBytes(i, afterNanos) <= 0) {
+                if (!congestion.allowanceQuestionSettled(i, afterNanos)) {
                     exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
                 }
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.pacedWakeNanos(p.id, afterNanos, ready); // [SPEC-CC-38]
+            long next = congestion.pacedWakeNanos(i, afterNanos, ready); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }

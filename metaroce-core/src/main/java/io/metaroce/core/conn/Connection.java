@@ -724,6 +724,7 @@ public final class Connection implements ScoreboardListener {
             // answer already taken ([SPEC-SACK-14]) or a late answer to an older probe, no sample.
             path.lastProbeAckId = p.probeId;
             path.rtt.update(nowNanos - p.timestampNanos);
+            sender.pathWaitInputsChanged(path);
         }
         // The echoed send time of a probe or keep-alive: never later than now, whatever the peer wrote.
         peerAnswered(Math.min(p.timestampNanos, nowNanos), nowNanos);

@@ -56,6 +56,20 @@ final class DataWriter {
      * request), so that the connection knows its cached next timeout is stale; see {@link #takeTouched}.
      */
     private boolean touched;
+    /**
+     * The idle resend's wait kept per path [SPEC-LOSS-8]: entry {@code i} is path {@code i}'s
+     * share of {@link #resendWaitNanos} (its smoothed RTT plus the receiver's ACK delay where that
+     * applies) if it may take new data, else {@link #NOT_WAITING}; {@link #resendWait} is their
+     * maximum. Valid while {@link #waitGeneration} equals the paths' membership generation; a
+     * path's RTT or loss average changing updates its entry ({@link #pathWaitInputsChanged}).
+     * Every next-timeout query of a sender with its windows full asks for the wait, which read
+     * two objects of every path; it changes only with an ACK or a path's state.
+     */
+    private final long[] pathWait;
+    private long resendWait = Long.MAX_VALUE;
+    private int waitGeneration;
+    private boolean waitKnown;
+    private static final long NOT_WAITING = Long.MIN_VALUE;
 
     DataWriter(EngineConfig config, ConnectionStats stats, Paths paths, CongestionController congestion,
             PacketEmitter emitter, WorkRequests work, PacketTable packets, SendScheduler scheduler) {
@@ -73,6 +87,7 @@ final class DataWriter {
         this.maxAckDelayNanos = config.maxAckDelayNanos();
         this.peerPayloadBytes = payloadBytes;
         this.peerWindow = config.sequenceWindow();
+        this.pathWait = new long[paths.count()];
     }
 
     /** Takes the peer's payload size and sequence window, already bounded by this side's own. */
@@ -431,29 +446,98 @@ final class DataWriter {
      * {@link Long#MAX_VALUE} if no path may take new data.
      */
     private long resendWaitNanos() {
-        return resendWaitNanos(0, Long.MAX_VALUE);
+        if (!waitKnown || waitGeneration != paths.membershipGeneration()) {
+            rebuildResendWait();
+        }
+        return resendWait;
     }
 
     /**
-     * {@link #resendWaitNanos}, or, once {@code from} plus the largest wait of the paths read so
-     * far reaches {@code bound}, that partial maximum (no larger than the whole, and {@code from}
-     * plus it already at or past {@code bound}); {@code bound} {@link Long#MAX_VALUE} reads every
-     * path.
+     * {@link #resendWaitNanos}, for callers that need it only when {@code from} plus it comes
+     * before {@code bound}: the whole wait if it is kept, else (the paths' states changed since)
+     * the maximum of the paths read until {@code from} plus it reached {@code bound}, no larger
+     * than the whole and then also at or past {@code bound}; the caller cannot tell the two apart.
+     * {@code bound} {@link Long#MAX_VALUE} reads every path and keeps the result.
      */
     private long resendWaitNanos(long from, long bound) {
+        if ((waitKnown && waitGeneration == paths.membershipGeneration()) || bound == Long.MAX_VALUE) {
+            return resendWaitNanos();
+        }
         long wait = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && paths.usableForNewData(path)) {
-                long due = path.rtt.smoothedNanos()
-                        + (path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS ? 0 : maxAckDelayNanos);
+                long due = waitOf(path);
                 wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
-                if (bound != Long.MAX_VALUE && from + wait >= bound) {
+                if (from + wait >= bound) {
                     return wait;
                 }
             }
         }
         return wait;
+    }
+
+    /** One path's share of the wait: its smoothed RTT, and the ACK delay unless every packet asks for an ACK. */
+    private long waitOf(Path path) {
+        return path.rtt.smoothedNanos() + (path.lossFraction > ACK_EVERY_PACKET_ABOVE_LOSS ? 0 : maxAckDelayNanos);
+    }
+
+    /** Reads every path's share of the wait again (a path opened, went or changed state). */
+    private void rebuildResendWait() {
+        for (int i = 0; i < pathWait.length; i++) {
+            Path path = paths.get(i);
+            pathWait[i] = path != null && paths.usableForNewData(path) ? waitOf(path) : NOT_WAITING;
+        }
+        waitGeneration = paths.membershipGeneration();
+        waitKnown = true;
+        resendWait = maxPathWait();
+    }
+
+    private long maxPathWait() {
+        long wait = NOT_WAITING;
+        for (long w : pathWait) {
+            wait = Math.max(wait, w);
+        }
+        return wait == NOT_WAITING ? Long.MAX_VALUE : wait;
+    }
+
+    /**
+     * Path {@code path}'s smoothed RTT or loss average changed: its share of the idle resend's wait
+     * is read again (nothing to do while the kept wait is stale anyway).
+     */
+    void pathWaitInputsChanged(Path path) {
+        if (!waitKnown || waitGeneration != paths.membershipGeneration() || path.id >= pathWait.length) {
+            return;
+        }
+        long before = pathWait[path.id];
+        if (before == NOT_WAITING) {
+            return; // not usable for new data: no share, until its state changes
+        }
+        long now = waitOf(path);
+        pathWait[path.id] = now;
+        if (now >= resendWait) {
+            resendWait = now;
+        } else if (before == resendWait) {
+            resendWait = maxPathWait();
+        }
+    }
+
+    /** {@link #resendWaitNanos} read from every path, without the kept wait: for tests of it. */
+    long resendWaitNanosByWalkForTest() {
+        long wait = Long.MAX_VALUE;
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && paths.usableForNewData(path)) {
+                long due = waitOf(path);
+                wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
+            }
+        }
+        return wait;
+    }
+
+    /** {@link #resendWaitNanos}, kept, for tests. */
+    long resendWaitNanosForTest() {
+        return resendWaitNanos();
     }
 
     private boolean canSendOn(Path path, long nowNanos) {
@@ -565,6 +649,7 @@ final class DataWriter {
             writeDataPacket(nowNanos, path, csn, retransmission, w, kind, offset, length, source, out, p, codec);
         }
         path.scoreboard.onSent(csn, out.length, nowNanos);
+        paths.sentOn(path.id);
         packets.sent(csn, nowNanos);
         congestion.onPacketSent(path.id, out.length, nowNanos);
         path.countSent(out.length, nowNanos);

@@ -30,10 +30,30 @@ final class Paths {
      * cache miss per path of a connection with nothing to resend.
      */
     private int queuedRetransmissions;
+    /**
+     * Counts the changes of which paths are open and of their states: what decides which paths may
+     * take new data ({@link #usableForNewData}). A cache of something computed over those paths
+     * (the idle resend's wait, {@code DataWriter}) is valid while this has not moved.
+     */
+    private int membershipGeneration;
+    /**
+     * Bit i: path i is open and in service (ACTIVE or SUSPECT). Kept with the states, so that the
+     * next-timeout query's walk of the paths ({@code Sender#nextPacedSendNanos}) need not read a
+     * path object to skip it. Meaningful while {@link #count} is at most 64.
+     */
+    private long inServiceMask;
+    /**
+     * Per path, a lower bound on the transmissions its scoreboard still has room for: read from
+     * the scoreboard ({@code SendScoreboard#room}) when it is used up, one less at each send
+     * ({@link #sentOn}), as only a send takes room. While above 0 the path has room without its
+     * scoreboard being read. 0 for a path just opened (its scoreboard not read yet).
+     */
+    private final long[] roomCredit;
 
     Paths(int count) {
         this.byId = new Path[count];
         this.count = count;
+        this.roomCredit = new long[count];
     }
 
     /** Number of paths negotiated. */
@@ -57,6 +77,41 @@ final class Paths {
         byId[path.id] = path;
         openCount++;
         countIn(path.state, 1);
+        membershipGeneration++;
+        roomCredit[path.id] = 0;
+        maskInService(path.id, path.state);
+    }
+
+    private void maskInService(int id, int state) {
+        if (id < Long.SIZE) {
+            inServiceMask = PathState.inService(state) ? inServiceMask | (1L << id) : inServiceMask & ~(1L << id);
+        }
+    }
+
+    /**
+     * Whether path {@code id} (below {@link #count}) is open, in service and has room in its
+     * scoreboard for another transmission: {@code get(id) != null}, {@code PathState.inService}
+     * of its state and {@code scoreboard.hasRoom()}, mostly without reading the path's objects.
+     */
+    boolean inServiceWithRoom(int id) {
+        if (count > Long.SIZE) {
+            Path p = byId[id];
+            return p != null && PathState.inService(p.state) && p.scoreboard.hasRoom();
+        }
+        if ((inServiceMask & (1L << id)) == 0) {
+            return false;
+        }
+        if (roomCredit[id] > 0) {
+            return true;
+        }
+        long room = byId[id].scoreboard.room();
+        roomCredit[id] = room;
+        return room > 0;
+    }
+
+    /** A transmission was recorded on path {@code id}'s scoreboard: it took room (see {@link #roomCredit}). */
+    void sentOn(int id) {
+        roomCredit[id]--;
     }
 
     private void countIn(int state, int delta) {
@@ -79,6 +134,15 @@ final class Paths {
         }
         path.state = state;
         stateChanged = true;
+        membershipGeneration++;
+        if (byId[path.id] == path) {
+            maskInService(path.id, state);
+        }
+    }
+
+    /** See {@link #membershipGeneration}: changes whenever a path opens, goes or changes state. */
+    int membershipGeneration() {
+        return membershipGeneration;
     }
 
     /** Whether a path changed state since the last call; clears the flag. */
@@ -184,9 +248,13 @@ final class Paths {
                 queuedRetransmissions -= byId[i].retransmitQueue.size();
             }
             byId[i] = null;
+            if (i < Long.SIZE) {
+                inServiceMask &= ~(1L << i);
+            }
         }
         count = granted;
         nextForData = 0;
+        membershipGeneration++;
     }
 
     /** The path in service with the lowest id, else the open path with the lowest id, or null. */

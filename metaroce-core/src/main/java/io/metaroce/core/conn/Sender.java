@@ -266,6 +266,7 @@ final class Sender {
             health.onProgress(path, nowNanos);
             if (path.scoreboard.highestAcked() > highestBefore) {
                 path.rtt.update(nowNanos - p.echoTimestampNanos - p.ackDelayNanos);
+                writer.pathWaitInputsChanged(path);
             }
         }
         long newEct = p.ectCount - path.reportedEctCount;
@@ -287,6 +288,7 @@ final class Sender {
     void onTransmissionAcked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint) {
         Path path = paths.get(pathId);
         path.lossFraction = acked(pathId, csn, bytes, sentAtNanos, nowNanos, endpoint, path.lossFraction);
+        writer.pathWaitInputsChanged(path);
     }
 
     /**
@@ -308,6 +310,7 @@ final class Sender {
                     nowNanos, endpoint, lossFraction);
         }
         path.lossFraction = lossFraction;
+        writer.pathWaitInputsChanged(path);
         return latestSent;
     }
 
@@ -340,6 +343,7 @@ final class Sender {
         packets.transmissionResolved(csn);
         path.losses++;
         path.lossFraction += (1 - path.lossFraction) * LOSS_FRACTION_GAIN;
+        writer.pathWaitInputsChanged(path);
         stats.losses++;
         congestion.onPacketLost(pathId, bytes, nowNanos);
         if (packets.state(csn) == PacketTable.OUTSTANDING && !writer.ownerLive(csn)) {
@@ -360,6 +364,7 @@ final class Sender {
     void onLossProvenSpurious(int pathId, long csn, Endpoint endpoint) {
         Path path = paths.get(pathId);
         path.lossFraction = Math.max(0, (path.lossFraction - LOSS_FRACTION_GAIN) / (1 - LOSS_FRACTION_GAIN));
+        writer.pathWaitInputsChanged(path);
         if (packets.state(csn) == PacketTable.OUTSTANDING) {
             delivered(csn, endpoint);
         }
@@ -589,18 +594,19 @@ final class Sender {
         long t = Long.MAX_VALUE;
         boolean anyAllowance = false;
         for (int i = 0; i < paths.count(); i++) {
-            Path p = paths.get(i);
-            if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()) {
+            // Path i (its id: Paths keeps a path at the index of its id) open, in service and with
+            // room, mostly told without reading the path's objects (a cache miss each per path).
+            if (!paths.inServiceWithRoom(i)) {
                 continue;
             }
-            if (congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
-                if (!congestion.allowanceQuestionSettled(p.id, afterNanos)) {
+            if (congestion.sendAllowanceBytes(i, afterNanos) <= 0) {
+                if (!congestion.allowanceQuestionSettled(i, afterNanos)) {
                     exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
                 }
                 continue;
             }
             anyAllowance = true;
-            long next = congestion.pacedWakeNanos(p.id, afterNanos, ready); // [SPEC-CC-38]
+            long next = congestion.pacedWakeNanos(i, afterNanos, ready); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
             }
@@ -681,6 +687,11 @@ final class Sender {
                 exhaustedPaths &= ~(1L << i);
             }
         }
+    }
+
+    /** Path {@code path}'s smoothed RTT or loss average changed (the idle resend's wait reads them). */
+    void pathWaitInputsChanged(Path path) {
+        writer.pathWaitInputsChanged(path);
     }
 
     /** The packetizer, for tests. */

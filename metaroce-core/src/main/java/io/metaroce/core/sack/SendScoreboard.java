@@ -93,6 +93,15 @@ public final class SendScoreboard {
         return next - lowest < maxCapacity;
     }
 
+    /**
+     * How many more transmissions fit now ({@link #hasRoom} while above 0). Only a transmission
+     * ({@link #onSent}) takes room; verdicts only give it back, so it is a lower bound on the room
+     * for as long as the caller counts its own sends off it.
+     */
+    public long room() {
+        return maxCapacity - (next - lowest);
+    }
+
     private void growIfFull() {
         if (next - lowest <= mask) {
             return;

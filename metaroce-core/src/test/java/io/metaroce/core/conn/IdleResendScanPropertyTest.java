@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * lossy runs ({@link RandomConnectionRun}: idle resends on in the cases with the simulator's
  * settings), that both scans give exactly what a scan of the whole window gives: the time the
  * next idle resend is due, and the oldest candidate sent by each of several times (every send time
- * on record and a few around the present).
+ * on record and a few around the present); and that the wait kept per path equals one read from
+ * every path.
  */
 class IdleResendScanPropertyTest {
 
@@ -43,6 +44,9 @@ class IdleResendScanPropertyTest {
         for (Connection c : new Connection[] {pair.clientConnection(), pair.serverConnection()}) {
             DataWriter w = c.dataWriterForTest();
             String side = c.isClient() ? "client" : "server";
+            // The wait kept per path, updated at each ACK and state change, against a read of every path.
+            assertThat(w.resendWaitNanosForTest()).as("%s side at t=%d: idle resend wait (%s)", side, now, where)
+                    .isEqualTo(w.resendWaitNanosByWalkForTest());
             long due = w.idleResendDueNanos();
             assertThat(due).as("%s side at t=%d: idle resend due (%s)", side, now, where)
                     .isEqualTo(w.idleResendDueNanosByFullScan());

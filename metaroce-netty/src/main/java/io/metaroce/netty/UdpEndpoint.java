@@ -76,11 +76,13 @@ public final class UdpEndpoint implements AutoCloseable {
     private static final long BLOCKING_TIMEOUT_SECONDS = 30;
     private static final int COOKIE_SECRET_BYTES = 32;
     /**
-     * Datagrams handed to the engine before the endpoint drives it (sends its ACKs) in the middle
-     * of a read. An ACK selects the 256 PSNs below the highest one received on its path
+     * Datagrams of one path handed to the engine before the endpoint drives it (sends its ACKs) in
+     * the middle of a read. An ACK selects the 256 PSNs below the highest one received on its path
      * ([SPEC-SACK-1]), so a sender reads any older packet not yet acknowledged as lost: with GSO
      * runs and GRO one read can bring thousands of datagrams, and one ACK at its end would make
      * the sender resend most of them. Half the SACK window leaves room for the paths to differ.
+     * Counted per path ({@link ReadDriveBound}): a read of four paths' datagrams is driven no
+     * more often than one path's (docs/benchmarks.md, "Receive datapath round (session 14)").
      */
     static final int DATAGRAMS_PER_DRIVE = 128;
     /**
@@ -149,8 +151,8 @@ public final class UdpEndpoint implements AutoCloseable {
     private boolean collectingPosts;
     private boolean shutDown;
     private long datagramsReceived;
-    /** Datagrams handed to the engine since the last drive. */
-    private int receivedSinceDrive;
+    /** Datagrams of each path handed to the engine since the last drive. */
+    private final ReadDriveBound receivedSinceDrive = new ReadDriveBound(DATAGRAMS_PER_DRIVE);
     /** The engine's time of received datagrams: one clock reading per announced receive call. */
     private final ReceiveCallClock receiveClock = new ReceiveCallClock(this::now);
     private long datagramsSent;
@@ -635,7 +637,7 @@ public final class UdpEndpoint implements AutoCloseable {
         if (shutDown) {
             return;
         }
-        receivedSinceDrive = 0;
+        receivedSinceDrive.reset();
         collectingPosts = true;
         try {
             endpoint.pollCompletions(completionHandler, Integer.MAX_VALUE);
@@ -798,8 +800,8 @@ public final class UdpEndpoint implements AutoCloseable {
             socketDatagramsReceived[socket]++;
         }
         endpoint.handleDatagram(receiveClock.datagramNanos(), data, offset, length, socket, sender, ecn);
-        if (++receivedSinceDrive >= DATAGRAMS_PER_DRIVE) {
-            drive(true); // the ACKs of a long read go out before its SACK window has moved past them
+        if (receivedSinceDrive.count(socket, sender)) {
+            drive(true); // the ACKs of a long read go out before a path's SACK window has moved past them
         }
     }
 

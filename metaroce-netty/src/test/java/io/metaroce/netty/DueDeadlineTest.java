@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A saturated sender's drives end with its next paced packet already due (the pacing clock lags
+ * A saturated sender's drive can end with its next paced packet already due (the pacing clock lags
  * the burst just sent); the endpoint then runs the engine's timers as the loop's next task, and
  * arms its timer for a deadline already passed (a {@code timerfd_settime}, an expiry and a
  * {@code read} on the Linux layer) only once per {@link UdpEndpoint#DUE_DEADLINES_PER_LOOK} of
@@ -83,10 +83,15 @@ class DueDeadlineTest {
                     .isLessThanOrEqualTo(stats.dueDeadlinesDeferred() + stats.postDrivesDeferred())
                     .isLessThanOrEqualTo((stats.dueDeadlinesRun() + stats.postDrivesRun())
                             / UdpEndpoint.DUE_DEADLINES_PER_LOOK);
-            // The deadlines already passed went somewhere: run as the loop's next task. A saturated
-            // sender meets one after most pacing bursts, so far more than it armed the timer.
+            // The deadlines already passed went somewhere: run as the loop's next task, far more
+            // often than the timer was armed for one. (Not more often than the timer was armed at
+            // all: a paced sender mostly waits for its next batch [SPEC-CC-38], a deadline still
+            // ahead, and how many drives end with one already due depends on how starved the
+            // host is.)
+            long armedPassed = armed.stream().filter(delay -> delay <= 0).count();
             assertThat(stats.dueDeadlinesRun()).as("passed deadlines run as loop tasks")
-                    .isGreaterThan(armed.size());
+                    .isPositive()
+                    .isGreaterThan(armedPassed);
             assertThat(stats.datagramsSent()).as("datagrams sent").isGreaterThanOrEqualTo(3 * 512);
         }
     }

@@ -37,6 +37,9 @@ import java.nio.ByteBuffer;
  * access violations) are answered by a NAK and not acknowledged.
  */
 public final class Connection implements ScoreboardListener {
+    /** Without keep-alive, the idle point is nothing sent for this share of the idle timeout [SPEC-CONN-18]. */
+    private static final long IDLE_SHRINK_SHARE_OF_IDLE_TIMEOUT = 3;
+
     private final Endpoint endpoint;
     private final EngineConfig config;
     private final CongestionController congestion;
@@ -63,6 +66,11 @@ public final class Connection implements ScoreboardListener {
     private final PathHealth health;
 
     private boolean keepAliveDue;
+    /**
+     * When the idle point last shrank the tables; without keep-alive, the next idle check is an
+     * idle interval after it or after the last send, whichever is later [SPEC-CONN-18].
+     */
+    private long idleShrinkAtNanos = Long.MIN_VALUE;
     /** Time of the input being handled, for the scoreboard callbacks, which do not carry it. */
     private long inputNanos;
     private long createdAtNanos;
@@ -976,8 +984,45 @@ public final class Connection implements ScoreboardListener {
         }
         if (config.keepAliveNanos() > 0) {
             t = Math.min(t, emitter.lastSendNanos() + config.keepAliveNanos());
+        } else if (idleShrinkPending()) {
+            t = Math.min(t, idleShrinkDueNanos());
         }
         return t;
+    }
+
+    /**
+     * Without keep-alive, the time with nothing sent after which the connection is at its idle
+     * point [SPEC-CONN-18]: a third of {@code idleTimeoutNanos} (the default keep-alive's share of
+     * the default idle timeout).
+     */
+    private long idleShrinkNanos() {
+        return config.idleTimeoutNanos() / IDLE_SHRINK_SHARE_OF_IDLE_TIMEOUT;
+    }
+
+    /**
+     * Without keep-alive: whether the idle check is armed, that is, a burst left some table above
+     * its initial size (or the NAK ring or the pause column allocated). A connection whose tables
+     * are all small never wakes for it [SPEC-CONN-18].
+     */
+    private boolean idleShrinkPending() {
+        return sender.tablesGrown() || receiver.tablesGrown() || control.holdsNakRing();
+    }
+
+    /**
+     * Without keep-alive, when the idle check is due: an idle interval after the last send or
+     * after the last idle shrink, whichever is later, so that tables the last one could not
+     * shrink (still in use) are tried once per interval, not on every timer pass.
+     */
+    private long idleShrinkDueNanos() {
+        return Math.max(emitter.lastSendNanos(), idleShrinkAtNanos) + idleShrinkNanos();
+    }
+
+    /** The idle point: every table a burst grew and that is empty goes back to its initial size [SPEC-CONN-18]. */
+    private void shrinkIdleTables(long nowNanos) {
+        idleShrinkAtNanos = nowNanos;
+        sender.shrinkIdleTables(nowNanos);
+        receiver.shrinkIdleTables();
+        control.shrinkIdle();
     }
 
     /**
@@ -1050,9 +1095,10 @@ public final class Connection implements ScoreboardListener {
             keepAliveDue = true;
             // Nothing sent for a keep-alive interval: the idle point at which a burst's tables
             // shrink [SPEC-CONN-18]; never on the datapath.
-            sender.shrinkIdleTables(nowNanos);
-            receiver.shrinkIdleTables();
-            control.shrinkIdle();
+            shrinkIdleTables(nowNanos);
+        } else if (config.keepAliveNanos() == 0 && nowNanos >= idleShrinkDueNanos() && idleShrinkPending()) {
+            // Without keep-alive, the same idle point, checked only while a table is grown.
+            shrinkIdleTables(nowNanos);
         }
         inputNanos = nowNanos;
         for (int i = 0; i < paths.count(); i++) {

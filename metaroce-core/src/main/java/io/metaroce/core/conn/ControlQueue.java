@@ -84,6 +84,11 @@ final class ControlQueue {
     }
 
     /** At the connection's idle point: drops the NAK ring's columns when no NAK is queued. */
+    /** Whether the NAK ring is allocated (a packet was refused since the last idle point). */
+    boolean holdsNakRing() {
+        return nakCode != null;
+    }
+
     void shrinkIdle() {
         if (nakCount == 0 && nakCode != null) {
             nakCode = null;

@@ -86,6 +86,11 @@ final class Receiver {
         }
     }
 
+    /** Whether a burst left the inbound message table or the posted receives above their initial size. */
+    boolean tablesGrown() {
+        return inbound.grown() || receives.grown();
+    }
+
     /** The CSN below which every reliable packet has been admitted, for ACKs. */
     long cumulativeSequence() {
         return receiveWindow.base();

@@ -45,6 +45,12 @@ final class SendScheduler {
         responses = small(responses);
     }
 
+    /** Whether a burst grew one of the queues past its initial size. */
+    boolean grown() {
+        return readyStreams.capacity() > QUEUE_INITIAL || pausedStreams.capacity() > QUEUE_INITIAL
+                || responses.capacity() > QUEUE_INITIAL;
+    }
+
     private static IntArrayQueue small(IntArrayQueue q) {
         return q.isEmpty() && q.capacity() > QUEUE_INITIAL ? new IntArrayQueue(QUEUE_INITIAL, -1) : q;
     }

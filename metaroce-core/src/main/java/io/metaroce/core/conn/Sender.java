@@ -162,6 +162,27 @@ final class Sender {
         }
     }
 
+    /**
+     * Whether a burst left any of the tables {@link #shrinkIdleTables} shrinks above its initial
+     * size, or the stream pause column allocated. Reads a few fields per path; called only for
+     * connections without keep-alive, when their timers are computed (see
+     * {@code Connection#idleShrinkPending}).
+     */
+    boolean tablesGrown() {
+        if (packets.grown() || work.grown() || scheduler.grown() || deferredSequences.capacity() > QUEUE_INITIAL
+                || deferredUntil.capacity() > QUEUE_INITIAL || streams.holdsPauses()
+                || pendingReads.capacity() > IDLE_MAP_CAPACITY) {
+            return true;
+        }
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null && (p.scoreboard.grown() || p.retransmitQueue.capacity() > QUEUE_INITIAL)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code q}, or a small queue in its place if it is empty and a burst grew it (agrona's queues do not shrink). */
     private static LongArrayQueue small(LongArrayQueue q) {
         return q.isEmpty() && q.capacity() > QUEUE_INITIAL ? new LongArrayQueue(QUEUE_INITIAL, -1L) : q;

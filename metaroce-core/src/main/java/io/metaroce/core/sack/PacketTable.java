@@ -128,6 +128,11 @@ public final class PacketTable {
         return mask + 1;
     }
 
+    /** Whether the ring is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
+    public boolean grown() {
+        return mask + 1 > Math.min(INITIAL, window);
+    }
+
     /**
      * When no CSN is outstanding ({@code floor == next}) and the ring grew, goes back to its
      * initial size: a burst does not leave its high-water ring allocated. No CSN below the floor is

@@ -72,6 +72,11 @@ public final class SendScoreboard {
         return mask + 1;
     }
 
+    /** Whether the ring is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
+    public boolean grown() {
+        return mask + 1 > Math.min(maxCapacity, INITIAL_CAPACITY);
+    }
+
     /**
      * When no transmission is held (every one resolved and freed) and the ring grew, goes back to
      * its initial size: a burst's flight does not stay allocated. Allocates; for an idle point,

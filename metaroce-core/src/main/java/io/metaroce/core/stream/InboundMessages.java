@@ -172,6 +172,11 @@ public final class InboundMessages {
         return next.length; // every column has this length (no field of its own: the footprint)
     }
 
+    /** Whether the table is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
+    public boolean grown() {
+        return capacity > INITIAL;
+    }
+
     /**
      * When no message is held and the table grew, goes back to its initial size, index included
      * (a burst of messages does not stay allocated). Allocates; for an idle point, not the

@@ -55,6 +55,11 @@ public final class PostedReceives {
         return capacity;
     }
 
+    /** Whether the table is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
+    public boolean grown() {
+        return capacity > Math.min(INITIAL, max);
+    }
+
     /**
      * When no receive is posted and the table grew, goes back to its initial size (a burst of
      * receives does not stay allocated). The caller makes sure nothing still names a slot (no

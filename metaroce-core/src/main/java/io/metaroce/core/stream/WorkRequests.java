@@ -110,6 +110,11 @@ public final class WorkRequests {
         return capacity;
     }
 
+    /** Whether the table is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
+    public boolean grown() {
+        return capacity > Math.min(INITIAL, max);
+    }
+
     /**
      * When no slot is in use and the table grew, goes back to its initial size, so that a burst
      * does not leave its high-water mark allocated for the connection's life. The caller makes sure

@@ -24,7 +24,8 @@ import net.jqwik.api.Property;
  * paths, each followed by a keep-alive interval of idleness; every work request completes once,
  * successfully, in posting order per stream, with the bytes that were sent, and once the
  * keep-alive point has passed the connection is back within its idle footprint (plus the stream
- * table's share).
+ * table's share). The same with keep-alive off, where the idle point is nothing sent for a third of
+ * the idle timeout.
  * Work request slots come back with new generations, so a DATA header template of the last burst
  * is never taken for a message of the next.
  */
@@ -46,10 +47,23 @@ class IdleShrinkPropertyTest {
 
     @Property(tries = 5)
     void burstsAfterTheIdleShrinkCompleteExactly(@ForAll long seed) {
+        rounds(seed, EngineConfig.defaults());
+    }
+
+    /**
+     * The same with keep-alive off on both sides: the idle point is then nothing sent for a third
+     * of the idle timeout, and each round idles past it (but not past the idle timeout).
+     */
+    @Property(tries = 4)
+    void withoutKeepAliveBurstsAfterTheIdleShrinkCompleteExactly(@ForAll long seed) {
+        rounds(seed, EngineConfig.defaults().toBuilder().keepAliveNanos(0).build());
+    }
+
+    private static void rounds(long seed, EngineConfig config) {
         SplittableRandom r = new SplittableRandom(seed);
         Map<Integer, List<Long>> clientOrder = new HashMap<>();
         Map<Integer, List<Long>> serverOrder = new HashMap<>();
-        Pair p = Pair.create(seed, 2, NetworkConditions.perfect().withLoss(0.02), EngineConfig.defaults())
+        Pair p = Pair.create(seed, 2, NetworkConditions.perfect().withLoss(0.02), config)
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> {
                     assertThat(st).as("client completion %d", w).isEqualTo(CompletionStatus.SUCCESS);
                     clientOrder.computeIfAbsent(s, k -> new ArrayList<>()).add(w);
@@ -61,8 +75,9 @@ class IdleShrinkPropertyTest {
                 .connect();
         Connection client = p.clientConnection();
         Connection server = p.serverConnection();
-        long keepAlive = EngineConfig.defaults().keepAliveNanos();
-        long maxRto = EngineConfig.defaults().maxRtoNanos();
+        // The idle point [SPEC-CONN-18]: the keep-alive, or without it a third of the idle timeout.
+        long keepAlive = config.keepAliveNanos() > 0 ? config.keepAliveNanos() : config.idleTimeoutNanos() / 3;
+        long maxRto = config.maxRtoNanos();
         int space = 400 * MAX_LENGTH;
         MemoryRegion src = TestMemory.region(p.client(), space, Access.NONE, seed | 1);
         MemoryRegion readBack = TestMemory.region(p.client(), space, Access.LOCAL_WRITE, 0);

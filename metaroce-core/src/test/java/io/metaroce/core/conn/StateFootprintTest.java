@@ -58,6 +58,8 @@ class StateFootprintTest {
 
     private int clientDone;
     private int serverDone;
+    /** The configuration of both sides of the pairs a test makes. */
+    private EngineConfig config = EngineConfig.defaults();
 
     /** Retained bytes of one side's connection, with JOL's footprint table of it. */
     record Footprint(long bytes, String table) { }
@@ -184,11 +186,75 @@ class StateFootprintTest {
         }
     }
 
-    /** A connected pair on the defaults whose completions must all succeed; counts them per side from 0. */
+    /**
+     * Without keep-alive the idle point is nothing sent for a third of the idle timeout, and a
+     * burst's tables shrink there as they do at the keep-alive point [SPEC-CONN-18]; the peer's
+     * traffic keeps neither side from it (here neither side sends anything more).
+     */
+    @Test
+    void withoutKeepAliveABurstDoesNotStayAllocatedOnceIdle() {
+        config = EngineConfig.defaults().toBuilder().keepAliveNanos(0).build();
+        long idlePoint = config.idleTimeoutNanos() / 3;
+        Sides one = measure(1, false, idlePoint + 1_000_000L);
+        Sides burstJustAfter = measure(STREAMS, true, 0);
+        Sides burst = measure(STREAMS, true, idlePoint + 1_000_000L);
+        double client = perStream(one.client(), burst.client(), STREAMS);
+        double server = perStream(one.server(), burst.server(), STREAMS);
+        System.out.printf("keep-alive off: %,d SENDs at once, 1 ms after: client %,d B, server %,d B; after the idle point"
+                + " (%d s): client %,d B (%.1f B per stream), server %,d B (%.1f B per stream)%n", STREAMS,
+                burstJustAfter.client().bytes(), burstJustAfter.server().bytes(), idlePoint / 1_000_000_000L,
+                burst.client().bytes(), client, burst.server().bytes(), server);
+        SoftAssertions soft = new SoftAssertions();
+        soft.assertThat(burstJustAfter.client().bytes()).as("the burst grew the client's tables")
+                .isGreaterThan(burst.client().bytes() + 50_000);
+        soft.assertThat(burstJustAfter.server().bytes()).as("the burst grew the server's tables")
+                .isGreaterThan(burst.server().bytes() + 10_000);
+        soft.assertThat(client).as("client bytes per stream after a burst and the idle point, keep-alive off")
+                .isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        soft.assertThat(server).as("server bytes per stream after a burst and the idle point, keep-alive off")
+                .isLessThanOrEqualTo(STREAM_GOAL_BYTES);
+        soft.assertThat(one.client().bytes()).as("client idle connection after the idle point, keep-alive off")
+                .isLessThanOrEqualTo(CONNECTION_MARGIN_BYTES);
+        soft.assertAll();
+    }
+
+    /**
+     * Without keep-alive the idle check is a timer only while a table is above its initial size
+     * and something was sent since the last idle shrink: a connection whose tables stayed small
+     * wakes for nothing before its idle timeout, and a grown one wakes once at its idle point and
+     * not again until it sends [SPEC-CONN-18].
+     */
+    @Test
+    void withoutKeepAliveOnlyAGrownConnectionWakesAtItsIdlePoint() {
+        config = EngineConfig.defaults().toBuilder().keepAliveNanos(0).build();
+        long idlePoint = config.idleTimeoutNanos() / 3;
+        for (int streams : new int[] {1, STREAMS}) {
+            Pair p = connectCountingSuccesses(7);
+            Connection client = p.clientConnection();
+            exchange(p, streams, true);
+            p.advance(1_000_000L);
+            long early = client.timerDeadlinesNanosUncached() - p.now();
+            p.advance(idlePoint);
+            long after = client.timerDeadlinesNanosUncached() - p.now();
+            System.out.printf("keep-alive off, %,d streams: the client's next timer %,d ms after 1 ms idle, %,d ms after the"
+                    + " idle point%n", streams, early / 1_000_000L, after / 1_000_000L);
+            if (streams == 1) {
+                assertThat(early).as("1 stream: the next timer after 1 ms idle (no table grew)").isGreaterThan(idlePoint);
+            } else {
+                assertThat(early).as("%d streams at once: the next timer after 1 ms idle (the idle check)", streams)
+                        .isLessThan(idlePoint);
+            }
+            assertThat(after).as("%d streams: the next timer after the idle point (no second idle check)", streams)
+                    .isGreaterThan(idlePoint);
+            assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);
+        }
+    }
+
+    /** A connected pair on {@link #config} whose completions must all succeed; counts them per side from 0. */
     private Pair connectCountingSuccesses(long seed) {
         clientDone = 0;
         serverDone = 0;
-        return Pair.create(seed, 1, NetworkConditions.perfect(), EngineConfig.defaults())
+        return Pair.create(seed, 1, NetworkConditions.perfect(), config)
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> {
                     assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
                     clientDone++;
@@ -213,6 +279,23 @@ class StateFootprintTest {
         Pair p = connectCountingSuccesses(7);
         Connection client = p.clientConnection();
         Connection server = p.serverConnection();
+        exchange(p, streams, concurrent);
+        p.advance(1_000_000L);
+        if (moreIdleNanos > 0) {
+            p.advance(moreIdleNanos);
+        }
+        assertThat(client.outstandingWork()).isZero();
+        assertThat(server.outstandingWork()).isZero();
+        assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(p.inFlight()).isZero();
+        return new Sides(footprint(client, p.client()), footprint(server, p.server()));
+    }
+
+    /** One SEND+RECV of {@value #MESSAGE_BYTES} bytes completed on each of streams {@code 0..streams-1}. */
+    private void exchange(Pair p, int streams, boolean concurrent) {
+        Connection client = p.clientConnection();
+        Connection server = p.serverConnection();
         try (Arena arena = Arena.ofConfined()) {
             MemoryRegion src = p.client().protectionDomain().register(arena.allocate(MESSAGE_BYTES), Access.NONE);
             MemoryRegion dst = p.server().protectionDomain().register(arena.allocate(MESSAGE_BYTES), Access.LOCAL_WRITE);
@@ -225,16 +308,6 @@ class StateFootprintTest {
                 }
             }
             p.driveUntil(() -> clientDone == streams && serverDone == streams, 10_000_000_000L, "all streams");
-            p.advance(1_000_000L);
-            if (moreIdleNanos > 0) {
-                p.advance(moreIdleNanos);
-            }
-            assertThat(client.outstandingWork()).isZero();
-            assertThat(server.outstandingWork()).isZero();
-            assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);
-            assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
-            assertThat(p.inFlight()).isZero();
-            return new Sides(footprint(client, p.client()), footprint(server, p.server()));
         }
     }
 

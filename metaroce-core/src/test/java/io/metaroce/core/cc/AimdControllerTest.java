@@ -1489,6 +1489,80 @@ class AimdControllerTest {
     }
 
     /**
+     * [SPEC-CC-39]: with {@code aimdBalancedIncreaseMaxDatagrams} <i>c</i>, a connection of
+     * <i>n</i> paths grows by min(<i>n</i>, <i>c</i>) datagrams per round trip in all, shared out
+     * by the same BALIA weights as without the cap: each path's growth is the uncapped growth
+     * scaled by min(<i>n</i>, <i>c</i>) / <i>n</i> (so the faster paths still get more), and a cap
+     * of <i>n</i> or more changes nothing. 40 seeded draws of 2 to 16 paths, caps 1 to 12.
+     */
+    @Test
+    void theIncreaseCapBoundsTheConnectionsGrowthAndKeepsTheSplit() {
+        EngineConfig balanced = CONFIG.toBuilder().aimdBalancedIncrease(true).build();
+        SplittableRandom seeds = new SplittableRandom(39);
+        for (int round = 0; round < 40; round++) {
+            long seed = seeds.nextLong();
+            SplittableRandom r = new SplittableRandom(seed);
+            int n = 2 + r.nextInt(15);
+            int cap = 1 + r.nextInt(12);
+            long[] rtt = new long[n];
+            boolean[] halved = new boolean[n];
+            for (int p = 0; p < n; p++) {
+                rtt[p] = 5_000 + r.nextLong(75_000);
+                halved[p] = r.nextBoolean();
+            }
+            EngineConfig capped = balanced.toBuilder().aimdBalancedIncreaseMaxDatagrams(cap).build();
+            long[] free = growthPerPath(balanced, rtt, halved);
+            long[] bounded = growthPerPath(capped, rtt, halved);
+            int datagrams = Math.min(n, cap);
+            long total = 0;
+            for (int p = 0; p < n; p++) {
+                String at = "seed " + seed + " (" + n + " paths, cap " + cap + ") path " + p;
+                total += bounded[p];
+                if (cap >= n) {
+                    assertThat(bounded[p]).as(at).isEqualTo(free[p]);
+                } else {
+                    // The same share: free[p] * datagrams / n, each side truncated to whole bytes once.
+                    assertThat((double) bounded[p]).as(at).isCloseTo((double) free[p] * datagrams / n, within(2.0));
+                }
+                for (int q = 0; q < n; q++) {
+                    if (free[p] > free[q]) {
+                        assertThat(bounded[p]).as(at + " against " + q).isGreaterThanOrEqualTo(bounded[q]);
+                    }
+                }
+            }
+            assertThat(total).as("seed %d: %d paths, cap %d", seed, n, cap)
+                    .isBetween((long) datagrams * D - n, (long) datagrams * D);
+        }
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdBalancedIncreaseMaxDatagrams(1025).build())
+                .hasMessageContaining("aimdBalancedIncreaseMaxDatagrams");
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdBalancedIncreaseMaxDatagrams(-1).build())
+                .hasMessageContaining("aimdBalancedIncreaseMaxDatagrams");
+    }
+
+    /**
+     * Per path {@code p} of {@code rtt.length}: a fresh controller of {@code config}, every path
+     * given its round trip (and halved where {@code halved} says), then one window of {@code p}
+     * acknowledged; what {@code p}'s window grew by.
+     */
+    private static long[] growthPerPath(EngineConfig config, long[] rtt, boolean[] halved) {
+        int n = rtt.length;
+        long[] grew = new long[n];
+        for (int p = 0; p < n; p++) {
+            AimdController cc = new AimdController(config);
+            for (int q = 0; q < n; q++) {
+                sampleRtt(cc, q, rtt[q], 0);
+                if (halved[q]) {
+                    halve(cc, q);
+                }
+            }
+            long window = cc.windowBytes(p);
+            sendAndAck(cc, p, window);
+            grew[p] = cc.windowBytes(p) - window;
+        }
+        return grew;
+    }
+
+    /**
      * [SPEC-CC-32]: only paths the controller heard of count among those taking new data. A
      * controller told of paths 0 and 3 (its arrays grow to id 3, so ids 1 and 2 exist but were
      * never used) shares two datagrams between those two, not four among four.

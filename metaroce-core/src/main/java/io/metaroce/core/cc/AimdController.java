@@ -154,6 +154,8 @@ public final class AimdController implements CongestionController {
     private final short balancedIncreaseMaxDatagrams;
     /** Percent of the marks every path shares that still cut [SPEC-CC-29] (100: all, DCTCP). */
     private final int sharedMarkCutPercent;
+    /** Whether the shared marks are the connection's window-weighted mean alpha, not its least [SPEC-CC-40]. */
+    private final boolean sharedMarkByMeanAlpha;
     private final long firstFlightBytes;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
@@ -297,6 +299,7 @@ public final class AimdController implements CongestionController {
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
         this.slowStartEnabled = config.aimdSlowStart();
         this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();
+        this.sharedMarkByMeanAlpha = config.aimdSharedMarkByMeanAlpha();
         this.balancedIncrease = config.aimdBalancedIncrease();
         this.roundTripGainShift = config.aimdAlphaRoundTripGainShift();
         this.balancedIncreaseMaxDatagrams = (short) config.aimdBalancedIncreaseMaxDatagrams();
@@ -806,16 +809,25 @@ public final class AimdController implements CongestionController {
         }
         long least = own;
         int inService = 0;
+        double windows = 0;
+        double weighted = 0;
         for (int i = 0; i < pathsSeen; i++) {
             if (!failed[i] && !noNewData[i]) {
                 inService++;
                 least = Math.min(least, alpha[i]);
+                windows += window[i];
+                weighted += (double) window[i] * alpha[i];
             }
         }
         if (inService < 2) {
             return own; // one path: nothing to compare its marks with
         }
-        return own - least * (100 - sharedMarkCutPercent) / 100;
+        // [SPEC-CC-40]: the connection's own marked fraction (its paths' alphas weighted by their
+        // windows, about by the bytes they carry) as the shared part: a path marked above its
+        // connection's average cuts for the excess in full and steers, the connection as a whole
+        // cuts by the configured percent of what it sees, not of what its clearest path sees.
+        long shared = sharedMarkByMeanAlpha && windows > 0 ? Math.min(own, (long) (weighted / windows)) : least;
+        return own - shared * (100 - sharedMarkCutPercent) / 100;
     }
 
     @Override

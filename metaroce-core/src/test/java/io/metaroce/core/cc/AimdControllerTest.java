@@ -704,6 +704,54 @@ class AimdControllerTest {
                 .hasMessageContaining("aimdSharedMarkCutPercent");
     }
 
+    /**
+     * [SPEC-CC-40]: with {@code aimdSharedMarkByMeanAlpha}, the shared part of a path's
+     * {@code alpha} is its connection's mean {@code alpha} weighted by the paths' windows (at most
+     * the path's own), not the least: a marked path beside a clear one cuts by
+     * {@code (own - mean * (1 - percent)) / 2}, less than with the least {@code alpha}, more than
+     * with no shared part; a path marked less than the mean is cut for its own marks only by the
+     * configured percent of them.
+     */
+    @Test
+    void withTheMeanAlphaTheSharedPartIsTheConnectionsWeightedMarkedFraction() {
+        EngineConfig least = CONFIG.toBuilder().aimdSharedMarkCutPercent(50).build();
+        EngineConfig mean = least.toBuilder().aimdSharedMarkByMeanAlpha(true).build();
+        AimdController byLeast = new AimdController(least);
+        AimdController byMean = new AimdController(mean);
+        for (AimdController cc : new AimdController[] {byLeast, byMean}) {
+            for (int i = 0; i < 8; i++) {
+                cc.onEcnFeedback(1, 10, 0, 0); // path 1 clear: alpha 1 -> (15/16)^8
+            }
+            cc.onEcnFeedback(2, 10, 0, 0); // path 2 a little clearer than 1: alpha 15/16, no cut
+            for (int i = 0; i < 16; i++) {
+                cc.onPacketSent(0, D, 0);
+            }
+            cc.onEcnFeedback(0, 10, 5, 0); // path 0 marked: alpha 0.96875, cut at once
+        }
+        double clear = Math.pow(15.0 / 16, 8);
+        double own = 0.96875;
+        double weighted = (own + clear + 15.0 / 16) / 3; // three equal windows before the cut
+        assertThat(byMean.alpha(0)).isEqualTo(own);
+        assertThat(byLeast.windowBytes(0)).as("the least alpha counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (own - clear / 2) / 2), within(2L));
+        assertThat(byMean.windowBytes(0)).as("the windows' mean alpha counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (own - weighted / 2) / 2), within(2L));
+        assertThat(byMean.windowBytes(0)).isGreaterThan(byLeast.windowBytes(0));
+
+        // The path marked least: its own alpha is below the mean, so half of it cuts.
+        AimdController quiet = new AimdController(mean);
+        for (int i = 0; i < 16; i++) {
+            quiet.onPacketSent(1, D, 0);
+        }
+        for (int i = 0; i < 8; i++) {
+            quiet.onEcnFeedback(1, 10, 0, 0);
+        }
+        quiet.onPacketSent(0, D, 0); // path 0 in service at alpha 1
+        quiet.onEcnFeedback(1, 1000, 1, 0);
+        double a1 = quiet.alpha(1);
+        assertThat(a1).isLessThan(quiet.alpha(0));
+        assertThat(quiet.windowBytes(1)).isCloseTo(INITIAL - (long) (INITIAL * (a1 / 2) / 2), within(2L));
+    }
     @Test
     void alphaConvergesToTheMarkedFraction() {
         AimdController cc = new AimdController(CONFIG);

@@ -172,8 +172,9 @@ public final class MetaroceProtocol implements SimProtocol {
      *       a connection by at most 8 datagrams per round trip, so the permutation's 16 paths per
      *       flow ({@code PermutationScenario.PATHS_PER_FLOW}) split each flow more finely without
      *       growing it twice as fast as 8 paths do; every other scenario runs 8 paths, where the cap
-     *       changes nothing (1 ms permutation, seed 1: 0.8602 with 8 paths, 0.877 with 16 and the
-     *       cap, 0.8691 with 16 and no cap in session 12; "Permutation round (session 14)");</li>
+     *       changes nothing (2 ms permutation, seeds 1 / 2: 0.8781 / 0.8695 with 8 paths, 0.8896 /
+     *       0.8864 with 16 and the cap, fewer drops; 16 without the cap gained mostly in the ramp,
+     *       with ten times the drops, session 12; "Permutation round (session 14)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>

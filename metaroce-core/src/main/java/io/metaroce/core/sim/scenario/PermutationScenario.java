@@ -23,8 +23,8 @@ public final class PermutationScenario {
      * two pods, and 16 hashed paths put fewer of a flow's paths on one crowded edge uplink than 8.
      * With the simulator's connection growing by at most 8 datagrams per round trip whatever its
      * paths ({@code aimdBalancedIncreaseMaxDatagrams}, [SPEC-CC-39]) the finer split does not make
-     * it more aggressive: 2 ms seed 1, 0.8781 with 8 paths (docs/benchmarks.md, "Permutation round
-     * (session 14)").
+     * it more aggressive: 2 ms, seeds 1 / 2, 0.8896 / 0.8864 against 0.8781 / 0.8695 with 8 paths,
+     * with fewer drops (docs/benchmarks.md, "Permutation round (session 14)").
      */
     public static final int PATHS_PER_FLOW = 16;
 

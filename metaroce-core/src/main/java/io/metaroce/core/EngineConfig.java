@@ -174,6 +174,16 @@ import io.metaroce.core.wire.WireConstants;
  *     round trip of the path (a window's worth of resolved bytes), toward the fraction of the
  *     packets reported in that round trip that were marked, with gain
  *     {@code 1 / 2^aimdAlphaRoundTripGainShift}, as DCTCP does ([SPEC-CC-36])
+ * @param aimdBalancedIncreaseMaxDatagrams 0: with {@code aimdBalancedIncrease}, the connection
+ *     grows by one datagram per path in service and round trip ([SPEC-CC-32]); 1 to 1024: by at
+ *     most this many datagrams per round trip however many paths it has, so a connection spread
+ *     over more paths splits its traffic more finely without growing faster ([SPEC-CC-39])
+ * @param aimdSharedMarkByMeanAlpha with {@code aimdSharedMarkCutPercent} below 100, the part of a
+ *     path's {@code alpha} taken as the marks every path shares is the connection's mean
+ *     {@code alpha} (weighted by the paths' windows, at most the path's own) rather than its least
+ *     ([SPEC-CC-40]): a path marked more than its connection's average still cuts for the excess
+ *     in full, and the connection as a whole cuts by its own marked fraction's configured percent;
+ *     false: the least {@code alpha} of the paths in service ([SPEC-CC-29])
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -240,6 +250,8 @@ public record EngineConfig(
         boolean aimdSlowStart,
         boolean aimdBalancedIncrease,
         int aimdAlphaRoundTripGainShift,
+        int aimdBalancedIncreaseMaxDatagrams,
+        boolean aimdSharedMarkByMeanAlpha,
         boolean pathFailureNeedsAnswer,
         long pathRateWindowNanos,
         boolean shortAcks,
@@ -310,6 +322,7 @@ public record EngineConfig(
         }
         range("aimdEcnGainShift", aimdEcnGainShift, 1, 16);
         range("aimdAlphaRoundTripGainShift", aimdAlphaRoundTripGainShift, 0, 16);
+        range("aimdBalancedIncreaseMaxDatagrams", aimdBalancedIncreaseMaxDatagrams, 0, 1024);
         range("pathFailureTimeouts", pathFailureTimeouts, 1, 62);
         range("pathFailureConfidenceBits", pathFailureConfidenceBits, 0, 30);
         positive("pathProbeIntervalNanos", pathProbeIntervalNanos);
@@ -396,6 +409,8 @@ public record EngineConfig(
                 true, // aimdSlowStart: each AIMD path doubles its window per round trip until its first cut
                 false, // aimdBalancedIncrease: each AIMD path grows by one datagram per window acknowledged
                 0, // aimdAlphaRoundTripGainShift: alpha moves on every ECN feedback
+                0, // aimdBalancedIncreaseMaxDatagrams: the balanced increase is a datagram per path in service
+                false, // aimdSharedMarkByMeanAlpha: the shared marks are the least alpha of the paths
                 true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
                 1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
                 true, // shortAcks: an ACK without a hole older than 64 packets in the 84-byte form
@@ -500,6 +515,8 @@ public record EngineConfig(
         private boolean aimdSlowStart;
         private boolean aimdBalancedIncrease;
         private int aimdAlphaRoundTripGainShift;
+        private int aimdBalancedIncreaseMaxDatagrams;
+        private boolean aimdSharedMarkByMeanAlpha;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -564,6 +581,8 @@ public record EngineConfig(
             aimdSlowStart = c.aimdSlowStart;
             aimdBalancedIncrease = c.aimdBalancedIncrease;
             aimdAlphaRoundTripGainShift = c.aimdAlphaRoundTripGainShift;
+            aimdBalancedIncreaseMaxDatagrams = c.aimdBalancedIncreaseMaxDatagrams;
+            aimdSharedMarkByMeanAlpha = c.aimdSharedMarkByMeanAlpha;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -654,6 +673,10 @@ public record EngineConfig(
         public Builder aimdBalancedIncrease(boolean v) { aimdBalancedIncrease = v; return this; }
         /** Sets {@link EngineConfig#aimdAlphaRoundTripGainShift}. */
         public Builder aimdAlphaRoundTripGainShift(int v) { aimdAlphaRoundTripGainShift = v; return this; }
+        /** Sets {@link EngineConfig#aimdBalancedIncreaseMaxDatagrams}. */
+        public Builder aimdBalancedIncreaseMaxDatagrams(int v) { aimdBalancedIncreaseMaxDatagrams = v; return this; }
+        /** Sets {@link EngineConfig#aimdSharedMarkByMeanAlpha}. */
+        public Builder aimdSharedMarkByMeanAlpha(boolean v) { aimdSharedMarkByMeanAlpha = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -670,7 +693,8 @@ public record EngineConfig(
                     aimdFirstFlightSpreadNanos, aimdAnnouncedSpreadIntervals, acceptReannouncePercent, idleResend,
                     idleResendMaxCopies, ackRepeatAboveLossPercent, fullWindowAboveLossPercent, ackEachPacketAfterGap,
                     aimdLossCompensationPercent, aimdLossAverageOnUnmarkedPaths, bundleAcks, equalLengthPackets, timeoutProbes,
-                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, pathFailureNeedsAnswer,
+                    aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, aimdBalancedIncreaseMaxDatagrams,
+                    aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
                     pacingWakeQuantumBytes);
         }

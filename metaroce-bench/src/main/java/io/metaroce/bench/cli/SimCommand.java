@@ -3,6 +3,7 @@ package io.metaroce.bench.cli;
 import io.metaroce.core.sim.fabric.BufferPreset;
 import io.metaroce.core.sim.scenario.FabricSpeed;
 import io.metaroce.core.sim.scenario.LossScenario;
+import io.metaroce.core.sim.scenario.PermutationScenario;
 import io.metaroce.core.sim.scenario.ScenarioResult;
 import io.metaroce.core.sim.scenario.Scenarios;
 import io.metaroce.core.sim.scenario.SimParameters;
@@ -85,9 +86,9 @@ public final class SimCommand implements Callable<Integer> {
             defaultValue = "5000")
     long durationMicros;
 
-    @Option(names = "--paths", description = "Paths (UDP source ports) per flow (default ${DEFAULT-VALUE}).",
-            defaultValue = "8")
-    int paths;
+    @Option(names = "--paths", description = "Paths (UDP source ports) per flow (default 8; permutation: "
+            + PermutationScenario.PATHS_PER_FLOW + ").")
+    Integer paths;
 
     @Option(names = "--message-kib", description = "KiB per posted message (default ${DEFAULT-VALUE}).",
             defaultValue = "16")
@@ -181,6 +182,8 @@ public final class SimCommand implements Callable<Integer> {
             default -> throw new ParameterException(spec.commandLine(), "--buffer must be shallow or deep, got '" + buffer + "'");
         };
         int flows = senders != null ? senders : scenario.equals("incast") ? 64 : 8;
+        int pathsPerFlow = paths != null ? paths
+                : scenario.equals("permutation") ? PermutationScenario.PATHS_PER_FLOW : SimParameters.defaults().paths();
         int slots = outstanding != null ? outstanding
                 : scenario.equals("loss") ? LossScenario.OUTSTANDING_MESSAGES : SimParameters.defaults().outstandingMessages();
         if (messageKib < 1 || messageKib > 1 << 20) {
@@ -188,7 +191,7 @@ public final class SimCommand implements Callable<Integer> {
         }
         try {
             return new SimParameters(kind, k, planeCount, preset, linkGbps, linkDelayNanos, seed, flows, loss,
-                    durationMicros * 1_000L, paths, messageKib << 10, slots,
+                    durationMicros * 1_000L, pathsPerFlow, messageKib << 10, slots,
                     withdrawMicros < 0 ? -1 : withdrawMicros * 1_000L, degradeMark, degradeLoss);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -86,6 +86,29 @@ class SimCommandTest {
         return number(Files.readString(json), "outstanding_messages");
     }
 
+    /**
+     * The permutation runs 16 paths per flow unless told otherwise (the k=8 fat-tree's 16
+     * equal-cost routes between pods; docs/benchmarks.md, "Permutation round (session 14)"); the
+     * other scenarios run 8, and {@code --paths} overrides either.
+     */
+    @Test
+    void thePermutationRunsSixteenPathsPerFlowByDefault(@TempDir Path dir) throws Exception {
+        assertThat(parameter(dir, "paths", "permutation")).isEqualTo(16);
+        assertThat(parameter(dir, "paths", "permutation", "--paths", "4")).isEqualTo(4);
+        assertThat(parameter(dir, "paths", "incast")).isEqualTo(8);
+        assertThat(parameter(dir, "paths", "failover", "--paths", "2")).isEqualTo(2);
+    }
+
+    private static double parameter(Path dir, String key, String scenario, String... more) throws Exception {
+        Path json = dir.resolve(scenario + more.length + ".json");
+        List<String> args = new ArrayList<>(List.of("sim", scenario, "--k", "4",
+                "--senders", "2", "--duration-us", "20", "--protocol", "metaroce", "--json", json.toString()));
+        args.addAll(List.of(more));
+        CliRun run = CliRun.of(args.toArray(String[]::new));
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        return number(Files.readString(json), key);
+    }
+
     @Test
     void nonsenseOptionsAreUsageErrors() {
         assertThat(CliRun.of("sim", "tornado").err()).contains("unknown scenario");

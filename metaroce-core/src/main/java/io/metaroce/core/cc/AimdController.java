@@ -25,7 +25,9 @@ import java.util.random.RandomGenerator;
  *       in service, that datagram is shared out BALIA-style ([SPEC-CC-32]): path {@code p} grows
  *       by {@code n * g(p) / sum(g)} datagrams, {@code g(p)} proportional to {@code (x(p) + M) * (4 x(p) + M)}, with
  *       {@code x = window / srtt}, {@code M} the largest {@code x} and {@code n} the paths in
- *       service, so the connection grows as much as before, mostly on its fastest paths;
+ *       service, so the connection grows as much as before, mostly on its fastest paths (with
+ *       {@link EngineConfig#aimdBalancedIncreaseMaxDatagrams()} above 0, {@code n} is at most
+ *       that many datagrams, [SPEC-CC-39]);
  *   <li>{@code alpha}, a moving average of the fraction of packets the peer reports CE-marked, is
  *       updated on every ECN feedback: {@code alpha += g * (newlyCe / newlyEct - alpha)} with
  *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at 1 (conservative, as in DCTCP, RFC 8257);
@@ -145,8 +147,15 @@ public final class AimdController implements CongestionController {
     private final boolean balancedIncrease;
     /** 0: alpha moves on every ECN feedback; else its gain shift, applied once per round trip [SPEC-CC-36]. */
     private final int roundTripGainShift;
+    /**
+     * Datagrams the balanced increase grows the connection by per round trip at most (0: one per
+     * path) [SPEC-CC-39]; 0 to 1024, a short so that it fits the object's padding like the bytes above.
+     */
+    private final short balancedIncreaseMaxDatagrams;
     /** Percent of the marks every path shares that still cut [SPEC-CC-29] (100: all, DCTCP). */
     private final int sharedMarkCutPercent;
+    /** Whether the shared marks are the connection's window-weighted mean alpha, not its least [SPEC-CC-40]. */
+    private final boolean sharedMarkByMeanAlpha;
     private final long firstFlightBytes;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
@@ -290,8 +299,10 @@ public final class AimdController implements CongestionController {
         this.lossCutScaledByAlpha = config.aimdLossCutScaledByAlpha();
         this.slowStartEnabled = config.aimdSlowStart();
         this.sharedMarkCutPercent = config.aimdSharedMarkCutPercent();
+        this.sharedMarkByMeanAlpha = config.aimdSharedMarkByMeanAlpha();
         this.balancedIncrease = config.aimdBalancedIncrease();
         this.roundTripGainShift = config.aimdAlphaRoundTripGainShift();
+        this.balancedIncreaseMaxDatagrams = (short) config.aimdBalancedIncreaseMaxDatagrams();
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.startWindow = initialWindow;
@@ -680,7 +691,11 @@ public final class AimdController implements CongestionController {
                 }
             }
         }
-        return Math.max(1, (long) (datagramBytes * inService * own / sum));
+        // [SPEC-CC-39]: more paths split the connection's traffic more finely; they need not make
+        // it grow faster too (16 paths growing by 16 datagrams a round trip marked and dropped
+        // more on the simulator's fully subscribed edge links than 8 growing by 8).
+        int datagrams = balancedIncreaseMaxDatagrams > 0 ? Math.min(inService, balancedIncreaseMaxDatagrams) : inService;
+        return Math.max(1, (long) (datagramBytes * datagrams * own / sum));
     }
 
     /**
@@ -794,16 +809,25 @@ public final class AimdController implements CongestionController {
         }
         long least = own;
         int inService = 0;
+        double windows = 0;
+        double weighted = 0;
         for (int i = 0; i < pathsSeen; i++) {
             if (!failed[i] && !noNewData[i]) {
                 inService++;
                 least = Math.min(least, alpha[i]);
+                windows += window[i];
+                weighted += (double) window[i] * alpha[i];
             }
         }
         if (inService < 2) {
             return own; // one path: nothing to compare its marks with
         }
-        return own - least * (100 - sharedMarkCutPercent) / 100;
+        // [SPEC-CC-40]: the connection's own marked fraction (its paths' alphas weighted by their
+        // windows, about by the bytes they carry) as the shared part: a path marked above its
+        // connection's average cuts for the excess in full and steers, the connection as a whole
+        // cuts by the configured percent of what it sees, not of what its clearest path sees.
+        long shared = sharedMarkByMeanAlpha && windows > 0 ? Math.min(own, (long) (weighted / windows)) : least;
+        return own - shared * (100 - sharedMarkCutPercent) / 100;
     }
 
     @Override

@@ -704,6 +704,54 @@ class AimdControllerTest {
                 .hasMessageContaining("aimdSharedMarkCutPercent");
     }
 
+    /**
+     * [SPEC-CC-40]: with {@code aimdSharedMarkByMeanAlpha}, the shared part of a path's
+     * {@code alpha} is its connection's mean {@code alpha} weighted by the paths' windows (at most
+     * the path's own), not the least: a marked path beside a clear one cuts by
+     * {@code (own - mean * (1 - percent)) / 2}, less than with the least {@code alpha}, more than
+     * with no shared part; a path marked less than the mean is cut for its own marks only by the
+     * configured percent of them.
+     */
+    @Test
+    void withTheMeanAlphaTheSharedPartIsTheConnectionsWeightedMarkedFraction() {
+        EngineConfig least = CONFIG.toBuilder().aimdSharedMarkCutPercent(50).build();
+        EngineConfig mean = least.toBuilder().aimdSharedMarkByMeanAlpha(true).build();
+        AimdController byLeast = new AimdController(least);
+        AimdController byMean = new AimdController(mean);
+        for (AimdController cc : new AimdController[] {byLeast, byMean}) {
+            for (int i = 0; i < 8; i++) {
+                cc.onEcnFeedback(1, 10, 0, 0); // path 1 clear: alpha 1 -> (15/16)^8
+            }
+            cc.onEcnFeedback(2, 10, 0, 0); // path 2 a little clearer than 1: alpha 15/16, no cut
+            for (int i = 0; i < 16; i++) {
+                cc.onPacketSent(0, D, 0);
+            }
+            cc.onEcnFeedback(0, 10, 5, 0); // path 0 marked: alpha 0.96875, cut at once
+        }
+        double clear = Math.pow(15.0 / 16, 8);
+        double own = 0.96875;
+        double weighted = (own + clear + 15.0 / 16) / 3; // three equal windows before the cut
+        assertThat(byMean.alpha(0)).isEqualTo(own);
+        assertThat(byLeast.windowBytes(0)).as("the least alpha counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (own - clear / 2) / 2), within(2L));
+        assertThat(byMean.windowBytes(0)).as("the windows' mean alpha counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (own - weighted / 2) / 2), within(2L));
+        assertThat(byMean.windowBytes(0)).isGreaterThan(byLeast.windowBytes(0));
+
+        // The path marked least: its own alpha is below the mean, so half of it cuts.
+        AimdController quiet = new AimdController(mean);
+        for (int i = 0; i < 16; i++) {
+            quiet.onPacketSent(1, D, 0);
+        }
+        for (int i = 0; i < 8; i++) {
+            quiet.onEcnFeedback(1, 10, 0, 0);
+        }
+        quiet.onPacketSent(0, D, 0); // path 0 in service at alpha 1
+        quiet.onEcnFeedback(1, 1000, 1, 0);
+        double a1 = quiet.alpha(1);
+        assertThat(a1).isLessThan(quiet.alpha(0));
+        assertThat(quiet.windowBytes(1)).isCloseTo(INITIAL - (long) (INITIAL * (a1 / 2) / 2), within(2L));
+    }
     @Test
     void alphaConvergesToTheMarkedFraction() {
         AimdController cc = new AimdController(CONFIG);
@@ -1486,6 +1534,80 @@ class AimdControllerTest {
             }
             assertThat(total).as("seed %d", seed).isBetween((long) n * D - n, (long) n * D);
         }
+    }
+
+    /**
+     * [SPEC-CC-39]: with {@code aimdBalancedIncreaseMaxDatagrams} <i>c</i>, a connection of
+     * <i>n</i> paths grows by min(<i>n</i>, <i>c</i>) datagrams per round trip in all, shared out
+     * by the same BALIA weights as without the cap: each path's growth is the uncapped growth
+     * scaled by min(<i>n</i>, <i>c</i>) / <i>n</i> (so the faster paths still get more), and a cap
+     * of <i>n</i> or more changes nothing. 40 seeded draws of 2 to 16 paths, caps 1 to 12.
+     */
+    @Test
+    void theIncreaseCapBoundsTheConnectionsGrowthAndKeepsTheSplit() {
+        EngineConfig balanced = CONFIG.toBuilder().aimdBalancedIncrease(true).build();
+        SplittableRandom seeds = new SplittableRandom(39);
+        for (int round = 0; round < 40; round++) {
+            long seed = seeds.nextLong();
+            SplittableRandom r = new SplittableRandom(seed);
+            int n = 2 + r.nextInt(15);
+            int cap = 1 + r.nextInt(12);
+            long[] rtt = new long[n];
+            boolean[] halved = new boolean[n];
+            for (int p = 0; p < n; p++) {
+                rtt[p] = 5_000 + r.nextLong(75_000);
+                halved[p] = r.nextBoolean();
+            }
+            EngineConfig capped = balanced.toBuilder().aimdBalancedIncreaseMaxDatagrams(cap).build();
+            long[] free = growthPerPath(balanced, rtt, halved);
+            long[] bounded = growthPerPath(capped, rtt, halved);
+            int datagrams = Math.min(n, cap);
+            long total = 0;
+            for (int p = 0; p < n; p++) {
+                String at = "seed " + seed + " (" + n + " paths, cap " + cap + ") path " + p;
+                total += bounded[p];
+                if (cap >= n) {
+                    assertThat(bounded[p]).as(at).isEqualTo(free[p]);
+                } else {
+                    // The same share: free[p] * datagrams / n, each side truncated to whole bytes once.
+                    assertThat((double) bounded[p]).as(at).isCloseTo((double) free[p] * datagrams / n, within(2.0));
+                }
+                for (int q = 0; q < n; q++) {
+                    if (free[p] > free[q]) {
+                        assertThat(bounded[p]).as(at + " against " + q).isGreaterThanOrEqualTo(bounded[q]);
+                    }
+                }
+            }
+            assertThat(total).as("seed %d: %d paths, cap %d", seed, n, cap)
+                    .isBetween((long) datagrams * D - n, (long) datagrams * D);
+        }
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdBalancedIncreaseMaxDatagrams(1025).build())
+                .hasMessageContaining("aimdBalancedIncreaseMaxDatagrams");
+        assertThatThrownBy(() -> CONFIG.toBuilder().aimdBalancedIncreaseMaxDatagrams(-1).build())
+                .hasMessageContaining("aimdBalancedIncreaseMaxDatagrams");
+    }
+
+    /**
+     * Per path {@code p} of {@code rtt.length}: a fresh controller of {@code config}, every path
+     * given its round trip (and halved where {@code halved} says), then one window of {@code p}
+     * acknowledged; what {@code p}'s window grew by.
+     */
+    private static long[] growthPerPath(EngineConfig config, long[] rtt, boolean[] halved) {
+        int n = rtt.length;
+        long[] grew = new long[n];
+        for (int p = 0; p < n; p++) {
+            AimdController cc = new AimdController(config);
+            for (int q = 0; q < n; q++) {
+                sampleRtt(cc, q, rtt[q], 0);
+                if (halved[q]) {
+                    halve(cc, q);
+                }
+            }
+            long window = cc.windowBytes(p);
+            sendAndAck(cc, p, window);
+            grew[p] = cc.windowBytes(p) - window;
+        }
+        return grew;
     }
 
     /**

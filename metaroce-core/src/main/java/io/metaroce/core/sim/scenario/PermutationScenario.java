@@ -17,6 +17,17 @@ import java.util.function.LongFunction;
  * <p>Stateless and thread-safe (each run builds its own network).
  */
 public final class PermutationScenario {
+    /**
+     * Paths (UDP source ports) per flow the command line runs the permutation with unless told
+     * otherwise (the other scenarios: 8): a k=8 fat-tree has (k/2)^2 = 16 equal-cost routes between
+     * two pods, and 16 hashed paths put fewer of a flow's paths on one crowded edge uplink than 8.
+     * With the simulator's connection growing by at most 8 datagrams per round trip whatever its
+     * paths ({@code aimdBalancedIncreaseMaxDatagrams}, [SPEC-CC-39]) the finer split does not make
+     * it more aggressive: 2 ms, seeds 1 / 2, 0.8896 / 0.8864 against 0.8781 / 0.8695 with 8 paths,
+     * with fewer drops (docs/benchmarks.md, "Permutation round (session 14)").
+     */
+    public static final int PATHS_PER_FLOW = 16;
+
     private PermutationScenario() {
     }
 

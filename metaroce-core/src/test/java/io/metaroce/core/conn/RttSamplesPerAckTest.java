@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What one ACK tells the congestion controller: at most one RTT sample, however many of the
  * transmissions it acknowledges share the echoed send time [SPEC-CC-19], and its effects in the
- * order [SPEC-CC-39] states (verdicts in path sequence order, then the ECN feedback, then the
+ * order [SPEC-CC-RTT14-1] states (verdicts in path sequence order, then the ECN feedback, then the
  * rate hint).
  */
 class RttSamplesPerAckTest {
@@ -122,7 +122,7 @@ class RttSamplesPerAckTest {
     }
 
     /**
-     * [SPEC-CC-39]: one ACK's calls to the controller come as its verdicts (acknowledgements and
+     * [SPEC-CC-RTT14-1]: one ACK's calls to the controller come as its verdicts (acknowledgements and
      * losses, in path sequence order), then its ECN feedback, then its rate hint. With every
      * packet CE-marked, the first ACK's acknowledgements reach the controller (in slow start,
      * growing the window) before the marks do.

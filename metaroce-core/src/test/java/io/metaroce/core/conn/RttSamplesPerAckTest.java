@@ -8,6 +8,7 @@ import io.metaroce.core.cc.AimdController;
 import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.cc.FixedWindowController;
 import io.metaroce.core.cc.ForwardingController;
+import io.metaroce.core.harness.LossModel;
 import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
 import io.metaroce.core.memory.Access;
@@ -37,6 +38,7 @@ class RttSamplesPerAckTest {
     static final class PerAck extends ForwardingController {
         final List<String> acks = new ArrayList<>();
         private final StringBuilder current = new StringBuilder();
+        private long currentAt;
 
         PerAck(CongestionController inner) {
             super(inner);
@@ -44,25 +46,33 @@ class RttSamplesPerAckTest {
 
         @Override
         public void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos) {
-            current.append(rttNanos > 0 ? 'S' : 'A');
+            call(rttNanos > 0 ? 'S' : 'A', nowNanos);
             super.onPacketAcked(pathId, bytes, rttNanos, nowNanos);
         }
 
         @Override
         public void onPacketLost(int pathId, int bytes, long nowNanos) {
-            current.append('L');
+            call('L', nowNanos);
             super.onPacketLost(pathId, bytes, nowNanos);
         }
 
         @Override
         public void onEcnFeedback(int pathId, long newlyEct, long newlyCe, long nowNanos) {
-            current.append('E');
+            call('E', nowNanos);
             super.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
+        }
+
+        /** Appends {@code c}; a call at another time than the ACK's (a timer's) leaves a '!' there. */
+        private void call(char c, long nowNanos) {
+            if (current.isEmpty()) {
+                currentAt = nowNanos;
+            }
+            current.append(nowNanos == currentAt ? c : '!');
         }
 
         @Override
         public void onRateHint(long bytesPerSecond, long nowNanos) {
-            acks.add(current.toString());
+            acks.add(current.isEmpty() || currentAt == nowNanos ? current.toString() : "!" + current);
             current.setLength(0);
             super.onRateHint(bytesPerSecond, nowNanos);
         }
@@ -79,11 +89,17 @@ class RttSamplesPerAckTest {
     /** Runs {@code writes} WRITEs of {@code size} bytes one after another; returns the client's recorder. */
     private static PerAck run(long seed, int paths, NetworkConditions net, int writes, int size,
             Function<EngineConfig, CongestionController> controller) {
+        return run(seed, paths, net, writes, size, controller, (fromClient, pathId, datagram, length, now) -> false);
+    }
+
+    private static PerAck run(long seed, int paths, NetworkConditions net, int writes, int size,
+            Function<EngineConfig, CongestionController> controller, LossModel loss) {
         PerAck[] recorder = new PerAck[1];
         int[] completed = {0};
         EngineConfig config = EngineConfig.defaults();
         Pair p = Pair.create(seed, paths, net, config, config, c -> recorder[0] = new PerAck(controller.apply(c)),
                         null)
+                .lossModel(loss)
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> {
                     assertThat(st).isEqualTo(CompletionStatus.SUCCESS);
                     completed[0]++;
@@ -137,5 +153,24 @@ class RttSamplesPerAckTest {
         assertThat(rec.acks).as("ACKs that acknowledged something and reported marks")
                 .anyMatch(a -> a.matches("[AS]+E"));
         assertThat(rec.acks.getFirst()).as("the first ACK").matches("[AS]+E");
+    }
+
+    /**
+     * [SPEC-CC-RTT14-1]: a loss is a verdict in path sequence order, so the ACK that reveals a
+     * hole reports the loss before the acknowledgements above it that it carries, and its ECN
+     * feedback after both.
+     */
+    @Test
+    void anAckRevealingAHoleReportsTheLossBeforeTheAcknowledgementsAboveIt() {
+        int[] clientDatagrams = {0};
+        PerAck rec = run(8, 1, NetworkConditions.perfect().withDelay(10_000, 0, 0), 2, 256 * 1024,
+                FixedWindowController::new,
+                (fromClient, pathId, datagram, length, now) -> fromClient && ++clientDatagrams[0] == 20);
+        for (String ack : rec.acks) {
+            assertThat(ack).as("calls of one ACK").matches("[ASL]*E?");
+        }
+        assertThat(rec.count('L')).as("the dropped packet was declared lost").isPositive();
+        assertThat(rec.acks).as("an ACK reporting the loss, then acknowledgements above it")
+                .anyMatch(a -> a.matches("L+[AS]+E?"));
     }
 }

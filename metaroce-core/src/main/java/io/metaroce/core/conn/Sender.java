@@ -83,7 +83,7 @@ final class Sender {
     /**
      * The send time the ACK being applied echoes: that of the newest transmission the peer had
      * received on the path. Only that transmission yields an RTT sample for the controller; see
-     * {@link #onTransmissionAcked}.
+     * {@link #acked}, which clears it once the sample is given, so an ACK yields at most one.
      */
     private long ackEchoNanos = Long.MIN_VALUE;
 
@@ -342,12 +342,19 @@ final class Sender {
      * transmission whose send time the ACK echoes [SPEC-CC-19]: any other transmission the ACK
      * covers may have been acknowledged late because earlier ACKs were lost, and its
      * send-to-acknowledgement time would count that wait as queueing (slowing pacing and, without
-     * ECN, reading as congestion).
+     * ECN, reading as congestion). A burst sent in one drive shares one clock reading, so several
+     * transmissions may have the echoed send time: the first of them the walk reaches (the lowest
+     * path sequence number) takes the sample and the echo is cleared, so one ACK gives the
+     * controller at most one sample.
      */
     private double acked(int pathId, long csn, int bytes, long sentAtNanos, long nowNanos, Endpoint endpoint,
             double lossFraction) {
         boolean outstanding = packets.transmissionResolvedOutstanding(csn);
-        long rtt = sentAtNanos == ackEchoNanos ? nowNanos - sentAtNanos : -1;
+        long rtt = -1;
+        if (sentAtNanos == ackEchoNanos) {
+            rtt = nowNanos - sentAtNanos;
+            ackEchoNanos = Long.MIN_VALUE; // one sample per ACK, however many share the send time [SPEC-CC-19]
+        }
         congestion.onPacketAcked(pathId, bytes, rtt > 0 ? rtt : -1, nowNanos);
         if (outstanding) {
             delivered(csn, endpoint);

@@ -43,7 +43,7 @@ public final class SimCommand implements Callable<Integer> {
     /** Planes: the fat-tree arity by default (16 hosts, so 250 connections per host at the default count). */
     static final int PLANE_K = 4;
     /** Planes: measured virtual time per plane count by default. */
-    static final long PLANE_DURATION_MICROS = 1_000;
+    static final long PLANE_DURATION_MICROS = 500;
 
     @Spec
     CommandSpec spec;

@@ -28,8 +28,8 @@ import java.util.function.LongFunction;
  * application bytes delivered over the steady half of the measured period (its second half: the
  * first holds the start of thousands of connections), in Gbit/s; {@code goodput_fraction}: that
  * over {@code hosts * N * line rate}; {@code jain_fairness} of the connections' rates over that
- * half; {@code connections_idle}: connections that delivered nothing in it; {@code drops},
- * {@code retransmissions}, {@code events}. Across plane counts: {@code scaling_A_to_B}:
+ * half; {@code connections_idle}: connections that delivered nothing in it; {@code drops} and
+ * {@code ce_marks} over the measured period, {@code retransmissions}, {@code events}. Across plane counts: {@code scaling_A_to_B}:
  * goodput at {@code B} planes over goodput at {@code A} (ideal {@code B/A}), for consecutive
  * counts; {@code linear_scaling_efficiency}: goodput at the most planes over goodput at the
  * fewest, divided by the ratio of the plane counts (1 is linear).
@@ -86,6 +86,7 @@ public final class PlaneScalingScenario {
             m.put("jain_fairness" + n, Scenarios.round(r.jain, 4));
             m.put("connections_idle" + n, r.idle);
             m.put("drops" + n, r.drops);
+            m.put("ce_marks" + n, r.marks);
             m.put("retransmissions" + n, r.retransmissions);
             if (drain) {
                 m.put("bytes_lost_to_application" + n, r.lostBytes);
@@ -129,7 +130,8 @@ public final class PlaneScalingScenario {
         return List.copyOf(counts);
     }
 
-    private record PlaneRun(int planes, double goodputGbps, double jain, long idle, long drops, long retransmissions,
+    private record PlaneRun(int planes, double goodputGbps, double jain, long idle, long drops, long marks,
+            long retransmissions,
             long lostBytes, boolean verified, long events, long steadyFromNanos) {
     }
 
@@ -143,6 +145,7 @@ public final class PlaneScalingScenario {
         long rtt = x.baseRttNanos(Scenarios.DATAGRAM_BYTES);
         x.startAll(Scenarios.bucketFor(rtt), net.lastHopPort(pairs[0][1], 0));
         long drops = net.tailDrops();
+        long marks = net.marks();
         x.runMeasured();
         Telemetry t = x.telemetry();
         int to = t.buckets();
@@ -152,6 +155,7 @@ public final class PlaneScalingScenario {
         double[] rates = Metrics.meanRates(t, from, to);
         long idle = Arrays.stream(rates).filter(r -> r == 0).count();
         long dropped = net.tailDrops() - drops;
+        long marked = net.marks() - marks;
         long retransmissions = x.retransmissions();
         long lost = 0;
         boolean verified = true;
@@ -160,8 +164,8 @@ public final class PlaneScalingScenario {
             lost = x.bytesLostToApplication();
             verified = x.verified();
         }
-        return new PlaneRun(net.planes(), goodput, Metrics.jain(rates), idle, dropped, retransmissions, lost, verified,
-                net.eventsProcessed(), from * t.bucketNanos());
+        return new PlaneRun(net.planes(), goodput, Metrics.jain(rates), idle, dropped, marked, retransmissions, lost,
+                verified, net.eventsProcessed(), from * t.bucketNanos());
     }
 
     /**

@@ -73,6 +73,46 @@ final class SimChart {
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 1400, 300 + 350 * plot.getSubplots().size());
     }
 
+    /**
+     * The chart of the planes scenario: aggregate goodput against the plane count for every
+     * protocol run, with the line rate of every host's NIC ports ({@code hosts * N * link rate})
+     * and, per protocol, the linear extrapolation from its goodput at the fewest planes.
+     */
+    static void writeScaling(Path file, String title, List<Integer> planeCounts, List<ScenarioResult> runs)
+            throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        XYSeriesCollection series = new XYSeriesCollection();
+        ScenarioResult first = runs.get(0);
+        XYSeries lineRate = new XYSeries("line rate of the hosts' NIC ports", false, true);
+        for (int n : planeCounts) {
+            lineRate.add(n, first.number("hosts") * n * first.number("link_gbps_per_plane"));
+        }
+        series.addSeries(lineRate);
+        for (ScenarioResult r : runs) {
+            XYSeries measured = new XYSeries(r.protocol() + " goodput", false, true);
+            XYSeries linear = new XYSeries(r.protocol() + ", linear from " + planeCounts.get(0) + " planes", false, true);
+            double base = r.number("goodput_gbps_" + planeCounts.get(0) + "_planes") / planeCounts.get(0);
+            for (int n : planeCounts) {
+                measured.add(n, r.number("goodput_gbps_" + n + "_planes"));
+                linear.add(n, base * n);
+            }
+            series.addSeries(measured);
+            series.addSeries(linear);
+        }
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+        for (int i = 0; i < series.getSeriesCount(); i++) {
+            boolean extrapolated = i == 0 || i % 2 == 0;
+            renderer.setSeriesStroke(i, extrapolated
+                    ? new BasicStroke(1.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f)
+                    : new BasicStroke(2.0f));
+        }
+        XYPlot plot = new XYPlot(series, new NumberAxis("planes"), new NumberAxis("aggregate goodput (Gbit/s)"),
+                renderer);
+        JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1000, 700);
+    }
+
     private static XYLineAndShapeRenderer lines(int series, boolean legend) {
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
         for (int i = 0; i < series; i++) {

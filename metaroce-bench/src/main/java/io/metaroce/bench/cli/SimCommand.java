@@ -4,6 +4,7 @@ import io.metaroce.core.sim.fabric.BufferPreset;
 import io.metaroce.core.sim.scenario.FabricSpeed;
 import io.metaroce.core.sim.scenario.LossScenario;
 import io.metaroce.core.sim.scenario.PermutationScenario;
+import io.metaroce.core.sim.scenario.PlaneScalingScenario;
 import io.metaroce.core.sim.scenario.ScenarioResult;
 import io.metaroce.core.sim.scenario.Scenarios;
 import io.metaroce.core.sim.scenario.SimParameters;
@@ -34,35 +35,46 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = {"Runs a scenario in the deterministic fabric simulator, driving the real engine.",
-                "Scenarios: incast, loss, failover, permutation, multiplane (docs/simulator.md",
+                "Scenarios: incast, loss, failover, permutation, multiplane, planes (docs/simulator.md",
                 "defines the metrics); 'speed' runs protocol-free traffic to time the simulator.",
                 "The same options give the same figures; only the wall-clock speed varies."})
 public final class SimCommand implements Callable<Integer> {
+    /** Planes: connections in total by default (the announcement's "up to 4,000 concurrent connections"). */
+    static final int DEFAULT_PLANE_CONNECTIONS = 4_000;
+    /** Planes: the fat-tree arity by default (16 hosts, so 250 connections per host at the default count). */
+    static final int PLANE_K = 4;
+    /** Planes: measured virtual time per plane count by default. */
+    static final long PLANE_DURATION_MICROS = 500;
 
     @Spec
     CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "SCENARIO",
-            description = "incast, loss, failover, permutation, multiplane or speed.")
+            description = "incast, loss, failover, permutation, multiplane, planes or speed.")
     String scenario;
 
     @Option(names = "--senders", description = "Incast senders (default 64); flows of loss, failover and multiplane (default 8).")
     Integer senders;
+
+    @Option(names = "--connections", description = "Planes: connections in total, dealt out over the hosts"
+            + " (default " + DEFAULT_PLANE_CONNECTIONS + ").")
+    Integer connections;
 
     @Option(names = "--loss", description = "Loss probability on every link, loss scenario (default ${DEFAULT-VALUE}).",
             defaultValue = "0.01")
     double loss;
 
     @Option(names = "--topology", description = "fat-tree, leaf-spine or multiplane (default: multiplane for the"
-            + " multiplane scenario, fat-tree otherwise).")
+            + " multiplane and planes scenarios, which need it, fat-tree otherwise).")
     String topology;
 
-    @Option(names = "--k", description = "Fat-tree arity; leaf-spine: k leaves of k/2 hosts, k/2 spines (default ${DEFAULT-VALUE}).",
-            defaultValue = "8")
-    int k;
+    @Option(names = "--k", description = "Fat-tree arity; leaf-spine: k leaves of k/2 hosts, k/2 spines (default 8;"
+            + " planes: " + PLANE_K + ").")
+    Integer k;
 
-    @Option(names = "--planes", description = "Planes of the multiplane topology (default 4 there, else 1).")
-    Integer planes;
+    @Option(names = "--planes", split = ",", paramLabel = "N[,N...]", description = "Planes of the multiplane topology"
+            + " (default 4 there, else 1); planes: the increasing plane counts to sweep (default 2,4,8).")
+    List<Integer> planes;
 
     @Option(names = "--buffer", description = "shallow or deep switch buffers (default ${DEFAULT-VALUE}).",
             defaultValue = "shallow")
@@ -82,9 +94,9 @@ public final class SimCommand implements Callable<Integer> {
     @Option(names = "--protocol", description = "metaroce, rocev2 or both (default ${DEFAULT-VALUE}).", defaultValue = "both")
     String protocol;
 
-    @Option(names = "--duration-us", description = "Measured virtual time in microseconds (default ${DEFAULT-VALUE}).",
-            defaultValue = "5000")
-    long durationMicros;
+    @Option(names = "--duration-us", description = "Measured virtual time in microseconds (default 5000; planes: "
+            + PLANE_DURATION_MICROS + " per plane count).")
+    Long durationMicros;
 
     @Option(names = "--paths", description = "Paths (UDP source ports) per flow (default 8; permutation: "
             + PermutationScenario.PATHS_PER_FLOW + ").")
@@ -126,9 +138,10 @@ public final class SimCommand implements Callable<Integer> {
         if (protocols.contains("rocev2") && p.paths() > 1) {
             notes.add("rocev2: one queue pair per flow, so one path (UDP source port); --paths applies to metaroce");
         }
-        out.printf(Locale.ROOT, "sim %s: %s k=%d planes=%d, %s buffers, %.0f Gbit/s links, %d ns delay, seed %d,"
-                + " %d us measured%n", scenario, p.topology().label(), p.k(), p.planes(),
-                p.buffer().name().toLowerCase(Locale.ROOT), p.linkGbps(), p.linkDelayNanos(), p.seed(), durationMicros);
+        out.printf(Locale.ROOT, "sim %s: %s k=%d planes=%s, %s buffers, %.0f Gbit/s links, %d ns delay, seed %d,"
+                + " %d us measured%n", scenario, p.topology().label(), p.k(), planeLabel(p),
+                p.buffer().name().toLowerCase(Locale.ROOT), p.linkGbps(), p.linkDelayNanos(), p.seed(),
+                p.durationNanos() / 1_000);
         notes.forEach(n -> out.println("note: " + n));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         List<ScenarioResult> results = new ArrayList<>();
@@ -136,8 +149,11 @@ public final class SimCommand implements Callable<Integer> {
         for (String name : protocols) {
             long cpu0 = threads.getCurrentThreadCpuTime();
             long wall0 = System.nanoTime();
-            ScenarioResult r = scenario.equals("speed") ? FabricSpeed.run(p)
-                    : Scenarios.run(scenario, p, SimProtocols.AVAILABLE.get(name));
+            ScenarioResult r = switch (scenario) {
+                case "speed" -> FabricSpeed.run(p);
+                case "planes" -> PlaneScalingScenario.run(p, planeCounts(), SimProtocols.AVAILABLE.get(name)).report();
+                default -> Scenarios.run(scenario, p, SimProtocols.AVAILABLE.get(name));
+            };
             double wall = (System.nanoTime() - wall0) / 1e9;
             double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
             results.add(r);
@@ -156,7 +172,11 @@ public final class SimCommand implements Callable<Integer> {
             Files.writeString(jsonFile, json(p, results, timings, notes, events / wall, cpu > 0 ? events / cpu : 0));
             out.println("json: " + jsonFile);
         }
-        if (plotFile != null) {
+        if (plotFile != null && scenario.equals("planes")) {
+            SimChart.writeScaling(plotFile, "metaroce sim planes (" + p.senders() + " connections, k=" + p.k()
+                    + ", seed " + seed + ")", planeCounts(), results);
+            out.println("plot: " + plotFile);
+        } else if (plotFile != null) {
             SimChart.write(plotFile, "metaroce sim " + scenario + " (" + p.topology().label() + ", seed " + seed + ")", results);
             out.println("plot: " + plotFile);
         }
@@ -164,24 +184,43 @@ public final class SimCommand implements Callable<Integer> {
     }
 
     private SimParameters parameters() {
-        List<String> scenarios = List.of("incast", "loss", "failover", "permutation", "multiplane", "speed");
+        List<String> scenarios = List.of("incast", "loss", "failover", "permutation", "multiplane", "planes", "speed");
         if (!scenarios.contains(scenario)) {
             throw new ParameterException(spec.commandLine(), "unknown scenario '" + scenario + "': use one of " + scenarios);
         }
+        boolean sweep = scenario.equals("planes");
         TopologyKind kind;
         try {
             kind = topology != null ? TopologyKind.parse(topology)
-                    : scenario.equals("multiplane") ? TopologyKind.MULTIPLANE : TopologyKind.FAT_TREE;
+                    : scenario.equals("multiplane") || sweep ? TopologyKind.MULTIPLANE : TopologyKind.FAT_TREE;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--topology: " + e.getMessage());
         }
-        int planeCount = planes != null ? planes : kind == TopologyKind.MULTIPLANE ? 4 : 1;
+        if (sweep && kind != TopologyKind.MULTIPLANE) {
+            throw new ParameterException(spec.commandLine(), "the planes scenario runs on the multiplane topology only:"
+                    + " leave --topology out");
+        }
+        if (!sweep && planes != null && planes.size() != 1) {
+            throw new ParameterException(spec.commandLine(), "--planes takes one count here; a list is for the planes"
+                    + " scenario");
+        }
+        if (!sweep && connections != null) {
+            throw new ParameterException(spec.commandLine(), "--connections is for the planes scenario; use --senders");
+        }
+        if (sweep && senders != null) {
+            throw new ParameterException(spec.commandLine(), "the planes scenario counts --connections, not --senders");
+        }
+        int planeCount = sweep ? planeCounts().get(0)
+                : planes != null ? planes.get(0) : kind == TopologyKind.MULTIPLANE ? 4 : 1;
         BufferPreset preset = switch (buffer) {
             case "shallow" -> BufferPreset.SHALLOW;
             case "deep" -> BufferPreset.DEEP;
             default -> throw new ParameterException(spec.commandLine(), "--buffer must be shallow or deep, got '" + buffer + "'");
         };
-        int flows = senders != null ? senders : scenario.equals("incast") ? 64 : 8;
+        int flows = sweep ? (connections != null ? connections : DEFAULT_PLANE_CONNECTIONS)
+                : senders != null ? senders : scenario.equals("incast") ? 64 : 8;
+        int arity = k != null ? k : sweep ? PLANE_K : 8;
+        long micros = durationMicros != null ? durationMicros : sweep ? PLANE_DURATION_MICROS : 5_000;
         int pathsPerFlow = paths != null ? paths
                 : scenario.equals("permutation") ? PermutationScenario.PATHS_PER_FLOW : SimParameters.defaults().paths();
         int slots = outstanding != null ? outstanding
@@ -190,12 +229,33 @@ public final class SimCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--message-kib must be in [1, 1048576]");
         }
         try {
-            return new SimParameters(kind, k, planeCount, preset, linkGbps, linkDelayNanos, seed, flows, loss,
-                    durationMicros * 1_000L, pathsPerFlow, messageKib << 10, slots,
+            return new SimParameters(kind, arity, planeCount, preset, linkGbps, linkDelayNanos, seed, flows, loss,
+                    micros * 1_000L, pathsPerFlow, messageKib << 10, slots,
                     withdrawMicros < 0 ? -1 : withdrawMicros * 1_000L, degradeMark, degradeLoss);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** The planes scenario's plane counts: {@code --planes}, or {@link PlaneScalingScenario#DEFAULT_PLANES}. */
+    private List<Integer> planeCounts() {
+        List<Integer> counts = planes != null ? planes : PlaneScalingScenario.DEFAULT_PLANES;
+        for (int i = 0; i < counts.size(); i++) {
+            if (counts.get(i) < 1 || (i > 0 && counts.get(i) <= counts.get(i - 1))) {
+                throw new ParameterException(spec.commandLine(), "--planes: plane counts must be >= 1 and increasing,"
+                        + " got " + counts);
+            }
+        }
+        if (counts.size() < 2) {
+            throw new ParameterException(spec.commandLine(), "--planes: the planes scenario sweeps at least two plane"
+                    + " counts, e.g. --planes 4,8");
+        }
+        return counts;
+    }
+
+    private String planeLabel(SimParameters p) {
+        return scenario.equals("planes") ? planeCounts().stream().map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(",")) : String.valueOf(p.planes());
     }
 
     private List<String> protocols() {
@@ -255,16 +315,16 @@ public final class SimCommand implements Callable<Integer> {
         params.put("scenario", scenario);
         params.put("topology", p.topology().label());
         params.put("k", p.k());
-        params.put("planes", p.planes());
+        params.put("planes", scenario.equals("planes") ? planeCounts() : p.planes());
         params.put("buffer", p.buffer().name().toLowerCase(Locale.ROOT));
         params.put("buffer_bytes", p.buffer().bufferBytes());
         params.put("ecn_threshold_bytes", p.buffer().ecnThresholdBytes());
         params.put("link_gbps", p.linkGbps());
         params.put("link_delay_ns", p.linkDelayNanos());
         params.put("seed", p.seed());
-        params.put("senders", p.senders());
+        params.put(scenario.equals("planes") ? "connections" : "senders", p.senders());
         params.put("loss", p.lossProbability());
-        params.put("duration_us", durationMicros);
+        params.put("duration_us", p.durationNanos() / 1_000);
         params.put("paths", p.paths());
         params.put("message_bytes", p.messageBytes());
         params.put("outstanding_messages", p.outstandingMessages());
@@ -314,6 +374,9 @@ public final class SimCommand implements Callable<Integer> {
         }
         if (v instanceof Number || v instanceof Boolean) {
             return String.valueOf(v);
+        }
+        if (v instanceof List<?> list) {
+            return list.stream().map(SimCommand::value).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
         }
         return JsonText.quote(String.valueOf(v));
     }

@@ -109,6 +109,42 @@ class SimCommandTest {
         return number(Files.readString(json), key);
     }
 
+    /**
+     * The planes scenario sweeps the plane counts on the multiplane topology, MetaRoCE beside the
+     * baseline, and reports each count's goodput and the scaling between them.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void thePlanesScenarioSweepsThePlaneCountsForBothProtocolsAndPlotsTheScaling(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("planes.json");
+        Path png = dir.resolve("planes.png");
+        CliRun run = CliRun.of("sim", "planes", "--planes", "1,2", "--connections", "32", "--duration-us", "60",
+                "--outstanding", "4", "--json", json.toString(), "--plot", png.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        assertThat(run.out()).contains("sim planes: multiplane k=4 planes=1,2", "planes / metaroce", "planes / rocev2",
+                "planes, side by side", "goodput_gbps_1_planes", "goodput_gbps_2_planes", "scaling_1_to_2",
+                "linear_scaling_efficiency", "events/s");
+        String text = Files.readString(json);
+        assertThat(text).contains("\"scenario\": \"planes\"", "\"planes\": [1, 2]", "\"connections\": 32",
+                "\"metaroce\": {", "\"rocev2\": {", "\"events_per_s\"").doesNotContain("\"rocev2\": null");
+        String rocev2 = text.substring(text.indexOf("\"rocev2\": {"));
+        assertThat(number(text, "goodput_gbps_2_planes")).isPositive();
+        assertThat(number(text, "scaling_1_to_2")).isPositive();
+        assertThat(number(rocev2, "goodput_gbps_2_planes")).isPositive();
+        assertThat(Files.size(png)).isGreaterThan(1_000);
+    }
+
+    @Test
+    void thePlanesScenarioTakesAnIncreasingListOfPlaneCountsOnTheMultiplaneTopologyOnly() {
+        assertThat(CliRun.of("sim", "planes", "--planes", "4").err()).contains("at least two plane counts");
+        assertThat(CliRun.of("sim", "planes", "--planes", "8,4").err()).contains("increasing");
+        assertThat(CliRun.of("sim", "planes", "--topology", "fat-tree").err()).contains("multiplane topology only");
+        assertThat(CliRun.of("sim", "planes", "--senders", "8").err()).contains("--connections");
+        assertThat(CliRun.of("sim", "multiplane", "--planes", "2,4").err()).contains("one count");
+        assertThat(CliRun.of("sim", "incast", "--connections", "8").err()).contains("planes scenario");
+    }
+
     @Test
     void nonsenseOptionsAreUsageErrors() {
         assertThat(CliRun.of("sim", "tornado").err()).contains("unknown scenario");

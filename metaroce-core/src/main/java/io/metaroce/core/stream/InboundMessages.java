@@ -174,7 +174,7 @@ public final class InboundMessages {
 
     /** Whether the table is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
     public boolean grown() {
-        return capacity > INITIAL;
+        return capacity() > INITIAL;
     }
 
     /**

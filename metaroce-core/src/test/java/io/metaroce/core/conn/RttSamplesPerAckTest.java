@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What one ACK tells the congestion controller: at most one RTT sample, however many of the
  * transmissions it acknowledges share the echoed send time [SPEC-CC-19], and its effects in the
- * order [SPEC-CC-RTT14-1] states (verdicts in path sequence order, then the ECN feedback, then the
+ * order [SPEC-CC-41] states (verdicts in path sequence order, then the ECN feedback, then the
  * rate hint).
  */
 class RttSamplesPerAckTest {
@@ -138,7 +138,7 @@ class RttSamplesPerAckTest {
     }
 
     /**
-     * [SPEC-CC-RTT14-1]: one ACK's calls to the controller come as its verdicts (acknowledgements and
+     * [SPEC-CC-41]: one ACK's calls to the controller come as its verdicts (acknowledgements and
      * losses, in path sequence order), then its ECN feedback, then its rate hint. With every
      * packet CE-marked, the first ACK's acknowledgements reach the controller (in slow start,
      * growing the window) before the marks do.
@@ -156,7 +156,7 @@ class RttSamplesPerAckTest {
     }
 
     /**
-     * [SPEC-CC-RTT14-1]: a loss is a verdict in path sequence order, so the ACK that reveals a
+     * [SPEC-CC-41]: a loss is a verdict in path sequence order, so the ACK that reveals a
      * hole reports the loss before the acknowledgements above it that it carries, and its ECN
      * feedback after both.
      */

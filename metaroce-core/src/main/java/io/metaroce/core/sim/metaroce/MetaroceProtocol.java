@@ -175,6 +175,13 @@ public final class MetaroceProtocol implements SimProtocol {
      *       changes nothing (2 ms permutation, seeds 1 / 2: 0.8781 / 0.8695 with 8 paths, 0.8896 /
      *       0.8864 with 16 and the cap, fewer drops; 16 without the cap gained mostly in the ramp,
      *       with ten times the drops, session 12; "Permutation round (session 14)");</li>
+     *   <li>{@code aimdSharedMarkByMeanAlpha} ([SPEC-CC-40]): the marks every path shares, of
+     *       which {@code aimdSharedMarkCutPercent} cuts half, are the connection's window-weighted
+     *       mean {@code alpha} rather than its clearest path's, so the connection as a whole cuts
+     *       by half its own marked fraction (2 ms permutation 0.8896 / 0.8864 → 0.8937 / 0.8903,
+     *       failover 1.99 → 1.49 base RTTs, multiplane goodput 0.5807 → 0.5825; the 1% loss row's
+     *       ratio 0.9551 → 0.9532 with its lossy run level and its lossless reference higher;
+     *       "Permutation round (session 14)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
@@ -202,6 +209,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdEcnGainShift(6)
                 .aimdBalancedIncrease(true)
                 .aimdBalancedIncreaseMaxDatagrams(8)
+                .aimdSharedMarkByMeanAlpha(true)
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
                 .build();

@@ -21,7 +21,11 @@ public final class Scenarios {
     private Scenarios() {
     }
 
-    /** Runs scenario {@code name} ({@code incast}, {@code loss}, {@code failover}, {@code permutation}, {@code multiplane}). */
+    /**
+     * Runs scenario {@code name} ({@code incast}, {@code loss}, {@code failover}, {@code permutation},
+     * {@code multiplane}, {@code planes}); {@code planes} sweeps {@link PlaneScalingScenario#DEFAULT_PLANES}
+     * ({@link PlaneScalingScenario#run} takes other plane counts).
+     */
     public static ScenarioResult run(String name, SimParameters p, LongFunction<SimProtocol> protocol) {
         return switch (name) {
             case "incast" -> IncastScenario.run(p, protocol).report();
@@ -29,8 +33,9 @@ public final class Scenarios {
             case "failover" -> FailoverScenario.run(p, protocol).report();
             case "permutation" -> PermutationScenario.run(p, protocol).report();
             case "multiplane" -> MultiplaneScenario.run(p, protocol).report();
+            case "planes" -> PlaneScalingScenario.run(p, PlaneScalingScenario.DEFAULT_PLANES, protocol).report();
             default -> throw new IllegalArgumentException("unknown scenario '" + name
-                    + "': use incast, loss, failover, permutation or multiplane");
+                    + "': use incast, loss, failover, permutation, multiplane or planes");
         };
     }
 

@@ -14,7 +14,8 @@ import io.metaroce.core.sim.fabric.BufferPreset;
  * @param linkGbps rate of every link
  * @param linkDelayNanos propagation delay of every link
  * @param seed seed of the network and the protocol
- * @param senders incast senders, or the number of flows of the loss, failover and multiplane scenarios
+ * @param senders incast senders, or the number of flows of the loss, failover and multiplane scenarios, or the
+ *     planes scenario's connections in total
  * @param lossProbability random loss on every link (loss scenario)
  * @param durationNanos measured time after every flow has started
  * @param paths UDP source ports (paths) per flow

@@ -116,8 +116,8 @@ class DirectPathAllocationIT {
     private static UdpConnectionStats measure(double drop) throws Exception {
         // Without the Linux layer the endpoints fall back to NIO, which allocates per datagram (documented:
         // docs/benchmarks.md, "UDP datapath: 0 B allocated per datagram"): nothing to measure here, so skip.
-        assumeThat(LinuxSocketLayer.isAvailable()).as("the Linux datapath (the NIO fallback allocates per datagram)")
-                .isTrue();
+        assumeThat(LinuxSocketLayer.isAvailable()).as("the Linux datapath (the NIO fallback allocates per datagram);"
+                + " unavailable here: %s", LinuxSocketLayer.unavailabilityCause()).isTrue();
         Traffic t = new Traffic();
         CompletableFuture<UdpConnection> accepted = new CompletableFuture<>();
         try (Arena arena = Arena.ofShared();

@@ -38,6 +38,14 @@ class ConformanceSuiteTest {
 
     private static ConformanceResponder responder;
 
+    /**
+     * The cases that SKIP by design after their attempts were all blurred by the IUT's timer on a
+     * host too slow for its minimum RTO ([SPEC-CONF-5]): a slow build machine (a fresh 2-core box)
+     * may SKIP them; a FAIL stays a failure.
+     */
+    private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
+            "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits");
+
     @BeforeAll
     static void startResponder() {
         // A minimum RTO well above the contract's 20 ms [SPEC-CONF-5]: the build machine may be loaded, and the
@@ -67,9 +75,11 @@ class ConformanceSuiteTest {
     void everyCasePassesAgainstTheReferenceResponder() {
         List<CaseResult> results = ConformanceSuite.run(options(responder.localAddress(), List.of()), r -> { });
         assertThat(results).hasSize(ConformanceSuite.cases().size());
+        assertThat(results).extracting(CaseResult::id).as("cases allowed to SKIP on a slow host")
+                .containsAll(SKIP_WHEN_HOST_TOO_SLOW);
         for (CaseResult r : results) {
             boolean ecnUnreadable = r.id().equals("ecn.counts") && !responder.endpoint().ecnCapable();
-            if (ecnUnreadable) {
+            if (ecnUnreadable || SKIP_WHEN_HOST_TOO_SLOW.contains(r.id())) {
                 assertThat(r.verdict()).as(r.line()).isIn(Verdict.PASS, Verdict.SKIP);
             } else {
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.PASS);
@@ -460,12 +470,17 @@ class ConformanceSuiteTest {
         }
     }
 
-    /** The cases {@code failing} FAIL naming a rule that starts with {@code rule}; every other case PASSes. */
+    /**
+     * The cases {@code failing} FAIL naming a rule that starts with {@code rule}; every other case
+     * PASSes (or SKIPs, if it is one that may on a host too slow: {@link #SKIP_WHEN_HOST_TOO_SLOW}).
+     */
     private static void assertFailed(Map<String, CaseResult> results, Set<String> failing, String rule) {
         for (CaseResult r : results.values()) {
             if (failing.contains(r.id())) {
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.FAIL);
                 assertThat(r.detail()).as(r.line()).contains(rule);
+            } else if (SKIP_WHEN_HOST_TOO_SLOW.contains(r.id())) {
+                assertThat(r.verdict()).as(r.line()).isIn(Verdict.PASS, Verdict.SKIP);
             } else {
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.PASS);
             }

@@ -1001,11 +1001,13 @@ public final class Connection implements ScoreboardListener {
 
     /**
      * Without keep-alive: whether the idle check is armed, that is, a burst left some table above
-     * its initial size (or the NAK ring or the pause column allocated). A connection whose tables
-     * are all small never wakes for it [SPEC-CONN-18].
+     * its initial size (or the NAK ring or the pause column allocated) and it can shrink now (the
+     * sender's while no CSN is outstanding, the receiver's while nothing is held in it). A
+     * connection whose tables are all small, or in use (receives kept posted, a packet always
+     * outstanding), does not wake for it [SPEC-CONN-18].
      */
     private boolean idleShrinkPending() {
-        return sender.tablesGrown() || receiver.tablesGrown() || control.holdsNakRing();
+        return sender.idleShrinkable() || receiver.idleShrinkable() || control.nakRingShrinkable();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.metaroce.core.conn;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
@@ -194,7 +195,7 @@ class StateFootprintTest {
     @Test
     void withoutKeepAliveABurstDoesNotStayAllocatedOnceIdle() {
         config = EngineConfig.defaults().toBuilder().keepAliveNanos(0).build();
-        long idlePoint = config.idleTimeoutNanos() / 3;
+        long idlePoint = config.idleShrinkIntervalNanos();
         Sides one = measure(1, false, idlePoint + 1_000_000L);
         Sides burstJustAfter = measure(STREAMS, true, 0);
         Sides burst = measure(STREAMS, true, idlePoint + 1_000_000L);
@@ -229,7 +230,7 @@ class StateFootprintTest {
     @Test
     void withoutKeepAliveOnlyAGrownConnectionWakesAtItsIdlePoint() {
         config = EngineConfig.defaults().toBuilder().keepAliveNanos(0).build();
-        long idlePoint = config.idleTimeoutNanos() / 3;
+        long idlePoint = config.idleShrinkIntervalNanos();
         for (int streams : new int[] {1, STREAMS}) {
             Pair p = connectCountingSuccesses(7);
             Connection client = p.clientConnection();
@@ -261,6 +262,36 @@ class StateFootprintTest {
             assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
             assertThat(server.outstandingWork()).isEqualTo(KEPT_RECEIVES);
         }
+    }
+
+    /**
+     * {@code idleShrinkNanos} sets the idle point without keep-alive (0: a third of the idle
+     * timeout, at least 1 ns), and is refused when negative or not below the idle timeout
+     * [SPEC-CONN-18].
+     */
+    @Test
+    void idleShrinkNanosSetsTheIdlePointAndIsValidated() {
+        EngineConfig defaults = EngineConfig.defaults();
+        assertThat(defaults.idleShrinkIntervalNanos()).isEqualTo(defaults.idleTimeoutNanos() / 3);
+        assertThat(defaults.toBuilder().keepAliveNanos(0).idleTimeoutNanos(2).build().idleShrinkIntervalNanos())
+                .as("a third of a 2 ns idle timeout, at least 1 ns").isEqualTo(1);
+        assertThatThrownBy(() -> defaults.toBuilder().idleShrinkNanos(-1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idleShrinkNanos");
+        assertThatThrownBy(() -> defaults.toBuilder().idleShrinkNanos(defaults.idleTimeoutNanos()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idleShrinkNanos");
+        long idlePoint = 1_000_000_000L;
+        config = defaults.toBuilder().keepAliveNanos(0).idleShrinkNanos(idlePoint).build();
+        assertThat(config.idleShrinkIntervalNanos()).isEqualTo(idlePoint);
+        Pair p = connectCountingSuccesses(7);
+        Connection client = p.clientConnection();
+        exchange(p, STREAMS, true);
+        p.advance(1_000_000L);
+        long early = client.timerDeadlinesNanosUncached() - p.now();
+        p.advance(idlePoint);
+        long after = client.timerDeadlinesNanosUncached() - p.now();
+        assertThat(early).as("the grown client's idle check, 1 ms after the burst").isLessThan(idlePoint)
+                .isGreaterThan(idlePoint / 2);
+        assertThat(after).as("the next timer after the idle point (the tables shrank)").isGreaterThan(idlePoint);
     }
 
     /** Receives the server keeps posted in {@link #withoutKeepAliveOnlyAGrownConnectionWakesAtItsIdlePoint}: more than the table's initial 4. */

@@ -41,6 +41,9 @@ import io.metaroce.core.wire.WireConstants;
  * @param cookieLifetimeNanos a CHALLENGE cookie is valid for this long
  * @param idleTimeoutNanos a connection that hears nothing from its peer for this long is closed
  * @param keepAliveNanos a connection that has sent nothing for this long sends a PATH_PROBE (0: off)
+ * @param idleShrinkNanos with {@code keepAliveNanos} 0, a connection that has sent nothing for this
+ *     long is at its idle point, where the tables a burst grew shrink (0: a third of
+ *     {@code idleTimeoutNanos}, at least 1 ns; see {@link #idleShrinkIntervalNanos})
  * @param closeRetryNanos interval between CLOSE retransmissions
  * @param closeRetries CLOSE retransmissions before a closing connection gives up
  * @param aimdInitialWindowBytes each path's first congestion window under the AIMD controller
@@ -216,6 +219,7 @@ public record EngineConfig(
         long cookieLifetimeNanos,
         long idleTimeoutNanos,
         long keepAliveNanos,
+        long idleShrinkNanos,
         long closeRetryNanos,
         int closeRetries,
         long aimdInitialWindowBytes,
@@ -308,6 +312,10 @@ public record EngineConfig(
             throw new IllegalArgumentException("keepAliveNanos (" + keepAliveNanos
                     + ") must be 0 (off) or positive and below idleTimeoutNanos (" + idleTimeoutNanos + ")");
         }
+        if (idleShrinkNanos < 0 || (idleShrinkNanos > 0 && idleShrinkNanos >= idleTimeoutNanos)) {
+            throw new IllegalArgumentException("idleShrinkNanos (" + idleShrinkNanos + ") must be 0 (a third of"
+                    + " idleTimeoutNanos) or positive and below idleTimeoutNanos (" + idleTimeoutNanos + ")");
+        }
         positive("closeRetryNanos", closeRetryNanos);
         range("closeRetries", closeRetries, 0, 100);
         positive("aimdMinWindowBytes", aimdMinWindowBytes);
@@ -375,6 +383,7 @@ public record EngineConfig(
                 10_000_000_000L, // cookieLifetimeNanos: 10 s
                 15_000_000_000L, // idleTimeoutNanos: 15 s
                 5_000_000_000L, // keepAliveNanos: 5 s
+                0L, // idleShrinkNanos: a third of idleTimeoutNanos (5 s on the defaults)
                 5_000_000L, // closeRetryNanos: 5 ms
                 5, // closeRetries
                 64L << 10, // aimdInitialWindowBytes: 64 KiB
@@ -427,6 +436,16 @@ public record EngineConfig(
         return new Builder(this);
     }
 
+    /**
+     * With {@code keepAliveNanos} 0, how long a connection sends nothing before its idle point
+     * [SPEC-CONN-18]: {@code idleShrinkNanos}, or when that is 0 a third of
+     * {@code idleTimeoutNanos} (the default keep-alive's share of the default idle timeout), at
+     * least 1 ns.
+     */
+    public long idleShrinkIntervalNanos() {
+        return idleShrinkNanos > 0 ? idleShrinkNanos : Math.max(1, idleTimeoutNanos / 3);
+    }
+
     /** Largest DATA payload a packet of {@code datagramBytes} can carry. */
     public static int payloadBytesFor(int datagramBytes) {
         return datagramBytes - WireConstants.DATA_OVERHEAD_BYTES;
@@ -477,6 +496,7 @@ public record EngineConfig(
         private long cookieLifetimeNanos;
         private long idleTimeoutNanos;
         private long keepAliveNanos;
+        private long idleShrinkNanos;
         private long closeRetryNanos;
         private int closeRetries;
         private long aimdInitialWindowBytes;
@@ -543,6 +563,7 @@ public record EngineConfig(
             cookieLifetimeNanos = c.cookieLifetimeNanos;
             idleTimeoutNanos = c.idleTimeoutNanos;
             keepAliveNanos = c.keepAliveNanos;
+            idleShrinkNanos = c.idleShrinkNanos;
             closeRetryNanos = c.closeRetryNanos;
             closeRetries = c.closeRetries;
             aimdInitialWindowBytes = c.aimdInitialWindowBytes;
@@ -610,6 +631,7 @@ public record EngineConfig(
         public Builder cookieLifetimeNanos(long v) { cookieLifetimeNanos = v; return this; }
         public Builder idleTimeoutNanos(long v) { idleTimeoutNanos = v; return this; }
         public Builder keepAliveNanos(long v) { keepAliveNanos = v; return this; }
+        public Builder idleShrinkNanos(long v) { idleShrinkNanos = v; return this; }
         public Builder closeRetryNanos(long v) { closeRetryNanos = v; return this; }
         public Builder closeRetries(int v) { closeRetries = v; return this; }
         public Builder aimdInitialWindowBytes(long v) { aimdInitialWindowBytes = v; return this; }
@@ -685,8 +707,8 @@ public record EngineConfig(
                     maxAckDelayNanos, reorderAllowancePackets, initialRttNanos, minRtoNanos, maxRtoNanos,
                     overdueFloorNanos,
                     maxConsecutiveTimeouts, rnrRetryDelayNanos, congestionWindowBytes, handshakeRetryNanos,
-                    handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, closeRetryNanos,
-                    closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
+                    handshakeTimeoutNanos, cookieLifetimeNanos, idleTimeoutNanos, keepAliveNanos, idleShrinkNanos,
+                    closeRetryNanos, closeRetries, aimdInitialWindowBytes, aimdMinWindowBytes, aimdMaxWindowBytes, aimdEcnGainShift,
                     pathFailureTimeouts, pathFailureConfidenceBits, pathProbeIntervalNanos, pathProbeMaxIntervalNanos,
                     receiveCapacityBytesPerSecond, fairSharePeriodNanos, aimdPacingGainPercent, pacingBurstBytes,
                     aimdLossCutScaledByAlpha, aimdDelayThresholdNanos, aimdSharedMarkCutPercent, aimdFirstFlightBytes,

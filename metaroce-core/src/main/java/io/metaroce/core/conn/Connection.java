@@ -37,9 +37,6 @@ import java.nio.ByteBuffer;
  * access violations) are answered by a NAK and not acknowledged.
  */
 public final class Connection implements ScoreboardListener {
-    /** Without keep-alive, the idle point is nothing sent for this share of the idle timeout [SPEC-CONN-18]. */
-    private static final long IDLE_SHRINK_SHARE_OF_IDLE_TIMEOUT = 3;
-
     private final Endpoint endpoint;
     private final EngineConfig config;
     private final CongestionController congestion;
@@ -992,20 +989,21 @@ public final class Connection implements ScoreboardListener {
 
     /**
      * Without keep-alive, the time with nothing sent after which the connection is at its idle
-     * point [SPEC-CONN-18]: a third of {@code idleTimeoutNanos} (the default keep-alive's share of
-     * the default idle timeout).
+     * point [SPEC-CONN-18] ({@link EngineConfig#idleShrinkIntervalNanos}).
      */
     private long idleShrinkNanos() {
-        return config.idleTimeoutNanos() / IDLE_SHRINK_SHARE_OF_IDLE_TIMEOUT;
+        return config.idleShrinkIntervalNanos();
     }
 
     /**
      * Without keep-alive: whether the idle check is armed, that is, a burst left some table above
-     * its initial size (or the NAK ring or the pause column allocated). A connection whose tables
-     * are all small never wakes for it [SPEC-CONN-18].
+     * its initial size (or the NAK ring or the pause column allocated) and it can shrink now (the
+     * sender's while no CSN is outstanding, the receiver's while nothing is held in it). A
+     * connection whose tables are all small, or in use (receives kept posted, a packet always
+     * outstanding), does not wake for it [SPEC-CONN-18].
      */
     private boolean idleShrinkPending() {
-        return sender.tablesGrown() || receiver.tablesGrown() || control.holdsNakRing();
+        return sender.idleShrinkable() || receiver.idleShrinkable() || control.nakRingShrinkable();
     }
 
     /**

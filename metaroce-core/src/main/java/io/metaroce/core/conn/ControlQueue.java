@@ -83,12 +83,15 @@ final class ControlQueue {
         nakMsn = new long[NAK_QUEUE];
     }
 
-    /** At the connection's idle point: drops the NAK ring's columns when no NAK is queued. */
-    /** Whether the NAK ring is allocated (a packet was refused since the last idle point). */
-    boolean holdsNakRing() {
-        return nakCode != null;
+    /**
+     * Whether {@link #shrinkIdle} would drop the NAK ring now: it is allocated (a packet was
+     * refused since the last idle point) and no NAK is queued [SPEC-CONN-18].
+     */
+    boolean nakRingShrinkable() {
+        return nakCode != null && nakCount == 0;
     }
 
+    /** At the connection's idle point: drops the NAK ring's columns when no NAK is queued. */
     void shrinkIdle() {
         if (nakCount == 0 && nakCode != null) {
             nakCode = null;

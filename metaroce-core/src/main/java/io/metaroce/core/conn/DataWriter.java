@@ -457,22 +457,41 @@ final class DataWriter {
      * before {@code bound}: the whole wait if it is kept, else (the paths' states changed since)
      * the maximum of the paths read until {@code from} plus it reached {@code bound}, no larger
      * than the whole and then also at or past {@code bound}; the caller cannot tell the two apart.
-     * {@code bound} {@link Long#MAX_VALUE} reads every path and keeps the result.
+     * {@code bound} {@link Long#MAX_VALUE} reads every path and keeps the result, and so does a
+     * walk that reads every path before reaching {@code bound}.
      */
     private long resendWaitNanos(long from, long bound) {
         if ((waitKnown && waitGeneration == paths.membershipGeneration()) || bound == Long.MAX_VALUE) {
             return resendWaitNanos();
         }
+        return walkResendWait(from, bound, true);
+    }
+
+    /**
+     * The maximum of the wait of the paths that may take new data ({@link Long#MAX_VALUE} if none),
+     * read path by path until {@code from} plus it reaches {@code bound} (never, for
+     * {@code bound} {@link Long#MAX_VALUE}). With {@code keep}, each path's share read goes to
+     * {@link #pathWait}, and a walk that read every path keeps the whole, as current.
+     */
+    private long walkResendWait(long from, long bound, boolean keep) {
         long wait = Long.MAX_VALUE;
-        for (int i = 0; i < paths.count(); i++) {
+        for (int i = 0; i < pathWait.length; i++) {
             Path path = paths.get(i);
-            if (path != null && paths.usableForNewData(path)) {
-                long due = waitOf(path);
-                wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
-                if (from + wait >= bound) {
+            long share = path != null && paths.usableForNewData(path) ? waitOf(path) : NOT_WAITING;
+            if (keep) {
+                pathWait[i] = share;
+            }
+            if (share != NOT_WAITING) {
+                wait = wait == Long.MAX_VALUE ? share : Math.max(wait, share);
+                if (bound != Long.MAX_VALUE && from + wait >= bound) {
                     return wait;
                 }
             }
+        }
+        if (keep) {
+            waitGeneration = paths.membershipGeneration();
+            waitKnown = true;
+            resendWait = wait;
         }
         return wait;
     }
@@ -484,13 +503,7 @@ final class DataWriter {
 
     /** Reads every path's share of the wait again (a path opened, went or changed state). */
     private void rebuildResendWait() {
-        for (int i = 0; i < pathWait.length; i++) {
-            Path path = paths.get(i);
-            pathWait[i] = path != null && paths.usableForNewData(path) ? waitOf(path) : NOT_WAITING;
-        }
-        waitGeneration = paths.membershipGeneration();
-        waitKnown = true;
-        resendWait = maxPathWait();
+        walkResendWait(0, Long.MAX_VALUE, true);
     }
 
     private long maxPathWait() {
@@ -524,15 +537,7 @@ final class DataWriter {
 
     /** {@link #resendWaitNanos} read from every path, without the kept wait: for tests of it. */
     long resendWaitNanosByWalkForTest() {
-        long wait = Long.MAX_VALUE;
-        for (int i = 0; i < paths.count(); i++) {
-            Path path = paths.get(i);
-            if (path != null && paths.usableForNewData(path)) {
-                long due = waitOf(path);
-                wait = wait == Long.MAX_VALUE ? due : Math.max(wait, due);
-            }
-        }
-        return wait;
+        return walkResendWait(0, Long.MAX_VALUE, false);
     }
 
     /** {@link #resendWaitNanos}, kept, for tests. */

@@ -86,9 +86,15 @@ final class Receiver {
         }
     }
 
-    /** Whether a burst left the inbound message table or the posted receives above their initial size. */
-    boolean tablesGrown() {
-        return inbound.grown() || receives.grown();
+    /**
+     * Whether {@link #shrinkIdleTables} would shrink something now: no inbound message is held, and
+     * the inbound message table is above its initial size or the posted receives are, with none
+     * posted. A table that is grown but in use (receives kept posted) does not arm the idle check,
+     * which would otherwise wake for nothing once per interval for as long as they stay posted
+     * [SPEC-CONN-18]. A few field reads.
+     */
+    boolean idleShrinkable() {
+        return inbound.size() == 0 && (inbound.grown() || (receives.grown() && receives.used() == 0));
     }
 
     /** The CSN below which every reliable packet has been admitted, for ACKs. */

@@ -77,6 +77,13 @@ final class Sender {
      */
     private LongArrayQueue deferredSequences = new LongArrayQueue(QUEUE_INITIAL, -1L);
     private LongArrayQueue deferredUntil = new LongArrayQueue(QUEUE_INITIAL, -1L);
+
+    /** {@link #grownCheckedAtNext} before any walk, and after an idle shrink. */
+    private static final long NOT_CHECKED = Long.MIN_VALUE;
+    /** The CSN ring's next CSN when {@link #tablesGrown} was last walked (see {@link #idleShrinkable}). */
+    private long grownCheckedAtNext = NOT_CHECKED;
+    /** What that walk found. */
+    private boolean grownWhenChecked;
     /** Initial capacity of the deferral queues and of each path's retransmission queue. */
     static final int QUEUE_INITIAL = 8;
 
@@ -144,6 +151,7 @@ final class Sender {
         if (packets.floor() != packets.next()) {
             return;
         }
+        grownCheckedAtNext = NOT_CHECKED; // what is left grown is walked anew
         packets.shrinkIfEmpty();
         work.shrinkIfIdle();
         scheduler.shrinkIfIdle();
@@ -163,12 +171,31 @@ final class Sender {
     }
 
     /**
-     * Whether a burst left any of the tables {@link #shrinkIdleTables} shrinks above its initial
-     * size, or the stream pause column allocated. Reads a few fields per path; called only for
-     * connections without keep-alive, when their timers are computed (see
-     * {@code Connection#idleShrinkPending}).
+     * Whether {@link #shrinkIdleTables} may shrink something now: no CSN is outstanding (else it
+     * shrinks nothing) and a burst left some table above its initial size or the pause column
+     * allocated. Called only for connections without keep-alive, when their timers are computed
+     * (see {@code Connection#idleShrinkPending}); cheap there: two field reads while a CSN is
+     * outstanding, and the walk of {@link #tablesGrown} (a few fields per path) at most once per
+     * CSN issued and per idle shrink, since the tables grow only with the work that issues CSNs
+     * (posted work, READ responses) [SPEC-CONN-18].
      */
-    boolean tablesGrown() {
+    boolean idleShrinkable() {
+        long next = packets.next();
+        if (packets.floor() != next) {
+            return false;
+        }
+        if (grownCheckedAtNext != next) {
+            grownCheckedAtNext = next;
+            grownWhenChecked = tablesGrown();
+        }
+        return grownWhenChecked;
+    }
+
+    /**
+     * Whether a burst left any of the tables {@link #shrinkIdleTables} shrinks above its initial
+     * size, or the stream pause column allocated. Reads a few fields per path.
+     */
+    private boolean tablesGrown() {
         if (packets.grown() || work.grown() || scheduler.grown() || deferredSequences.capacity() > QUEUE_INITIAL
                 || deferredUntil.capacity() > QUEUE_INITIAL || streams.holdsPauses()
                 || pendingReads.capacity() > IDLE_MAP_CAPACITY) {

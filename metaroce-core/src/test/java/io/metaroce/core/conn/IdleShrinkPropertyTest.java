@@ -76,7 +76,7 @@ class IdleShrinkPropertyTest {
         Connection client = p.clientConnection();
         Connection server = p.serverConnection();
         // The idle point [SPEC-CONN-18]: the keep-alive, or without it a third of the idle timeout.
-        long keepAlive = config.keepAliveNanos() > 0 ? config.keepAliveNanos() : config.idleTimeoutNanos() / 3;
+        long keepAlive = config.keepAliveNanos() > 0 ? config.keepAliveNanos() : config.idleShrinkIntervalNanos();
         long maxRto = config.maxRtoNanos();
         int space = 400 * MAX_LENGTH;
         MemoryRegion src = TestMemory.region(p.client(), space, Access.NONE, seed | 1);

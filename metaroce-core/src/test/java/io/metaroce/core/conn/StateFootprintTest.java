@@ -1,6 +1,7 @@
 package io.metaroce.core.conn;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.api.CompletionStatus;
@@ -194,7 +195,7 @@ class StateFootprintTest {
     @Test
     void withoutKeepAliveABurstDoesNotStayAllocatedOnceIdle() {
         config = EngineConfig.defaults().toBuilder().keepAliveNanos(0).build();
-        long idlePoint = config.idleTimeoutNanos() / 3;
+        long idlePoint = config.idleShrinkIntervalNanos();
         Sides one = measure(1, false, idlePoint + 1_000_000L);
         Sides burstJustAfter = measure(STREAMS, true, 0);
         Sides burst = measure(STREAMS, true, idlePoint + 1_000_000L);
@@ -220,33 +221,87 @@ class StateFootprintTest {
 
     /**
      * Without keep-alive the idle check is a timer only while a table is above its initial size
-     * and something was sent since the last idle shrink: a connection whose tables stayed small
-     * wakes for nothing before its idle timeout, and a grown one wakes once at its idle point and
-     * not again until it sends [SPEC-CONN-18].
+     * and can shrink now: a connection whose tables stayed small wakes for nothing before its idle
+     * timeout, and a grown one wakes once at its idle point and not again until it sends. The
+     * receive-only server keeps {@value #KEPT_RECEIVES} receives posted (its posted receives are
+     * above their initial size and in use): it never wakes for them, neither before nor after the
+     * idle point [SPEC-CONN-18].
      */
     @Test
     void withoutKeepAliveOnlyAGrownConnectionWakesAtItsIdlePoint() {
         config = EngineConfig.defaults().toBuilder().keepAliveNanos(0).build();
-        long idlePoint = config.idleTimeoutNanos() / 3;
+        long idlePoint = config.idleShrinkIntervalNanos();
         for (int streams : new int[] {1, STREAMS}) {
             Pair p = connectCountingSuccesses(7);
             Connection client = p.clientConnection();
+            Connection server = p.serverConnection();
             exchange(p, streams, true);
+            keepReceivesPosted(p);
             p.advance(1_000_000L);
             long early = client.timerDeadlinesNanosUncached() - p.now();
+            long serverEarly = server.timerDeadlinesNanosUncached() - p.now();
             p.advance(idlePoint);
             long after = client.timerDeadlinesNanosUncached() - p.now();
-            System.out.printf("keep-alive off, %,d streams: the client's next timer %,d ms after 1 ms idle, %,d ms after the"
-                    + " idle point%n", streams, early / 1_000_000L, after / 1_000_000L);
+            long serverAfter = server.timerDeadlinesNanosUncached() - p.now();
+            System.out.printf("keep-alive off, %,d streams: the next timer after 1 ms idle / after the idle point: client"
+                    + " %,d / %,d ms, server with %d receives posted %,d / %,d ms%n", streams, early / 1_000_000L,
+                    after / 1_000_000L, KEPT_RECEIVES, serverEarly / 1_000_000L, serverAfter / 1_000_000L);
             if (streams == 1) {
                 assertThat(early).as("1 stream: the next timer after 1 ms idle (no table grew)").isGreaterThan(idlePoint);
             } else {
                 assertThat(early).as("%d streams at once: the next timer after 1 ms idle (the idle check)", streams)
                         .isLessThan(idlePoint);
             }
+            assertThat(serverEarly).as("%d streams: the server's next timer after 1 ms idle (its posted receives grew,"
+                    + " and are in use)", streams).isGreaterThan(idlePoint);
             assertThat(after).as("%d streams: the next timer after the idle point (no second idle check)", streams)
                     .isGreaterThan(idlePoint);
+            assertThat(serverAfter).as("%d streams: the server's next timer after the idle point, receives still posted"
+                    + " (no periodic idle check)", streams).isGreaterThan(idlePoint);
             assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);
+            assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
+            assertThat(server.outstandingWork()).isEqualTo(KEPT_RECEIVES);
+        }
+    }
+
+    /**
+     * {@code idleShrinkNanos} sets the idle point without keep-alive (0: a third of the idle
+     * timeout, at least 1 ns), and is refused when negative or not below the idle timeout
+     * [SPEC-CONN-18].
+     */
+    @Test
+    void idleShrinkNanosSetsTheIdlePointAndIsValidated() {
+        EngineConfig defaults = EngineConfig.defaults();
+        assertThat(defaults.idleShrinkIntervalNanos()).isEqualTo(defaults.idleTimeoutNanos() / 3);
+        assertThat(defaults.toBuilder().keepAliveNanos(0).idleTimeoutNanos(2).build().idleShrinkIntervalNanos())
+                .as("a third of a 2 ns idle timeout, at least 1 ns").isEqualTo(1);
+        assertThatThrownBy(() -> defaults.toBuilder().idleShrinkNanos(-1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idleShrinkNanos");
+        assertThatThrownBy(() -> defaults.toBuilder().idleShrinkNanos(defaults.idleTimeoutNanos()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idleShrinkNanos");
+        long idlePoint = 1_000_000_000L;
+        config = defaults.toBuilder().keepAliveNanos(0).idleShrinkNanos(idlePoint).build();
+        assertThat(config.idleShrinkIntervalNanos()).isEqualTo(idlePoint);
+        Pair p = connectCountingSuccesses(7);
+        Connection client = p.clientConnection();
+        exchange(p, STREAMS, true);
+        p.advance(1_000_000L);
+        long early = client.timerDeadlinesNanosUncached() - p.now();
+        p.advance(idlePoint);
+        long after = client.timerDeadlinesNanosUncached() - p.now();
+        assertThat(early).as("the grown client's idle check, 1 ms after the burst").isLessThan(idlePoint)
+                .isGreaterThan(idlePoint / 2);
+        assertThat(after).as("the next timer after the idle point (the tables shrank)").isGreaterThan(idlePoint);
+    }
+
+    /** Receives the server keeps posted in {@link #withoutKeepAliveOnlyAGrownConnectionWakesAtItsIdlePoint}: more than the table's initial 4. */
+    static final int KEPT_RECEIVES = 8;
+
+    /** Posts {@value #KEPT_RECEIVES} receives on the server, on stream 0, that nothing consumes. */
+    private static void keepReceivesPosted(Pair p) {
+        MemoryRegion dst = p.server().protectionDomain().register(Arena.ofAuto().allocate(MESSAGE_BYTES), Access.LOCAL_WRITE);
+        for (int i = 0; i < KEPT_RECEIVES; i++) {
+            assertThat(p.serverConnection().postRecv(0, 1_000 + i, dst, 0, MESSAGE_BYTES)).isEqualTo(PostResult.OK);
         }
     }
 

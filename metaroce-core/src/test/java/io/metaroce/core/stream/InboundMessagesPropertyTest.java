@@ -25,6 +25,35 @@ class InboundMessagesPropertyTest {
     private record Key(int stream, long msn) {
     }
 
+    /** A fresh table's capacity (its initial size). */
+    private static final int INITIAL = new InboundMessages().capacity();
+
+    /**
+     * {@link InboundMessages#grown} is false on a fresh table, true once more messages are held
+     * than its initial size, and false again after {@link InboundMessages#shrinkIfIdle} once they
+     * are removed [SPEC-CONN-18].
+     */
+    @Property(tries = 20)
+    void grownUntilAnIdleShrink(@ForAll @IntRange(min = 1, max = 64) int burst) {
+        InboundMessages t = new InboundMessages();
+        assertThat(t.grown()).as("fresh").isFalse();
+        int[] slots = new int[burst];
+        for (int i = 0; i < burst; i++) {
+            slots[i] = t.create(0, i, WorkRequests.SEND, 64);
+        }
+        boolean grew = burst > INITIAL;
+        assertThat(t.grown()).as("%d held", burst).isEqualTo(grew);
+        assertThat(t.shrinkIfIdle()).as("shrinkIfIdle while %d held", burst).isFalse();
+        assertThat(t.grown()).as("after a refused shrink").isEqualTo(grew);
+        for (int slot : slots) {
+            t.remove(slot);
+        }
+        assertThat(t.shrinkIfIdle()).as("shrinkIfIdle once empty").isEqualTo(grew);
+        assertThat(t.grown()).as("after shrinkIfIdle").isFalse();
+        assertThat(t.capacity()).isEqualTo(INITIAL);
+        assertThat(t.find(0, 0)).as("nothing found after the shrink").isEqualTo(StreamTable.NONE);
+    }
+
     @Property(tries = 300)
     void findsExactlyTheMessagesHeld(@ForAll long seed, @ForAll @IntRange(min = 1, max = 12) int maxHeld,
             @ForAll @IntRange(min = 1, max = 4) int streams) {
@@ -67,8 +96,13 @@ class InboundMessagesPropertyTest {
                 model.clear();
                 held.clear();
             } else if (kind == 13) {
+                int capacityBefore = t.capacity();
+                assertThat(t.grown()).as("grown() at capacity %d", capacityBefore).isEqualTo(capacityBefore > INITIAL);
                 boolean shrank = t.shrinkIfIdle();
-                assertThat(shrank).isEqualTo(shrank && held.isEmpty());
+                assertThat(shrank).as("shrank, %d held, capacity %d", held.size(), capacityBefore)
+                        .isEqualTo(held.isEmpty() && capacityBefore > INITIAL);
+                assertThat(t.capacity()).as("capacity after shrinkIfIdle").isEqualTo(shrank ? INITIAL : capacityBefore);
+                assertThat(t.grown()).as("grown() after shrinkIfIdle").isEqualTo(!shrank && capacityBefore > INITIAL);
             } else {
                 // Look-ups of a message held, of one removed, or of one never created.
                 int s = r.nextInt(streams);

@@ -71,8 +71,8 @@ final class ReceiverCases {
             }
         }
         throw new CaseSkipped("in " + BUNDLE_ATTEMPTS + " attempts the IUT's retransmission timer resent the first echo"
-                + " before the suite's bundle reached it: the host is too slow for the IUT's minimum RTO; run the"
-                + " responder with a longer one, on a quieter host [SPEC-CONF-5]");
+                + " before the suite's bundle reached it: " + CaseSkipped.HOST_TOO_SLOW + " for the IUT's minimum RTO;"
+                + " run the responder with a longer one, on a quieter host [SPEC-CONF-5]");
     }
 
     /**

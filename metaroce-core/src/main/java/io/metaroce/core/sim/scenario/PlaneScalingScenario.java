@@ -28,7 +28,7 @@ import java.util.function.LongFunction;
  * application bytes delivered over the steady half of the measured period (its second half: the
  * first holds the start of thousands of connections), in Gbit/s; {@code goodput_fraction}: that
  * over {@code hosts * N * line rate}; {@code jain_fairness} of the connections' rates over that
- * half; {@code connections_idle}: connections that delivered nothing in it; {@code drops} and
+ * half (1 if all were idle in it, {@link Metrics#jain}); {@code connections_idle}: connections that delivered nothing in it; {@code drops} and
  * {@code ce_marks} over the measured period, {@code retransmissions}, {@code events}. Across plane counts: {@code scaling_A_to_B}:
  * goodput at {@code B} planes over goodput at {@code A} (ideal {@code B/A}), for consecutive
  * counts; {@code linear_scaling_efficiency}: goodput at the most planes over goodput at the

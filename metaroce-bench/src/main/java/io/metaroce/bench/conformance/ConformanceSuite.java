@@ -15,6 +15,12 @@ import java.util.function.Consumer;
  * <p>Stateless; thread-safe (each run uses its own sockets).
  */
 public final class ConformanceSuite {
+    /**
+     * In the reason of a case whose FAIL became a SKIP because the host dropped datagrams: the
+     * suite cannot judge on a lossy network, whatever the case saw.
+     */
+    static final String ASSUMES_NO_LOSS = "the suite assumes a network that loses nothing";
+
     private ConformanceSuite() {
     }
 
@@ -87,8 +93,7 @@ public final class ConformanceSuite {
                 String loss = lossSeen(context, targetDropsBefore, options);
                 if (loss != null) {
                     verdict = Verdict.SKIP;
-                    detail = loss + "; the suite assumes a network that loses nothing, so it cannot judge (it saw: "
-                            + detail + ")";
+                    detail = loss + "; " + ASSUMES_NO_LOSS + ", so it cannot judge (it saw: " + detail + ")";
                 }
             }
         }

@@ -113,8 +113,8 @@ final class CongestionCases {
                 reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
             }
         }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": the host is too"
-                + " slow to clock round trips of " + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options()))
+        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": " + CaseSkipped.HOST_TOO_SLOW
+                + " to clock round trips of " + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options()))
                 + " ms; run the responder with a longer minimum RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-16]");
     }
 

@@ -124,7 +124,7 @@ final class RnrCases {
                 reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
             }
         }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join(", or ", reasons) + ": the host is too slow"
+        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join(", or ", reasons) + ": " + CaseSkipped.HOST_TOO_SLOW
                 + " for the IUT's minimum RTO, or stalls too long to judge a delay of "
                 + TimeUnit.NANOSECONDS.toMillis(RETRY_AFTER_NANOS) + " ms; run the responder with a longer minimum RTO,"
                 + " on a quieter host [SPEC-CONF-5]");

@@ -123,8 +123,8 @@ final class SenderCases {
             h.session().close();
         }
         throw new CaseSkipped("in " + HOLE_ATTEMPTS + " attempts the IUT's retransmission timer fired before the suite"
-                + " could acknowledge its echo (a copy or a PATH_PROBE came first): the host is too slow for the IUT's"
-                + " minimum RTO; run the responder with a longer one [SPEC-CONF-5]");
+                + " could acknowledge its echo (a copy or a PATH_PROBE came first): " + CaseSkipped.HOST_TOO_SLOW
+                + " for the IUT's minimum RTO; run the responder with a longer one [SPEC-CONF-5]");
     }
 
     /**

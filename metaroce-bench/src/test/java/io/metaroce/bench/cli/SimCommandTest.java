@@ -143,6 +143,9 @@ class SimCommandTest {
         assertThat(CliRun.of("sim", "planes", "--senders", "8").err()).contains("--connections");
         assertThat(CliRun.of("sim", "multiplane", "--planes", "2,4").err()).contains("one count");
         assertThat(CliRun.of("sim", "incast", "--connections", "8").err()).contains("planes scenario");
+        CliRun tooShort = CliRun.of("sim", "planes", "--planes", "1,2", "--connections", "16", "--duration-us", "1");
+        assertThat(tooShort.exitCode()).as(tooShort.out() + tooShort.err()).isEqualTo(2);
+        assertThat(tooShort.err()).contains("at least two buckets").doesNotContain("Exception");
     }
 
     @Test

@@ -661,7 +661,10 @@ public final class AimdController implements CongestionController {
      * held the simulator's permutation at 0.63 of its bisection): the coupling moves the increase,
      * not the total, to the paths that carry the most, so a connection with a clear path lets its
      * path through a busy link shrink under the marks there, leaving that link to the connections
-     * whose every path crosses it.
+     * whose every path crosses it. With {@link EngineConfig#aimdBalancedIncreaseMaxDatagrams()}
+     * {@code c} above 0 the total is {@code min(n, c)} datagrams per round trip instead of
+     * {@code n}, shared out by the same weights [SPEC-CC-39]: more paths split the traffic more
+     * finely without making the connection grow faster.
      */
     private long increaseBytes(int pathId) {
         if (!balancedIncrease || failed[pathId] || noNewData[pathId]) {

@@ -307,9 +307,14 @@ final class Sender {
         }
         stats.acksReceived++;
         long highestBefore = path.scoreboard.highestAcked();
+        int acked;
         ackEchoNanos = p.echoTimestampNanos;
-        int acked = path.scoreboard.onAck(p, reorderAllowancePackets, listener);
-        ackEchoNanos = Long.MIN_VALUE;
+        try {
+            acked = path.scoreboard.onAck(p, reorderAllowancePackets, listener);
+        } finally {
+            // Whatever way the walk ends: a stale echo must not give a later acknowledgement (a timer's) a sample.
+            ackEchoNanos = Long.MIN_VALUE;
+        }
         if (acked > 0) {
             health.onProgress(path, nowNanos);
             if (path.scoreboard.highestAcked() > highestBefore) {

@@ -738,20 +738,34 @@ class AimdControllerTest {
                 .isCloseTo(INITIAL - (long) (INITIAL * (own - weighted / 2) / 2), within(2L));
         assertThat(byMean.windowBytes(0)).isGreaterThan(byLeast.windowBytes(0));
 
-        // The path marked least: its own alpha is below the mean, so half of it cuts.
-        AimdController quiet = new AimdController(mean);
-        for (int i = 0; i < 16; i++) {
-            quiet.onPacketSent(1, D, 0);
+        // A path marked more than the least but less than the mean (least < own < mean): the mean is
+        // capped at its own alpha, so its own marks cut by half; the least alpha would cut it more.
+        AimdController middleByLeast = new AimdController(least);
+        AimdController middleByMean = new AimdController(mean);
+        for (AimdController cc : new AimdController[] {middleByLeast, middleByMean}) {
+            for (int i = 0; i < 16; i++) {
+                cc.onPacketSent(1, D, 0);
+            }
+            for (int i = 0; i < 8; i++) {
+                cc.onEcnFeedback(2, 10, 0, 0); // path 2 the clearest: alpha (15/16)^8, the least
+            }
+            for (int i = 0; i < 4; i++) {
+                cc.onEcnFeedback(1, 10, 0, 0); // path 1: alpha (15/16)^4
+            }
+            cc.onPacketSent(0, D, 0); // path 0 in service at alpha 1
+            cc.onEcnFeedback(1, 1000, 1, 0); // path 1 marked a little: cut
         }
-        for (int i = 0; i < 8; i++) {
-            quiet.onEcnFeedback(1, 10, 0, 0);
-        }
-        quiet.onPacketSent(0, D, 0); // path 0 in service at alpha 1
-        quiet.onEcnFeedback(1, 1000, 1, 0);
-        double a1 = quiet.alpha(1);
-        assertThat(a1).isLessThan(quiet.alpha(0));
-        assertThat(quiet.windowBytes(1)).isCloseTo(INITIAL - (long) (INITIAL * (a1 / 2) / 2), within(2L));
+        double a1 = middleByMean.alpha(1);
+        double middleMean = (1 + a1 + clear) / 3; // three equal windows before the cut
+        assertThat(clear).isLessThan(a1);
+        assertThat(a1).isLessThan(middleMean);
+        assertThat(middleByMean.windowBytes(1)).as("the mean, capped at its own alpha, counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (a1 / 2) / 2), within(2L));
+        assertThat(middleByLeast.windowBytes(1)).as("the least alpha counts half")
+                .isCloseTo(INITIAL - (long) (INITIAL * (a1 - clear / 2) / 2), within(2L));
+        assertThat(middleByMean.windowBytes(1)).isGreaterThan(middleByLeast.windowBytes(1) + 2);
     }
+
     @Test
     void alphaConvergesToTheMarkedFraction() {
         AimdController cc = new AimdController(CONFIG);

@@ -108,4 +108,15 @@ class PlaneScalingTest {
         assertThatThrownBy(() -> PlaneScalingScenario.run(p.withTopology(TopologyKind.FAT_TREE, 4, 1), List.of(1, 2),
                 RoceV2Protocol::withDefaults)).hasMessageContaining("multiplane");
     }
+
+    /**
+     * The steady half is the second half of the measured period in whole telemetry buckets: it
+     * needs two (with none, the run used to fail on an index).
+     */
+    @Test
+    void aMeasuredPeriodShorterThanTwoTelemetryBucketsIsRefused() {
+        assertThatThrownBy(() -> PlaneScalingScenario.run(small(16, 1_000L, 1), List.of(1, 2),
+                RoceV2Protocol::withDefaults)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least two buckets").hasMessageContaining("--duration-us");
+    }
 }

@@ -12,7 +12,7 @@ import io.metaroce.core.sim.fabric.Telemetry;
  *       {@code b >= c + w - 1} (to the end of the run) every flow's window rate is within
  *       {@code ±tolerance} of the fair share; the convergence time is the start of bucket
  *       {@code c} (the start of the first good window) relative to T0;</li>
- *   <li><b>Jain's fairness</b> of rates x: {@code (sum x)^2 / (n * sum x^2)}.</li>
+ *   <li><b>Jain's fairness</b> of rates x: {@code (sum x)^2 / (n * sum x^2)}; 1 if every rate is 0.</li>
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -21,7 +21,12 @@ public final class Metrics {
     private Metrics() {
     }
 
-    /** Jain's fairness index of {@code x} (1 if all zero). */
+    /**
+     * Jain's fairness index of {@code x}. When every value is 0 (every flow idle over the span,
+     * say a span that ended before any delivery) the index is 1.0: equal shares of nothing,
+     * undefined as a ratio (0/0). A report beside it says whether the flows were idle (the planes
+     * scenario's {@code connections_idle}); read a 1.0 together with that.
+     */
     public static double jain(double[] x) {
         double sum = 0;
         double squares = 0;

@@ -28,7 +28,7 @@ import java.util.function.LongFunction;
  * application bytes delivered over the steady half of the measured period (its second half: the
  * first holds the start of thousands of connections), in Gbit/s; {@code goodput_fraction}: that
  * over {@code hosts * N * line rate}; {@code jain_fairness} of the connections' rates over that
- * half; {@code connections_idle}: connections that delivered nothing in it; {@code drops} and
+ * half (1 if all were idle in it, {@link Metrics#jain}); {@code connections_idle}: connections that delivered nothing in it; {@code drops} and
  * {@code ce_marks} over the measured period, {@code retransmissions}, {@code events}. Across plane counts: {@code scaling_A_to_B}:
  * goodput at {@code B} planes over goodput at {@code A} (ideal {@code B/A}), for consecutive
  * counts; {@code linear_scaling_efficiency}: goodput at the most planes over goodput at the
@@ -130,6 +130,21 @@ public final class PlaneScalingScenario {
         return List.copyOf(counts);
     }
 
+    /**
+     * The steady half of the measured period is its second half, in whole telemetry buckets: it
+     * needs at least two (a shorter period has no bucket to take the half from), so a period
+     * shorter than two buckets is refused before the run.
+     */
+    private static void requireTwoBuckets(SimParameters p, long bucketNanos, long baseRttNanos) {
+        if (p.durationNanos() < 2 * bucketNanos) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "the planes scenario measures over"
+                    + " its second half in telemetry buckets of %.1f us (half the base RTT of %.1f us): the measured"
+                    + " period must be at least two buckets, %.1f us, e.g. --duration-us %d; got %.3f us",
+                    bucketNanos / 1000.0, baseRttNanos / 1000.0, 2 * bucketNanos / 1000.0,
+                    (2 * bucketNanos + 999) / 1000, p.durationNanos() / 1000.0));
+        }
+    }
+
     private record PlaneRun(int planes, double goodputGbps, double jain, long idle, long drops, long marks,
             long retransmissions,
             long lostBytes, boolean verified, long events, long steadyFromNanos) {
@@ -143,7 +158,9 @@ public final class PlaneScalingScenario {
         }
         x.establish();
         long rtt = x.baseRttNanos(Scenarios.DATAGRAM_BYTES);
-        x.startAll(Scenarios.bucketFor(rtt), net.lastHopPort(pairs[0][1], 0));
+        long bucket = Scenarios.bucketFor(rtt);
+        requireTwoBuckets(p, bucket, rtt);
+        x.startAll(bucket, net.lastHopPort(pairs[0][1], 0));
         long drops = net.tailDrops();
         long marks = net.marks();
         x.runMeasured();

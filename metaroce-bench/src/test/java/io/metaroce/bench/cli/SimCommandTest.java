@@ -70,20 +70,10 @@ class SimCommandTest {
      */
     @Test
     void theLossScenarioKeepsMoreMessagesPostedThanTheOthersByDefault(@TempDir Path dir) throws Exception {
-        assertThat(outstanding(dir, "loss")).isEqualTo(64);
-        assertThat(outstanding(dir, "loss", "--outstanding", "16")).isEqualTo(16);
-        assertThat(outstanding(dir, "failover")).isEqualTo(32);
-        assertThat(outstanding(dir, "incast", "--outstanding", "8")).isEqualTo(8);
-    }
-
-    private static double outstanding(Path dir, String scenario, String... more) throws Exception {
-        Path json = dir.resolve(scenario + more.length + ".json");
-        List<String> args = new ArrayList<>(List.of("sim", scenario, "--k", "4",
-                "--senders", "2", "--duration-us", "50", "--protocol", "metaroce", "--json", json.toString()));
-        args.addAll(List.of(more));
-        CliRun run = CliRun.of(args.toArray(String[]::new));
-        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        return number(Files.readString(json), "outstanding_messages");
+        assertThat(parameter(dir, "outstanding_messages", "loss")).isEqualTo(64);
+        assertThat(parameter(dir, "outstanding_messages", "loss", "--outstanding", "16")).isEqualTo(16);
+        assertThat(parameter(dir, "outstanding_messages", "failover")).isEqualTo(32);
+        assertThat(parameter(dir, "outstanding_messages", "incast", "--outstanding", "8")).isEqualTo(8);
     }
 
     /**
@@ -99,6 +89,7 @@ class SimCommandTest {
         assertThat(parameter(dir, "paths", "failover", "--paths", "2")).isEqualTo(2);
     }
 
+    /** Runs {@code sim scenario} briefly on a k=4 fabric with {@code more} options and reads {@code key} from its JSON. */
     private static double parameter(Path dir, String key, String scenario, String... more) throws Exception {
         Path json = dir.resolve(scenario + more.length + ".json");
         List<String> args = new ArrayList<>(List.of("sim", scenario, "--k", "4",

@@ -798,7 +798,8 @@ public final class AimdController implements CongestionController {
     /**
      * The {@code alpha} an ECN cut of path {@code pathId} uses [SPEC-CC-29]: the path's own, less
      * {@code (100 - aimdSharedMarkCutPercent)%} of the least {@code alpha} of the connection's paths
-     * in service (those that take new data), when there are two or more of them. The marks every
+     * in service (those that take new data: sent on, neither failed nor told to take none, as
+     * {@link #takesNewData} says), when there are two or more of them. The marks every
      * path sees say the fabric is busy wherever this connection can go (in the simulator's k=8
      * permutation, every edge uplink and downlink at 0.9 to 0.98 of its line): cutting each path in
      * full for them lowered the connection's rate below its hint, with no clearer path for the
@@ -815,7 +816,9 @@ public final class AimdController implements CongestionController {
         double windows = 0;
         double weighted = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i]) {
+            // The paths that take new data as the balanced increase counts them: a path only
+            // asked about, that never sent, has its initial alpha (1) and window, and is not one.
+            if (takesNewData(i)) {
                 inService++;
                 least = Math.min(least, alpha[i]);
                 windows += window[i];

@@ -664,6 +664,7 @@ class AimdControllerTest {
         AimdController shared = new AimdController(half);
         AimdController full = new AimdController(CONFIG);
         for (AimdController cc : new AimdController[] {shared, full}) {
+            cc.onPacketSent(1, D, 0); // path 1 in service: it sent
             for (int i = 0; i < 8; i++) {
                 cc.onEcnFeedback(1, 10, 0, 0); // path 1 clear: alpha 1 -> (15/16)^8
             }
@@ -705,6 +706,38 @@ class AimdControllerTest {
     }
 
     /**
+     * [SPEC-CC-29], [SPEC-CC-40]: the paths in service for the shared-marks cut are those that
+     * take new data, as the balanced increase counts them: a path the sender only asked about,
+     * that never sent (its alpha still the initial 1), is not one. Path 0 sending, path 1 only
+     * queried, every packet of path 0 marked: path 0 is alone and its cut is DCTCP's alpha / 2,
+     * half the window, not the shared rule's quarter; once path 1 has sent, it counts.
+     */
+    @Test
+    void aPathOnlyAskedAboutIsNotInServiceForTheSharedMarksCut() {
+        EngineConfig least = CONFIG.toBuilder().aimdSharedMarkCutPercent(50).build();
+        EngineConfig mean = least.toBuilder().aimdSharedMarkByMeanAlpha(true).build();
+        for (EngineConfig config : new EngineConfig[] {least, mean}) {
+            AimdController queried = new AimdController(config);
+            AimdController sent = new AimdController(config);
+            for (AimdController cc : new AimdController[] {queried, sent}) {
+                for (int i = 0; i < 16; i++) {
+                    cc.onPacketSent(0, D, 0);
+                }
+                assertThat(cc.sendAllowanceBytes(1, 0)).as("path 1 asked about").isEqualTo(INITIAL);
+            }
+            sent.onPacketSent(1, D, 0);
+            queried.onEcnFeedback(0, 10, 10, 0); // 100% CE: alpha stays 1
+            sent.onEcnFeedback(0, 10, 10, 0);
+            assertThat(queried.alpha(0)).isEqualTo(1.0);
+            assertThat(queried.windowBytes(0)).as("alone in service: the full cut, half the window")
+                    .isEqualTo(INITIAL / 2);
+            assertThat(queried.windowBytes(1)).isEqualTo(INITIAL);
+            assertThat(sent.windowBytes(0)).as("path 1 sent (alpha 1): the shared half counts half")
+                    .isEqualTo(INITIAL - INITIAL / 4);
+        }
+    }
+
+    /**
      * [SPEC-CC-40]: with {@code aimdSharedMarkByMeanAlpha}, the shared part of a path's
      * {@code alpha} is its connection's mean {@code alpha} weighted by the paths' windows (at most
      * the path's own), not the least: a marked path beside a clear one cuts by
@@ -719,6 +752,8 @@ class AimdControllerTest {
         AimdController byLeast = new AimdController(least);
         AimdController byMean = new AimdController(mean);
         for (AimdController cc : new AimdController[] {byLeast, byMean}) {
+            cc.onPacketSent(1, D, 0); // paths 1 and 2 in service: they sent
+            cc.onPacketSent(2, D, 0);
             for (int i = 0; i < 8; i++) {
                 cc.onEcnFeedback(1, 10, 0, 0); // path 1 clear: alpha 1 -> (15/16)^8
             }
@@ -746,6 +781,7 @@ class AimdControllerTest {
             for (int i = 0; i < 16; i++) {
                 cc.onPacketSent(1, D, 0);
             }
+            cc.onPacketSent(2, D, 0); // path 2 in service: it sent
             for (int i = 0; i < 8; i++) {
                 cc.onEcnFeedback(2, 10, 0, 0); // path 2 the clearest: alpha (15/16)^8, the least
             }

@@ -56,7 +56,7 @@ public final class PacketTable {
             throw new IllegalArgumentException("window must be a power of two, was " + window);
         }
         this.window = window;
-        allocate(Math.min(INITIAL, window));
+        allocate(initialSize());
     }
 
     private void allocate(int size) {
@@ -130,7 +130,12 @@ public final class PacketTable {
 
     /** Whether the ring is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
     public boolean grown() {
-        return mask + 1 > Math.min(INITIAL, window);
+        return mask + 1 > initialSize();
+    }
+
+    /** The ring's size at first and after an idle shrink. */
+    private int initialSize() {
+        return Math.min(INITIAL, window);
     }
 
     /**
@@ -141,11 +146,10 @@ public final class PacketTable {
      * @return whether the ring shrank
      */
     public boolean shrinkIfEmpty() {
-        int initial = Math.min(INITIAL, window);
-        if (floor != next || mask + 1 <= initial) {
+        if (floor != next || !grown()) {
             return false;
         }
-        allocate(initial);
+        allocate(initialSize());
         return true;
     }
 

@@ -56,7 +56,7 @@ public final class SendScoreboard {
         }
         this.pathId = pathId;
         this.maxCapacity = capacity;
-        allocate(Math.min(capacity, INITIAL_CAPACITY));
+        allocate(initialSize());
     }
 
     private void allocate(int size) {
@@ -74,7 +74,12 @@ public final class SendScoreboard {
 
     /** Whether the ring is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
     public boolean grown() {
-        return mask + 1 > Math.min(maxCapacity, INITIAL_CAPACITY);
+        return mask + 1 > initialSize();
+    }
+
+    /** The ring's size at first and after an idle shrink. */
+    private int initialSize() {
+        return Math.min(maxCapacity, INITIAL_CAPACITY);
     }
 
     /**
@@ -85,11 +90,10 @@ public final class SendScoreboard {
      * @return whether the ring shrank
      */
     public boolean shrinkIfEmpty() {
-        int initial = Math.min(maxCapacity, INITIAL_CAPACITY);
-        if (lowest != next || mask + 1 <= initial) {
+        if (lowest != next || !grown()) {
             return false;
         }
-        allocate(initial);
+        allocate(initialSize());
         return true;
     }
 

@@ -185,7 +185,7 @@ public final class InboundMessages {
      * @return whether the table shrank
      */
     public boolean shrinkIfIdle() {
-        if (used != 0 || capacity() <= INITIAL) {
+        if (used != 0 || !grown()) {
             return false;
         }
         index.compact();

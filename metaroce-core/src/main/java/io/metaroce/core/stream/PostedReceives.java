@@ -27,7 +27,7 @@ public final class PostedReceives {
     /** A table that grows up to {@code max} receives. */
     public PostedReceives(int max) {
         this.max = max;
-        allocate(Math.min(INITIAL, max));
+        allocate(initialCapacity());
     }
 
     /**
@@ -57,7 +57,12 @@ public final class PostedReceives {
 
     /** Whether the table is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
     public boolean grown() {
-        return capacity > Math.min(INITIAL, max);
+        return capacity > initialCapacity();
+    }
+
+    /** The size the table starts at and an idle shrink goes back to. */
+    private int initialCapacity() {
+        return Math.min(INITIAL, max);
     }
 
     /**
@@ -68,13 +73,12 @@ public final class PostedReceives {
      * @return whether the table shrank
      */
     public boolean shrinkIfIdle() {
-        int initial = Math.min(INITIAL, max);
-        if (used != 0 || capacity <= initial) {
+        if (used != 0 || !grown()) {
             return false;
         }
         freeHead = StreamTable.NONE;
         capacity = 0;
-        allocate(initial);
+        allocate(initialCapacity());
         return true;
     }
 

@@ -65,7 +65,7 @@ public final class WorkRequests {
     /** A table that grows up to {@code max} slots. */
     public WorkRequests(int max) {
         this.max = max;
-        allocate(Math.min(INITIAL, max));
+        allocate(initialCapacity());
     }
 
     /**
@@ -112,7 +112,12 @@ public final class WorkRequests {
 
     /** Whether the table is above its initial size (a burst grew it), so that an idle point may shrink it [SPEC-CONN-18]. */
     public boolean grown() {
-        return capacity > Math.min(INITIAL, max);
+        return capacity > initialCapacity();
+    }
+
+    /** The size the table starts at and an idle shrink goes back to. */
+    private int initialCapacity() {
+        return Math.min(INITIAL, max);
     }
 
     /**
@@ -125,8 +130,7 @@ public final class WorkRequests {
      * @return whether the table shrank
      */
     public boolean shrinkIfIdle() {
-        int initial = Math.min(INITIAL, max);
-        if (used != 0 || capacity <= initial) {
+        if (used != 0 || !grown()) {
             return false;
         }
         int floor = generationFloor;
@@ -136,7 +140,7 @@ public final class WorkRequests {
         generationFloor = floor;
         freeHead = StreamTable.NONE;
         capacity = 0;
-        allocate(initial);
+        allocate(initialCapacity());
         return true;
     }
 

@@ -56,6 +56,16 @@ final class ReceiverCases {
                                 + " acknowledged and echoed, and the echo the ACK acknowledged is not resent on a timeout",
                         "SPEC-WIRE-30, SPEC-SACK-6, SPEC-LOSS-4, SPEC-LOSS-5, SPEC-CONF-2", "R-SACK-1, R-SACK-2",
                         ReceiverCases::bundledAck),
+                ConformanceCase.of("sack.short-ack",
+                        "an ACK in the 84-byte short form is taken as the full form: the echo it acknowledged is not"
+                                + " resent on a timeout, and the SEND after it is acknowledged and echoed",
+                        "SPEC-WIRE-31, SPEC-SACK-16, SPEC-SACK-6, SPEC-LOSS-4, SPEC-LOSS-5, SPEC-CONF-18", "R-SACK-1, R-SACK-2",
+                        ReceiverCases::shortAck),
+                ConformanceCase.of("sack.psn-jump",
+                        "packets whose PSN jumps far above the path's highest (by a million, then to 2^62) are recorded,"
+                                + " acknowledged and delivered, not dropped",
+                        "SPEC-ADM-10, SPEC-SACK-3, SPEC-WIRE-7, SPEC-CONF-19", "R-SACK-1, R-OOO-1",
+                        ReceiverCases::psnJump),
                 ConformanceCase.of("wire.reserved-ignored",
                         "reserved fields and unknown flag bits set by a sender do not make a packet invalid",
                         "SPEC-WIRE-4, SPEC-WIRE-5, SPEC-WIRE-16", "R-JAVA-4", ReceiverCases::reservedIgnored));
@@ -65,22 +75,51 @@ final class ReceiverCases {
     private static final int BUNDLE_ATTEMPTS = 3;
 
     private static void bundledAck(CaseContext c) {
+        ackFormCase(c, AckForm.BUNDLED);
+    }
+
+    private static void shortAck(CaseContext c) {
+        ackFormCase(c, AckForm.SHORT);
+    }
+
+    /** How the suite acknowledges the first echo in {@code sack.bundled-ack} and {@code sack.short-ack}. */
+    private enum AckForm {
+        /** A 124-byte ACK with {@code FLAG_BUNDLED} ahead of the second SEND in one datagram ([SPEC-WIRE-30]). */
+        BUNDLED("the ACK ahead of the SEND in the datagram", "the SEND that rode behind an ACK in one datagram",
+                "[SPEC-WIRE-30]"),
+        /** An 84-byte ACK alone ([SPEC-WIRE-31]), then the second SEND in a datagram of its own. */
+        SHORT("the ACK in the 84-byte short form", "the SEND after a short ACK", "[SPEC-WIRE-31]");
+
+        final String ack;
+        final String send;
+        final String rule;
+
+        AckForm(String ack, String send, String rule) {
+            this.ack = ack;
+            this.send = send;
+            this.rule = rule;
+        }
+    }
+
+    private static void ackFormCase(CaseContext c, AckForm form) {
         for (int attempt = 0; attempt < BUNDLE_ATTEMPTS; attempt++) {
-            if (bundledAckOnce(c)) {
+            if (ackFormOnce(c, form)) {
                 return;
             }
         }
         throw new CaseSkipped("in " + BUNDLE_ATTEMPTS + " attempts the IUT's retransmission timer resent the first echo"
-                + " before the suite's bundle reached it: " + CaseSkipped.HOST_TOO_SLOW + " for the IUT's minimum RTO;"
+                + " before the suite's ACK reached it: " + CaseSkipped.HOST_TOO_SLOW + " for the IUT's minimum RTO;"
                 + " run the responder with a longer one, on a quieter host [SPEC-CONF-5]");
     }
 
     /**
-     * The suite leaves the echo of a first SEND unacknowledged, then sends one datagram: the ACK
-     * of that echo with {@code FLAG_BUNDLED}, then a second SEND ([SPEC-WIRE-30]). The SEND must be
-     * acknowledged and echoed; the ACK must be handled too: with the second echo left
-     * unacknowledged, the IUT's timer resends that echo (the oldest in flight), never the first,
-     * which the bundle acknowledged ([SPEC-LOSS-5], [SPEC-SACK-6]).
+     * The suite leaves the echo of a first SEND unacknowledged, then acknowledges it in the form
+     * {@code form} says and sends a second SEND: in one datagram, the ACK with {@code FLAG_BUNDLED}
+     * ahead of the SEND ([SPEC-WIRE-30]), or the ACK alone in the 84-byte short form
+     * ([SPEC-WIRE-31], which a receiver takes whatever its own setting, [SPEC-SACK-16]) and then the
+     * SEND. The SEND must be acknowledged and echoed; the ACK must be handled too: with the second
+     * echo left unacknowledged, the IUT's timer resends that echo (the oldest in flight), never the
+     * first, which the ACK acknowledged ([SPEC-LOSS-5], [SPEC-SACK-6]).
      *
      * <p>Whether a copy of the first echo is legal is judged on the IUT's own clock
      * ([SPEC-WIRE-8]): the second echo's DATA is stamped after the IUT handled the bundle (the ACK
@@ -93,19 +132,26 @@ final class ReceiverCases {
      *
      * @return false if the attempt is blurred: the first echo's copy was stamped no later than the second echo
      */
-    private static boolean bundledAckOnce(CaseContext c) {
+    private static boolean ackFormOnce(CaseContext c, AckForm form) {
         WireSession s = c.connect(1);
         s.autoAck(false);
+        s.shortAcks(form == AckForm.SHORT);
         byte[] first = Scenarios.bytes(100, 61);
         byte[] second = Scenarios.bytes(100, 62);
         Scenarios.sendAll(s, s.send(ECHO, first), 0);
-        Scenarios.awaitEchoes(s, 1, "a SEND before the bundle");
+        Scenarios.awaitEchoes(s, 1, "a SEND before the " + (form == AckForm.BUNDLED ? "bundle" : "short ACK"));
         long firstCsn = s.data().getLast().packet().connectionSequence;
-        Sent bundled = s.sendBundled(s.send(ECHO, second).getFirst(), 0);
-        Scenarios.awaitAckOf(s, 0, bundled.pathSequence());
-        Scenarios.awaitEchoes(s, 2, "the SEND that rode behind an ACK in one datagram [SPEC-WIRE-30]");
-        Scenarios.checkEcho(s, 0, first, "the SEND before the bundle");
-        Scenarios.checkEcho(s, 1, second, "the SEND that rode behind an ACK in one datagram [SPEC-WIRE-30]");
+        Sent after;
+        if (form == AckForm.BUNDLED) {
+            after = s.sendBundled(s.send(ECHO, second).getFirst(), 0);
+        } else {
+            s.ack(0); // one packet, no hole: the short form ([SPEC-WIRE-31])
+            after = s.send(s.send(ECHO, second).getFirst(), 0);
+        }
+        Scenarios.awaitAckOf(s, 0, after.pathSequence());
+        Scenarios.awaitEchoes(s, 2, form.send + " " + form.rule);
+        Scenarios.checkEcho(s, 0, first, "the SEND before " + form.ack);
+        Scenarios.checkEcho(s, 1, second, form.send + " " + form.rule);
         Received secondEcho = firstOtherThan(s, firstCsn);
         long secondCsn = secondEcho.packet().connectionSequence;
         long wait = s.waitNanos() + 4 * java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(c.options().minRtoMillis());
@@ -118,14 +164,61 @@ final class ReceiverCases {
             // resent by a faulty IUT comes a minimum RTO after the second echo.
             return false;
         }
-        Checks.check(firstCopy == null, "the IUT resent the first echo (CSN %d) after the suite's bundle had"
-                + " acknowledged it: the ACK ahead of the SEND in the datagram was not handled [SPEC-WIRE-30]", firstCsn);
-        Checks.check(resent, "the echo of the SEND behind the bundle was never acknowledged, and not resent within %d ms"
+        Checks.check(firstCopy == null, "the IUT resent the first echo (CSN %d) after the suite had acknowledged it:"
+                + " %s was not handled %s", firstCsn, form.ack, form.rule);
+        Checks.check(resent, "the echo of " + form.send + " was never acknowledged, and not resent within %d ms"
                 + " [SPEC-LOSS-4], [SPEC-LOSS-5]", wait / 1_000_000);
         s.autoAck(true);
         s.ack(0);
         Scenarios.checkAllAcks(s);
         return true;
+    }
+
+    /**
+     * PSNs the suite jumps to on its one path in {@code sack.psn-jump}: a million (far beyond any
+     * SACK window or sequence window) and 2^62 (arithmetic that is not safe up to 2^63 − 1 overflows
+     * on the difference from the path's highest), [SPEC-ADM-10].
+     */
+    private static final long[] PSN_JUMPS = {1_000_000L, 1L << 62};
+
+    /**
+     * The suite sends a SEND of six packets on one path: two at PSNs 0 and 1, two after its PSN
+     * jumped to a million, two after it jumped to 2^62 (the transmissions between lost, as after a
+     * long outage or a receiver-not-ready wait), then a second SEND. A receiver must not drop a packet
+     * for a PSN far above its path's highest ([SPEC-ADM-10]): each pair is acknowledged (a jump of
+     * 256 or more clears the SACK window: the ACK's base is L − 255, [SPEC-SACK-3]), and both
+     * messages are echoed.
+     */
+    private static void psnJump(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(6 * s.payloadSize() - 100, 63);
+        List<Segment> segs = s.send(ECHO, m);
+        Checks.require(segs.size() == 6, "a SEND of six packets");
+        List<Sent> sent = new ArrayList<>();
+        long before = -1;
+        for (int i = 0; i < segs.size(); i++) {
+            if (i == 2 || i == 4) {
+                before = sent.getLast().pathSequence();
+                s.jumpPsn(0, PSN_JUMPS[i / 2 - 1]);
+            }
+            sent.add(s.send(segs.get(i), 0));
+            if (i == 3 || i == 5) {
+                long psn = sent.get(i).pathSequence();
+                long from = before;
+                boolean acked = s.await(() -> Scenarios.ackOf(s, 0, psn) != null);
+                Checks.check(acked, "no ACK acknowledged PSN %d within %d ms after the path's PSN jumped from %d to %d:"
+                        + " a receiver must not drop a packet because its PSN is far above the path's highest"
+                        + " [SPEC-ADM-10]", psn, s.waitNanos() / 1_000_000, from, sent.get(i - 1).pathSequence());
+            }
+        }
+        Scenarios.awaitEchoes(s, 1, "a SEND whose PSNs jumped twice [SPEC-ADM-10]");
+        Scenarios.checkEcho(s, 0, m, "a SEND whose PSNs jumped twice [SPEC-ADM-10]");
+        byte[] after = Scenarios.bytes(100, 64);
+        Sent last = Scenarios.sendAll(s, s.send(ECHO, after), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        Scenarios.awaitEchoes(s, 2, "a SEND after the PSN jumps");
+        Scenarios.checkEcho(s, 1, after, "a SEND after the PSN jumps");
+        Scenarios.checkAllAcks(s);
     }
 
     /** How many transmissions of {@code csn} the IUT sent. */

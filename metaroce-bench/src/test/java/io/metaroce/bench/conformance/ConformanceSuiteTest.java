@@ -46,6 +46,7 @@ class ConformanceSuiteTest {
      * {@link #assertPassedOrSkippedAsTooSlow}.
      */
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
+            "sack.short-ack",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits");
 
     @BeforeAll
@@ -327,6 +328,27 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.BUNDLED_ACK_DROPPED,
                 List.of("sack.bundled-ack", "sack.in-order", "send.echo"));
         assertFailed(r, Set.of("sack.bundled-ack"), "[SPEC-WIRE-30]");
+    }
+
+    @Test
+    void droppingShortAcksFailsTheShortAckCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.SHORT_ACK_DROPPED,
+                List.of("sack.short-ack", "sack.bundled-ack", "send.echo"));
+        assertFailed(r, Set.of("sack.short-ack"), "[SPEC-WIRE-31]");
+    }
+
+    @Test
+    void droppingPacketsWhosePsnJumpedFailsThePsnJumpCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PSN_JUMP_DROPPED,
+                List.of("sack.psn-jump", "sack.holes", "send.echo"));
+        assertFailed(r, Set.of("sack.psn-jump"), "[SPEC-ADM-10]");
+    }
+
+    @Test
+    void notRebindingAPathFailsTheRebindCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REBIND_IGNORED,
+                List.of("path.rebind", "sack.multipath", "send.echo"));
+        assertFailed(r, Set.of("path.rebind"), "[SPEC-PATH-2]");
     }
 
     @Test

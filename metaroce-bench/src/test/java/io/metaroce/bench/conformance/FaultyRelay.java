@@ -69,8 +69,23 @@ final class FaultyRelay implements AutoCloseable {
         /** Every PATH_PROBE towards the suite is sent twice: a path probed twice as often as its timers say ([SPEC-PATH-12]). */
         PROBES_DOUBLED,
         /** A bundle towards the responder loses its ACK: only the packet behind it is handled ([SPEC-WIRE-30]). */
-        BUNDLED_ACK_DROPPED
+        BUNDLED_ACK_DROPPED,
+        /** ACKs towards the responder in the 84-byte short form are dropped: only the full form is understood ([SPEC-WIRE-31]). */
+        SHORT_ACK_DROPPED,
+        /**
+         * DATA towards the responder whose PSN is 256 or more above the highest the relay saw on its connection and
+         * path is dropped: a receiver that bounds how far a PSN may run ahead ([SPEC-ADM-10]).
+         */
+        PSN_JUMP_DROPPED,
+        /**
+         * Everything the responder sends on a path goes to the suite's address that path first spoke from: a path
+         * never rebound to a new source port ([SPEC-PATH-2]).
+         */
+        REBIND_IGNORED
     }
+
+    /** For {@link Fault#PSN_JUMP_DROPPED}: a jump of this many PSNs or more is dropped (the SACK window). */
+    private static final long PSN_JUMP_LIMIT = WireConstants.SACK_BITS;
 
     /**
      * Receive buffer of the relay's sockets: the suite's sockets' (4 MiB), so that the relay, one
@@ -99,6 +114,10 @@ final class FaultyRelay implements AutoCloseable {
     private InetSocketAddress responderClient;
     /** The responder's client's address of each path, by the path its datagrams name. */
     private final Map<Integer, InetSocketAddress> responderClientPaths = new HashMap<>();
+    /** For {@link Fault#PSN_JUMP_DROPPED}: the highest PSN passed on, by connection id and path. */
+    private final Map<String, Long> highestPsn = new HashMap<>();
+    /** For {@link Fault#REBIND_IGNORED}: the suite's first address of each path, by the suite's connection id and path. */
+    private final Map<String, InetSocketAddress> firstAddress = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -179,6 +198,18 @@ final class FaultyRelay implements AutoCloseable {
             }
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, 0, length, p) == DecodeError.OK;
+            if (fault == Fault.SHORT_ACK_DROPPED && valid && p.type == PacketType.ACK
+                    && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
+                continue;
+            }
+            if (fault == Fault.PSN_JUMP_DROPPED && valid && p.type == PacketType.DATA) {
+                String key = p.destinationConnectionId + "/" + p.pathId;
+                Long highest = highestPsn.get(key);
+                if (highest != null && p.pathSequence - highest >= PSN_JUMP_LIMIT) {
+                    continue;
+                }
+                highestPsn.merge(key, p.pathSequence, Math::max);
+            }
             if (valid && p.type == PacketType.CONNECT) {
                 pathZeroOf.put(p.sourceConnectionId, client);
             }
@@ -248,6 +279,9 @@ final class FaultyRelay implements AutoCloseable {
             boolean valid = codec.decode(buffer, head, length - head, p) == DecodeError.OK;
             if (valid && p.type == PacketType.ACCEPT) {
                 responderIdOf.put(p.destinationConnectionId, p.sourceConnectionId);
+            }
+            if (fault == Fault.REBIND_IGNORED && valid) {
+                to = firstAddress.computeIfAbsent(p.destinationConnectionId + "/" + p.pathId, k -> client);
             }
             if (fault == Fault.READ_CORRUPTED && valid && p.type == PacketType.DATA
                     && p.opcode == DataOpcode.READ_RESPONSE && p.payloadLength > 0) {

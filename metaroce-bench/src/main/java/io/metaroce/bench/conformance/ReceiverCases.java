@@ -66,6 +66,17 @@ final class ReceiverCases {
                                 + " acknowledged and delivered, not dropped",
                         "SPEC-ADM-10, SPEC-SACK-3, SPEC-WIRE-7, SPEC-CONF-19", "R-SACK-1, R-OOO-1",
                         ReceiverCases::psnJump),
+                ConformanceCase.of("adm.beyond-window",
+                        "a DATA whose CSN is at the receiver's base plus its sequence window, and one whose sequenceFloor"
+                                + " is above its own CSN, are dropped: not acknowledged, not refused, not delivered",
+                        "SPEC-ADM-3, SPEC-ADM-6, SPEC-ADM-9, SPEC-SACK-2, SPEC-CONF-22", "R-SACK-4, R-JAVA-4",
+                        ReceiverCases::beyondWindow),
+                ConformanceCase.of("msg.inconsistent-length",
+                        "a DATA whose messageLength differs from its message's as first seen is refused with"
+                                + " REMOTE_INVALID_REQUEST and not acknowledged; its correct retransmission completes the"
+                                + " message",
+                        "SPEC-MSG-9, SPEC-NAK-1, SPEC-NAK-2, SPEC-NAK-7, SPEC-SACK-2, SPEC-CONF-22", "R-OOO-1, R-JAVA-4",
+                        ReceiverCases::inconsistentLength),
                 ConformanceCase.of("wire.reserved-ignored",
                         "reserved fields and unknown flag bits set by a sender do not make a packet invalid",
                         "SPEC-WIRE-4, SPEC-WIRE-5, SPEC-WIRE-16", "R-JAVA-4", ReceiverCases::reservedIgnored));
@@ -218,6 +229,104 @@ final class ReceiverCases {
         Scenarios.awaitAckOf(s, 0, last.pathSequence());
         Scenarios.awaitEchoes(s, 2, "a SEND after the PSN jumps");
         Scenarios.checkEcho(s, 1, after, "a SEND after the PSN jumps");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /** Byte offsets in a DATA packet of fields the suite tampers with (spec.md §2.4). */
+    private static final int OFF_MESSAGE_LENGTH = 56;
+    private static final int OFF_SEQUENCE_FLOOR = 96;
+
+    /**
+     * The suite sends, on one path, a one-packet SEND with CSN {@code B + W} (nothing sent before,
+     * so the IUT's base {@code B} is 0, and {@code W} the sequence window of its ACCEPT: BEYOND_WINDOW,
+     * [SPEC-ADM-6]), then the same packet with CSN 0 and {@code sequenceFloor} 1, above its own CSN
+     * ([SPEC-ADM-9]), then the same packet as it should be (CSN 0, floor 0). A receiver drops the
+     * first two without recording or acknowledging them (and refuses neither: no NAK), so its ACKs
+     * leave their PSNs clear, and delivers the message once, from the third.
+     */
+    private static void beyondWindow(CaseContext c) {
+        WireSession s = c.connect(1);
+        long window = Integer.toUnsignedLong(s.accept().packet().sequenceWindow);
+        byte[] m = Scenarios.bytes(200, 65);
+        Segment seg = s.send(ECHO, m).getFirst();
+        int mark = s.mark();
+        Sent beyond = sendTampered(s, seg, window, 0);
+        Sent floorAbove = sendTampered(s, seg, 0, 1);
+        Sent good = s.send(seg, 0);
+        Checks.require(seg.connectionSequence() == 0, "the SEND took CSN 0");
+        // Whatever answer comes first: an IUT that admitted an implausible copy may never acknowledge the good one.
+        s.await(() -> Scenarios.ackOf(s, 0, good.pathSequence()) != null
+                || Scenarios.ackOf(s, 0, beyond.pathSequence()) != null
+                || Scenarios.ackOf(s, 0, floorAbove.pathSequence()) != null
+                || !s.ofType(mark, io.metaroce.core.wire.PacketType.NAK).isEmpty());
+        c.quiet(s);
+        for (Received r : s.acks(0)) {
+            Checks.check(!Scenarios.acknowledges(r.packet(), beyond.pathSequence()), "an ACK acknowledges PSN %d, a DATA"
+                    + " with CSN %d: the receiver's base plus its sequence window %d, beyond it; it must be dropped"
+                    + " unrecorded [SPEC-ADM-6]", beyond.pathSequence(), window, window);
+            Checks.check(!Scenarios.acknowledges(r.packet(), floorAbove.pathSequence()), "an ACK acknowledges PSN %d, a"
+                    + " DATA with CSN 0 and sequenceFloor 1, above its own CSN; it must be dropped unrecorded"
+                    + " [SPEC-ADM-9]", floorAbove.pathSequence());
+        }
+        Checks.check(s.ofType(mark, io.metaroce.core.wire.PacketType.NAK).isEmpty(), "the IUT sent a NAK for a packet"
+                + " it must drop without a word: BEYOND_WINDOW and implausible floors are not refusals [SPEC-ADM-6],"
+                + " [SPEC-ADM-9]");
+        Scenarios.awaitAckOf(s, 0, good.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND after two implausible copies of it");
+        Checks.check(s.echoes().size() == 1, "%d echoes of one SEND sent three times (two of them implausible): it"
+                + " was delivered more than once [SPEC-ADM-6], [SPEC-ADM-9]", s.echoes().size());
+        Scenarios.checkEcho(s, 0, m, "a SEND after two implausible copies of it");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * Sends the one packet of {@code seg} on path 0 with CSN {@code csn} and {@code sequenceFloor}
+     * {@code floor}, as a packet a receiver must drop (not recorded); {@code seg} keeps no CSN.
+     */
+    private static Sent sendTampered(WireSession s, Segment seg, long csn, long floor) {
+        seg.connectionSequence = csn;
+        long psn = s.skipPsn(0);
+        byte[] d = s.encode(seg, 0, psn, WireConstants.FLAG_ACK_NOW);
+        ByteBuffer.wrap(d).putLong(OFF_SEQUENCE_FLOOR, floor);
+        new PacketCodec().reseal(ByteBuffer.wrap(d), 0, d.length);
+        seg.connectionSequence = -1;
+        return s.sendRaw(0, d, d.length, psn, csn, false);
+    }
+
+    /**
+     * The suite sends a SEND of three packets: the first as it is, the second with a
+     * {@code messageLength} one byte longer than the first's, then the third. The second is refused
+     * with REMOTE_INVALID_REQUEST ([SPEC-MSG-9], [SPEC-NAK-2]) naming it, and not acknowledged; the
+     * suite then resends it as it should be (same CSN, a new PSN), and the message completes and is
+     * echoed once; the connection goes on.
+     */
+    private static void inconsistentLength(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(3 * s.payloadSize() - 100, 66);
+        List<Segment> segs = s.send(ECHO, m);
+        Checks.require(segs.size() == 3, "a SEND of three packets");
+        s.send(segs.get(0), 0);
+        Segment bad = segs.get(1);
+        long psn = s.skipPsn(0);
+        byte[] d = s.encode(bad, 0, psn, 0);
+        ByteBuffer.wrap(d).putLong(OFF_MESSAGE_LENGTH, m.length + 1L);
+        new PacketCodec().reseal(ByteBuffer.wrap(d), 0, d.length);
+        int mark = s.mark();
+        Sent refused = s.sendRaw(0, d, d.length, psn, bad.connectionSequence(), false);
+        Received nak = s.awaitType(mark, io.metaroce.core.wire.PacketType.NAK);
+        Checks.check(nak != null, "no NAK within %d ms for a packet whose messageLength (%d) differs from its message's"
+                + " (%d) as first seen [SPEC-MSG-9]", s.waitNanos() / 1_000_000, m.length + 1L, m.length);
+        ControlCases.checkNak(nak, io.metaroce.core.wire.NakCode.REMOTE_INVALID_REQUEST, refused, bad);
+        s.send(segs.get(2), 0);
+        Sent repair = s.resend(bad, 0);
+        Scenarios.awaitAckOf(s, 0, repair.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND whose refused packet was sent again as it should be [SPEC-MSG-9]");
+        Scenarios.checkEcho(s, 0, m, "a SEND whose refused packet was sent again as it should be [SPEC-MSG-9]");
+        byte[] after = Scenarios.bytes(300, 67);
+        Sent last = Scenarios.sendAll(s, s.send(ECHO, after), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        Scenarios.awaitEchoes(s, 2, "a SEND after a refused packet [SPEC-NAK-7]");
+        Scenarios.checkEcho(s, 1, after, "a SEND after a refused packet [SPEC-NAK-7]");
         Scenarios.checkAllAcks(s);
     }
 

@@ -46,7 +46,7 @@ class ConformanceSuiteTest {
      * {@link #assertPassedOrSkippedAsTooSlow}.
      */
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
-            "sack.short-ack",
+            "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits");
 
     @BeforeAll
@@ -345,6 +345,20 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void admittingImplausiblePacketsFailsTheBeyondWindowCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.IMPLAUSIBLE_ADMITTED,
+                List.of("adm.beyond-window", "adm.duplicate", "send.echo"));
+        assertFailed(r, Set.of("adm.beyond-window"), "[SPEC-ADM-");
+    }
+
+    @Test
+    void acceptingAnInconsistentLengthFailsTheLengthCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.LENGTH_NORMALIZED,
+                List.of("msg.inconsistent-length", "sack.holes", "send.echo"));
+        assertFailed(r, Set.of("msg.inconsistent-length"), "[SPEC-MSG-9]");
+    }
+
+    @Test
     void notRebindingAPathFailsTheRebindCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REBIND_IGNORED,
                 List.of("path.rebind", "sack.multipath", "send.echo"));
@@ -375,6 +389,14 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.LOSS_UNCUT,
                 List.of("cc.loss-cut", "cc.ecn-cut", "send.hole-resent-on-its-path"));
         assertFailed(r, Set.of("cc.loss-cut"), "[SPEC-CC-9]");
+    }
+
+    @Test
+    void aSenderThatDoesNotPaceFailsThePacingCase() {
+        // The window allowed at once: the IUT sends each round trip's window in a burst, as slow start grows it.
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.UNPACED,
+                List.of("cc.paced", "send.echo", "sack.in-order"));
+        assertFailed(r, Set.of("cc.paced"), "[SPEC-CC-13]");
     }
 
     /** Runs {@code cases} against a responder whose congestion controllers misread the signal {@code fault} names. */

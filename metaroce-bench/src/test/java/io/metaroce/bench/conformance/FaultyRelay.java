@@ -81,8 +81,24 @@ final class FaultyRelay implements AutoCloseable {
          * Everything the responder sends on a path goes to the suite's address that path first spoke from: a path
          * never rebound to a new source port ([SPEC-PATH-2]).
          */
-        REBIND_IGNORED
+        REBIND_IGNORED,
+        /**
+         * DATA towards the responder that it must drop as implausible is made plausible: a CSN 2^15 or more above
+         * the connection's first is brought into the window, a sequenceFloor above the packet's CSN cleared: a
+         * receiver that admits such packets ([SPEC-ADM-6], [SPEC-ADM-9]).
+         */
+        IMPLAUSIBLE_ADMITTED,
+        /**
+         * Every DATA towards the responder has its messageLength set to the first its message was seen with: a
+         * receiver that does not check that a message's packets agree on its length ([SPEC-MSG-9]).
+         */
+        LENGTH_NORMALIZED
     }
+
+    /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: CSNs this far above 0 count as beyond the window. */
+    private static final long FAR_CSN = 1 << 15;
+    /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: where a far CSN is brought, well inside the window and unused. */
+    private static final long PLAUSIBLE_CSN = 1_000;
 
     /** For {@link Fault#PSN_JUMP_DROPPED}: a jump of this many PSNs or more is dropped (the SACK window). */
     private static final long PSN_JUMP_LIMIT = WireConstants.SACK_BITS;
@@ -118,6 +134,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<String, Long> highestPsn = new HashMap<>();
     /** For {@link Fault#REBIND_IGNORED}: the suite's first address of each path, by the suite's connection id and path. */
     private final Map<String, InetSocketAddress> firstAddress = new HashMap<>();
+    /** For {@link Fault#LENGTH_NORMALIZED}: each message's first messageLength, by connection id, stream and MSN. */
+    private final Map<String, Long> firstLength = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -209,6 +227,20 @@ final class FaultyRelay implements AutoCloseable {
                     continue;
                 }
                 highestPsn.merge(key, p.pathSequence, Math::max);
+            }
+            if (fault == Fault.IMPLAUSIBLE_ADMITTED && valid && p.type == PacketType.DATA
+                    && (p.connectionSequence >= FAR_CSN || p.sequenceFloor > p.connectionSequence)) {
+                buffer.putLong(16, p.connectionSequence >= FAR_CSN ? PLAUSIBLE_CSN : p.connectionSequence);
+                buffer.putLong(96, 0);
+                codec.reseal(buffer, 0, length);
+            }
+            if (fault == Fault.LENGTH_NORMALIZED && valid && p.type == PacketType.DATA) {
+                long first = firstLength.computeIfAbsent(p.destinationConnectionId + "/" + p.streamId + "/"
+                        + p.messageSequence, k -> p.messageLength);
+                if (first != p.messageLength) {
+                    buffer.putLong(56, first);
+                    codec.reseal(buffer, 0, length);
+                }
             }
             if (valid && p.type == PacketType.CONNECT) {
                 pathZeroOf.put(p.sourceConnectionId, client);

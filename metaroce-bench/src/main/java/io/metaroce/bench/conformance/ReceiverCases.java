@@ -77,6 +77,15 @@ final class ReceiverCases {
                                 + " message",
                         "SPEC-MSG-9, SPEC-NAK-1, SPEC-NAK-2, SPEC-NAK-7, SPEC-SACK-2, SPEC-CONF-22", "R-OOO-1, R-JAVA-4",
                         ReceiverCases::inconsistentLength),
+                ConformanceCase.of("wire.timestamps",
+                        "DATA whose timestampNanos is -1, the least and the greatest signed 64-bit values is"
+                                + " acknowledged, each ACK echoing the value exactly, and delivered",
+                        "SPEC-WIRE-8, SPEC-SACK-3, SPEC-CONF-23", "R-SACK-1, R-JAVA-4", ReceiverCases::timestamps),
+                ConformanceCase.of("sack.cumulative",
+                        "an ACK's cumulativeSequence never claims final a CSN the receiver has not had: at most the"
+                                + " CSN of a packet lost on the way until its retransmission arrives",
+                        "SPEC-SACK-10, SPEC-SACK-3, SPEC-ADM-3, SPEC-CONF-23", "R-SACK-1, R-SACK-4",
+                        ReceiverCases::cumulative),
                 ConformanceCase.of("wire.reserved-ignored",
                         "reserved fields and unknown flag bits set by a sender do not make a packet invalid",
                         "SPEC-WIRE-4, SPEC-WIRE-5, SPEC-WIRE-16", "R-JAVA-4", ReceiverCases::reservedIgnored));
@@ -328,6 +337,76 @@ final class ReceiverCases {
         Scenarios.awaitEchoes(s, 2, "a SEND after a refused packet [SPEC-NAK-7]");
         Scenarios.checkEcho(s, 1, after, "a SEND after a refused packet [SPEC-NAK-7]");
         Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * Timestamps of {@code wire.timestamps}: values a receiver that compares a sender's clock with
+     * its own, or takes it as unsigned or positive, would mishandle ([SPEC-WIRE-8]).
+     */
+    private static final long[] ODD_TIMESTAMPS = {-1L, Long.MIN_VALUE, Long.MAX_VALUE, 1L};
+
+    /**
+     * The suite sends a SEND of four packets, each with {@code FLAG_ACK_NOW} and one of
+     * {@link #ODD_TIMESTAMPS}, and waits for each one's ACK before the next: each ACK, whose highest
+     * PSN is that packet's, echoes its timestamp exactly ([SPEC-SACK-3]), since a receiver neither
+     * rejects a packet for its timestamp nor compares it with its own clock ([SPEC-WIRE-8]).
+     */
+    private static void timestamps(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(4 * s.payloadSize() - 100, 68);
+        List<Segment> segs = s.send(ECHO, m);
+        Checks.require(segs.size() == ODD_TIMESTAMPS.length, "a SEND of four packets");
+        for (int i = 0; i < segs.size(); i++) {
+            long stamp = ODD_TIMESTAMPS[i];
+            Sent sent = s.transmitStamped(segs.get(i), 0, WireConstants.FLAG_ACK_NOW, stamp);
+            Received[] ack = new Received[1];
+            s.await(() -> (ack[0] = Scenarios.ackOf(s, 0, sent.pathSequence())) != null);
+            Checks.check(ack[0] != null, "no ACK within %d ms of a DATA with timestampNanos %d: a receiver must not reject"
+                    + " a packet because of its timestamp [SPEC-WIRE-8]", s.waitNanos() / 1_000_000, stamp);
+            Checks.check(ack[0].packet().echoTimestampNanos == stamp, "the ACK of a DATA with timestampNanos %d echoes %d"
+                    + " [SPEC-SACK-3], [SPEC-WIRE-8]", stamp, ack[0].packet().echoTimestampNanos);
+        }
+        Scenarios.awaitEchoes(s, 1, "a SEND whose packets carry odd timestamps [SPEC-WIRE-8]");
+        Scenarios.checkEcho(s, 0, m, "a SEND whose packets carry odd timestamps [SPEC-WIRE-8]");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * The suite sends a SEND of four packets (CSNs 0 to 3) with the second lost on the way (its
+     * CSN taken, its PSN skipped), and the suite's floors all 0: CSN 1 is not final at the receiver
+     * until its retransmission arrives, so every ACK before that has a {@code cumulativeSequence} of
+     * at most 1, and every ACK at most 4, the CSNs the suite issued ([SPEC-SACK-10]). A receiver
+     * MAY report less (0 is always true); it may not claim more.
+     */
+    private static void cumulative(CaseContext c) {
+        WireSession s = c.connect(1);
+        byte[] m = Scenarios.bytes(4 * s.payloadSize() - 100, 69);
+        List<Segment> segs = s.send(ECHO, m);
+        Checks.require(segs.size() == 4, "a SEND of four packets");
+        s.send(segs.get(0), 0);
+        s.skipPsn(0);
+        takeCsn(s, segs.get(1));
+        s.send(segs.get(2), 0);
+        Sent third = s.transmit(segs.get(3), 0, WireConstants.FLAG_ACK_NOW, 0);
+        Scenarios.awaitAckOf(s, 0, third.pathSequence());
+        int before = s.acks(0).size();
+        checkCumulative(s.acks(0), 1, "CSN 1 was lost on the way and not sent again yet");
+        Sent repair = s.resend(segs.get(1), 0);
+        Scenarios.awaitAckOf(s, 0, repair.pathSequence());
+        Scenarios.awaitEchoes(s, 1, "a SEND whose lost packet was sent again");
+        Scenarios.checkEcho(s, 0, m, "a SEND whose lost packet was sent again");
+        c.quiet(s);
+        checkCumulative(s.acks(0).subList(before, s.acks(0).size()), 4, "the suite issued CSNs 0 to 3 only");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /** Every ACK of {@code acks} has a {@code cumulativeSequence} of at most {@code most} ([SPEC-SACK-10]). */
+    private static void checkCumulative(List<Received> acks, long most, String why) {
+        for (Received r : acks) {
+            long cumulative = r.packet().cumulativeSequence;
+            Checks.check(cumulative <= most, "an ACK's cumulativeSequence is %d: it says every CSN below it is final at the"
+                    + " receiver, but %s, so at most %d is true [SPEC-SACK-10]", cumulative, why, most);
+        }
     }
 
     /** How many transmissions of {@code csn} the IUT sent. */

@@ -329,6 +329,20 @@ public final class WireSession implements AutoCloseable {
     }
 
     /**
+     * {@link #transmit} with {@code timestampNanos} in the packet in place of the suite's clock: a
+     * sender's clock is opaque to the receiver, whatever its value ([SPEC-WIRE-8]).
+     */
+    public Sent transmitStamped(Segment s, int path, int flags, long timestampNanos) {
+        if (s.connectionSequence < 0) {
+            s.connectionSequence = nextCsn++;
+        }
+        long psn = nextPsn[path]++;
+        int length = encode(s, path, psn, flags, timestampNanos, scratch);
+        peer.send(path, scratch, length, 0);
+        return recordSent(path, psn, s.connectionSequence, timestampNanos, true);
+    }
+
+    /**
      * The datagram of a transmission of {@code s} with PSN {@code psn} (not sent, nothing
      * recorded), for a case to tamper with. A first CSN is taken if {@code s} has none.
      */

@@ -359,6 +359,20 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void droppingPacketsWithANegativeTimestampFailsTheTimestampCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.NEGATIVE_TIMESTAMP_DROPPED,
+                List.of("wire.timestamps", "sack.in-order", "send.echo"));
+        assertFailed(r, Set.of("wire.timestamps"), "[SPEC-WIRE-8]");
+    }
+
+    @Test
+    void claimingMoreCsnsFinalFailsTheCumulativeCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CUMULATIVE_INFLATED,
+                List.of("sack.cumulative", "sack.holes", "send.echo"));
+        assertFailed(r, Set.of("sack.cumulative"), "[SPEC-SACK-10]");
+    }
+
+    @Test
     void notRebindingAPathFailsTheRebindCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REBIND_IGNORED,
                 List.of("path.rebind", "sack.multipath", "send.echo"));

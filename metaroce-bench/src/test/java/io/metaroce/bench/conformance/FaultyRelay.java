@@ -92,7 +92,11 @@ final class FaultyRelay implements AutoCloseable {
          * Every DATA towards the responder has its messageLength set to the first its message was seen with: a
          * receiver that does not check that a message's packets agree on its length ([SPEC-MSG-9]).
          */
-        LENGTH_NORMALIZED
+        LENGTH_NORMALIZED,
+        /** DATA towards the responder with a negative timestampNanos is dropped: a receiver that judges the sender's clock ([SPEC-WIRE-8]). */
+        NEGATIVE_TIMESTAMP_DROPPED,
+        /** ACKs towards the suite claim 1,000 CSNs more final than the responder said ([SPEC-SACK-10]). */
+        CUMULATIVE_INFLATED
     }
 
     /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: CSNs this far above 0 count as beyond the window. */
@@ -220,6 +224,9 @@ final class FaultyRelay implements AutoCloseable {
                     && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
                 continue;
             }
+            if (fault == Fault.NEGATIVE_TIMESTAMP_DROPPED && valid && p.type == PacketType.DATA && p.timestampNanos < 0) {
+                continue;
+            }
             if (fault == Fault.PSN_JUMP_DROPPED && valid && p.type == PacketType.DATA) {
                 String key = p.destinationConnectionId + "/" + p.pathId;
                 Long highest = highestPsn.get(key);
@@ -295,6 +302,8 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, FaultyRelay::clearLowestSackBit);
             } else if (fault == Fault.ACK_DELAY_INFLATED) {
                 length = rewriteAck(length, ack -> ack.ackDelayNanos += 1_000_000_000L);
+            } else if (fault == Fault.CUMULATIVE_INFLATED) {
+                length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
             } else if (fault == Fault.RESEND_ON_PATH_ZERO) {
                 Packet p = new Packet();
                 int head = PacketCodec.bundledHeadLength(buffer, 0, length);

@@ -86,6 +86,11 @@ final class ReceiverCases {
                                 + " CSN of a packet lost on the way until its retransmission arrives",
                         "SPEC-SACK-10, SPEC-SACK-3, SPEC-ADM-3, SPEC-CONF-23", "R-SACK-1, R-SACK-4",
                         ReceiverCases::cumulative),
+                ConformanceCase.of("msg.independent-streams",
+                        "while a message on one stream waits for a lost packet, a later SEND on another stream is"
+                                + " delivered and echoed; the waiting message completes once its packet arrives",
+                        "SPEC-MSG-14, SPEC-MSG-10, SPEC-MSG-6, SPEC-CONF-8, SPEC-CONF-23", "R-OOO-1, R-OOO-4",
+                        ReceiverCases::independentStreams),
                 ConformanceCase.of("wire.reserved-ignored",
                         "reserved fields and unknown flag bits set by a sender do not make a packet invalid",
                         "SPEC-WIRE-4, SPEC-WIRE-5, SPEC-WIRE-16", "R-JAVA-4", ReceiverCases::reservedIgnored));
@@ -397,6 +402,45 @@ final class ReceiverCases {
         Scenarios.checkEcho(s, 0, m, "a SEND whose lost packet was sent again");
         c.quiet(s);
         checkCumulative(s.acks(0).subList(before, s.acks(0).size()), 4, "the suite issued CSNs 0 to 3 only");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * The suite posts a receive on the held stream 2 ([SPEC-CONF-8]) and sends a SEND of three
+     * packets there with the second lost on the way, so the message waits; then a SEND on stream 0,
+     * with later CSNs. Streams share only the window, the paths and the congestion window
+     * ([SPEC-MSG-14]): the SEND on stream 0 is delivered and echoed while stream 2's message still
+     * waits, and that one completes (and is echoed on stream 2) once the lost packet is resent.
+     */
+    private static void independentStreams(CaseContext c) {
+        WireSession s = c.connect(1);
+        int held = ResponderContract.HELD_STREAM;
+        Commands.postHeld(s, 1);
+        byte[] waiting = Scenarios.bytes(3 * s.payloadSize() - 100, 70);
+        List<Segment> segs = s.send(held, waiting);
+        Checks.require(segs.size() == 3, "a SEND of three packets");
+        s.send(segs.get(0), 0);
+        s.skipPsn(0);
+        takeCsn(s, segs.get(1));
+        s.send(segs.get(2), 0);
+        byte[] other = Scenarios.bytes(300, 71);
+        Sent last = Scenarios.sendAll(s, s.send(ECHO, other), 0).getLast();
+        Scenarios.awaitAckOf(s, 0, last.pathSequence());
+        boolean echoed = s.await(() -> !s.messagesOn(ECHO).isEmpty());
+        Checks.check(echoed, "a SEND on stream %d was not echoed within %d ms while a message on stream %d waited for a"
+                + " lost packet: a message of one stream must not wait for another stream's [SPEC-MSG-14]", ECHO,
+                s.waitNanos() / 1_000_000, held);
+        Checks.check(java.util.Arrays.equals(s.messagesOn(ECHO).getFirst().bytes(), other), "the echo on stream %d"
+                + " differs from its SEND [SPEC-MSG-5]", ECHO);
+        Checks.check(s.messagesOn(held).isEmpty(), "the message on stream %d was delivered with a packet missing"
+                + " [SPEC-MSG-10]", held);
+        Sent repair = s.resend(segs.get(1), 0);
+        Scenarios.awaitAckOf(s, 0, repair.pathSequence());
+        boolean completed = s.await(() -> !s.messagesOn(held).isEmpty());
+        Checks.check(completed, "the message on stream %d was not echoed within %d ms after its lost packet was resent"
+                + " [SPEC-MSG-10], [SPEC-CONF-8]", held, s.waitNanos() / 1_000_000);
+        Checks.check(java.util.Arrays.equals(s.messagesOn(held).getFirst().bytes(), waiting), "the echo on stream %d"
+                + " differs from its SEND [SPEC-MSG-5]", held);
         Scenarios.checkAllAcks(s);
     }
 

@@ -373,6 +373,13 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aReceiverThatWaitsForEveryEarlierCsnFailsTheIndependentStreamsCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.STREAMS_SERIALIZED,
+                List.of("msg.independent-streams", "sack.in-order", "send.echo"));
+        assertFailed(r, Set.of("msg.independent-streams"), "[SPEC-MSG-14]");
+    }
+
+    @Test
     void notRebindingAPathFailsTheRebindCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REBIND_IGNORED,
                 List.of("path.rebind", "sack.multipath", "send.echo"));

@@ -96,7 +96,13 @@ final class FaultyRelay implements AutoCloseable {
         /** DATA towards the responder with a negative timestampNanos is dropped: a receiver that judges the sender's clock ([SPEC-WIRE-8]). */
         NEGATIVE_TIMESTAMP_DROPPED,
         /** ACKs towards the suite claim 1,000 CSNs more final than the responder said ([SPEC-SACK-10]). */
-        CUMULATIVE_INFLATED
+        CUMULATIVE_INFLATED,
+        /**
+         * DATA towards the responder whose CSN is above one the relay has not passed yet is dropped: a receiver that
+         * takes nothing beyond a hole in the connection's sequence, so a message of one stream waits for another's
+         * ([SPEC-MSG-14]).
+         */
+        STREAMS_SERIALIZED
     }
 
     /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: CSNs this far above 0 count as beyond the window. */
@@ -140,6 +146,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<String, InetSocketAddress> firstAddress = new HashMap<>();
     /** For {@link Fault#LENGTH_NORMALIZED}: each message's first messageLength, by connection id, stream and MSN. */
     private final Map<String, Long> firstLength = new HashMap<>();
+    /** For {@link Fault#STREAMS_SERIALIZED}: the lowest CSN not passed yet, by connection id. */
+    private final Map<Long, Long> nextCsn = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -223,6 +231,15 @@ final class FaultyRelay implements AutoCloseable {
             if (fault == Fault.SHORT_ACK_DROPPED && valid && p.type == PacketType.ACK
                     && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
                 continue;
+            }
+            if (fault == Fault.STREAMS_SERIALIZED && valid && p.type == PacketType.DATA) {
+                long next = nextCsn.getOrDefault(p.destinationConnectionId, 0L);
+                if (p.connectionSequence > next) {
+                    continue;
+                }
+                if (p.connectionSequence == next) {
+                    nextCsn.put(p.destinationConnectionId, next + 1);
+                }
             }
             if (fault == Fault.NEGATIVE_TIMESTAMP_DROPPED && valid && p.type == PacketType.DATA && p.timestampNanos < 0) {
                 continue;

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * one is drawn from the seed) while it keeps the IUT sending echoes, and checks that the IUT
  * resends what the path lost on the other, stops using it, probes it no faster than its RTO once
  * it has failed, and uses it again once a probe is answered. The IUT's states are not on the
- * wire; its packets are.
+ * wire; its packets are. Since session 15 also the rebinding of a path the suite moves to a new
+ * source port ([SPEC-PATH-2]).
  *
  * <p>Stateless; thread-safe.
  */

@@ -1,10 +1,13 @@
 package io.metaroce.bench.conformance;
 
+import io.metaroce.core.wire.NakCode;
 import io.metaroce.core.wire.PacketCodec;
+import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -13,7 +16,11 @@ import java.util.Random;
  * Cases of the implementation under test as a receiver: what it acknowledges ([SPEC-SACK-1] to
  * [SPEC-SACK-4]), what it admits ([SPEC-ADM-5]), where it places bytes ([SPEC-MSG-5]), what it
  * reports in ACKs (ECN counts, the rate hint), that it ignores reserved bits, and that it handles
- * an ACK riding ahead of DATA in one datagram ([SPEC-WIRE-30]).
+ * an ACK riding ahead of DATA in one datagram ([SPEC-WIRE-30]); since session 15 that it takes an ACK
+ * in the short form ([SPEC-WIRE-31]), records PSNs far ahead ([SPEC-ADM-10]), drops packets beyond
+ * its window or with an implausible floor ([SPEC-ADM-6], [SPEC-ADM-9]), refuses a packet inconsistent
+ * with its message ([SPEC-MSG-9]), echoes any timestamp ([SPEC-WIRE-8]), claims no CSN final that has
+ * not arrived ([SPEC-SACK-10]) and keeps its streams independent ([SPEC-MSG-14]).
  *
  * <p>Stateless; thread-safe.
  */
@@ -272,7 +279,7 @@ final class ReceiverCases {
         s.await(() -> Scenarios.ackOf(s, 0, good.pathSequence()) != null
                 || Scenarios.ackOf(s, 0, beyond.pathSequence()) != null
                 || Scenarios.ackOf(s, 0, floorAbove.pathSequence()) != null
-                || !s.ofType(mark, io.metaroce.core.wire.PacketType.NAK).isEmpty());
+                || !s.ofType(mark, PacketType.NAK).isEmpty());
         c.quiet(s);
         for (Received r : s.acks(0)) {
             Checks.check(!Scenarios.acknowledges(r.packet(), beyond.pathSequence()), "an ACK acknowledges PSN %d, a DATA"
@@ -282,7 +289,7 @@ final class ReceiverCases {
                     + " DATA with CSN 0 and sequenceFloor 1, above its own CSN; it must be dropped unrecorded"
                     + " [SPEC-ADM-9]", floorAbove.pathSequence());
         }
-        Checks.check(s.ofType(mark, io.metaroce.core.wire.PacketType.NAK).isEmpty(), "the IUT sent a NAK for a packet"
+        Checks.check(s.ofType(mark, PacketType.NAK).isEmpty(), "the IUT sent a NAK for a packet"
                 + " it must drop without a word: BEYOND_WINDOW and implausible floors are not refusals [SPEC-ADM-6],"
                 + " [SPEC-ADM-9]");
         Scenarios.awaitAckOf(s, 0, good.pathSequence());
@@ -327,10 +334,10 @@ final class ReceiverCases {
         new PacketCodec().reseal(ByteBuffer.wrap(d), 0, d.length);
         int mark = s.mark();
         Sent refused = s.sendRaw(0, d, d.length, psn, bad.connectionSequence(), false);
-        Received nak = s.awaitType(mark, io.metaroce.core.wire.PacketType.NAK);
+        Received nak = s.awaitType(mark, PacketType.NAK);
         Checks.check(nak != null, "no NAK within %d ms for a packet whose messageLength (%d) differs from its message's"
                 + " (%d) as first seen [SPEC-MSG-9]", s.waitNanos() / 1_000_000, m.length + 1L, m.length);
-        ControlCases.checkNak(nak, io.metaroce.core.wire.NakCode.REMOTE_INVALID_REQUEST, refused, bad);
+        ControlCases.checkNak(nak, NakCode.REMOTE_INVALID_REQUEST, refused, bad);
         s.send(segs.get(2), 0);
         Sent repair = s.resend(bad, 0);
         Scenarios.awaitAckOf(s, 0, repair.pathSequence());
@@ -431,7 +438,7 @@ final class ReceiverCases {
                 s.waitNanos() / 1_000_000, Scenarios.ackOf(s, 0, last.pathSequence()) == null ? "nor acknowledged"
                         : "though acknowledged", held);
         Scenarios.awaitAckOf(s, 0, last.pathSequence());
-        Checks.check(java.util.Arrays.equals(s.messagesOn(ECHO).getFirst().bytes(), other), "the echo on stream %d"
+        Checks.check(Arrays.equals(s.messagesOn(ECHO).getFirst().bytes(), other), "the echo on stream %d"
                 + " differs from its SEND [SPEC-MSG-5]", ECHO);
         Checks.check(s.messagesOn(held).isEmpty(), "the message on stream %d was delivered with a packet missing"
                 + " [SPEC-MSG-10]", held);
@@ -440,7 +447,7 @@ final class ReceiverCases {
         boolean completed = s.await(() -> !s.messagesOn(held).isEmpty());
         Checks.check(completed, "the message on stream %d was not echoed within %d ms after its lost packet was resent"
                 + " [SPEC-MSG-10], [SPEC-CONF-8]", held, s.waitNanos() / 1_000_000);
-        Checks.check(java.util.Arrays.equals(s.messagesOn(held).getFirst().bytes(), waiting), "the echo on stream %d"
+        Checks.check(Arrays.equals(s.messagesOn(held).getFirst().bytes(), waiting), "the echo on stream %d"
                 + " differs from its SEND [SPEC-MSG-5]", held);
         Scenarios.checkAllAcks(s);
     }

@@ -74,7 +74,152 @@ final class CongestionCases {
                                 + " every second round trip (additive increase allowed) toward the floor; once the"
                                 + " holes stop it grows again, by additive increase, not slow start",
                         "SPEC-CC-5, SPEC-CC-6, SPEC-CC-9, SPEC-CC-31, SPEC-LOSS-1, SPEC-LOSS-3, SPEC-CONF-16",
-                        "R-CC-1, R-SACK-2", c -> run(c, Signal.HOLE)));
+                        "R-CC-1, R-SACK-2", c -> run(c, Signal.HOLE)),
+                ConformanceCase.of("cc.paced",
+                        "without a rate hint, a window that grows in slow start is paced over the round trip: each"
+                                + " round trip's DATA beyond the burst allowance leaves no faster than twice the window"
+                                + " per smoothed RTT, by the IUT's own send times",
+                        "SPEC-CC-13, SPEC-CC-19, SPEC-SACK-7, SPEC-WIRE-8, SPEC-CONF-21", "R-CC-1, R-CC-3",
+                        CongestionCases::paced));
+    }
+
+    /**
+     * Echoes of a whole receive each {@code cc.paced} queues: with the first one-packet SEND, as
+     * many as the responder keeps receives posted ([SPEC-CONF-2]): about 1 MB of datagrams, so a
+     * window that doubles from 64 KiB is not short of data in its first four round trips.
+     */
+    static final int PACED_MESSAGES = ResponderContract.RECEIVES_AHEAD - 1;
+    /** Packets of a round {@code cc.paced} acknowledges per ACK before the last, well within one ACK's 256 PSNs. */
+    private static final int ACK_STRIDE = 128;
+    /** Round trips {@code cc.paced} clocks at most. */
+    private static final int PACED_ROUNDS = 8;
+    /**
+     * What a path idle for a quiet spell may send back to back ([SPEC-CC-13]): 64 KiB, more than
+     * {@code pacingBurstBytes} at its §12.1 default (56 KiB), as in [SPEC-CONF-14].
+     */
+    static final long BURST_ALLOWANCE_BYTES = 65_536;
+    /** The largest pacing gain the suite allows ([SPEC-CONF-21]): twice the window per srtt (§12.1: 1.25). */
+    static final double PACING_GAIN_ALLOWED = 2.0;
+    /** A round trip whose bound is shorter than this is not judged: too little beyond the burst to tell. */
+    private static final long LEAST_JUDGED_SPAN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private static void paced(CaseContext c) {
+        Set<String> reasons = new LinkedHashSet<>();
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            try {
+                pacedOnce(c);
+                return;
+            } catch (Blurred b) {
+                reasons.add(b.getMessage());
+            }
+        }
+        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": "
+                + CaseSkipped.HOST_TOO_SLOW + " to clock round trips of "
+                + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options())) + " ms; run the responder with a longer minimum"
+                + " RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-21]");
+    }
+
+    /**
+     * Round trips clocked as in [SPEC-CONF-16], with no signal: every ACK counts every packet
+     * ECN-capable and none CE-marked (no delay marks, [SPEC-CC-15]), its hint 0, and the first
+     * packet is not acknowledged at once, so the IUT's first RTT sample, and every later one, is at
+     * least the quiet spell {@code Q} ([SPEC-CC-19]: the receiver's ACK delay included), and so is
+     * its smoothed RTT from the first round's ACK on ([SPEC-SACK-7]). Its window grows in slow start
+     * and is constant within a round trip (nothing is acknowledged in it), so a round of {@code n}
+     * bytes that is not short of data was sent under a window of at most {@code n + D} ({@code D}
+     * the largest DATA packet) at a pacing rate of at most {@code g·(n + D)/Q} ([SPEC-CC-13],
+     * {@code g} ≤ {@link #PACING_GAIN_ALLOWED}); after the idle spell the path may send the burst
+     * allowance {@code B} and a datagram back to back, so its last packet leaves at least
+     * {@code (n − B − 2D)·Q / (g·(n + D))} after its first. The suite reads both from the IUT's own
+     * {@code timestampNanos} ([SPEC-WIRE-8]: differences of the IUT's clock only): a stall of the
+     * IUT only lengthens the span, a late read by the suite does not shorten it. Round 0 (before
+     * any sample) and the last round with DATA (perhaps short of data) are not judged.
+     */
+    private static void pacedOnce(CaseContext c) {
+        WireSession s = c.connect(1);
+        s.autoAck(false);
+        s.reportEcn(true, false);
+        long quiet = quietNanos(c.options());
+        List<List<Segment>> messages = new ArrayList<>();
+        messages.add(s.send(ECHO, Scenarios.bytes(FIRST_BYTES, 311)));
+        for (int i = 1; i <= PACED_MESSAGES; i++) {
+            messages.add(s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 311 + i)));
+            Scenarios.sendAll(s, messages.getLast(), 0);
+            s.quiet(1);
+        }
+        s.await(() -> false, quiet);
+        Scenarios.sendAll(s, messages.getFirst(), 0);
+        List<Round> rounds = new ArrayList<>();
+        List<Long> spans = new ArrayList<>();
+        List<Long> ackTimes = new ArrayList<>();
+        int from = 0;
+        for (int r = 0; r < PACED_ROUNDS && s.echoes().size() < PACED_MESSAGES + 1; r++) {
+            int start = from;
+            boolean any = s.await(() -> s.data().size() > start, s.waitNanos());
+            checkCopies(s, Set.of());
+            Checks.check(any, "no DATA came within %d ms of the suite's ACK of round trip %d, with %d of %d echoes"
+                    + " complete: the IUT stopped sending with its whole flight acknowledged [SPEC-CC-5], [SPEC-CONF-2]",
+                    s.waitNanos() / 1_000_000, r, s.echoes().size(), PACED_MESSAGES + 1);
+            awaitQuiet(s, quiet);
+            int end = s.data().size();
+            List<Received> round = s.data().subList(start, end);
+            rounds.add(Round.of(round));
+            spans.add(round.getLast().packet().timestampNanos - round.getFirst().packet().timestampNanos);
+            from = end;
+            ackTimes.add(System.nanoTime());
+            // One ACK covers 256 PSNs ([SPEC-SACK-3]); a round of more would leave its first packets below the
+            // last ACK's base, lost to the IUT ([SPEC-LOSS-2]): ACKs through every 128th packet first.
+            for (int i = ACK_STRIDE; i < round.size(); i += ACK_STRIDE) {
+                s.ackThrough(0, round.get(i - 1).packet().pathSequence);
+            }
+            s.ack(0);
+        }
+        s.autoAck(true);
+        s.ack(0);
+        Scenarios.awaitEchoes(s, PACED_MESSAGES + 1, "the echoes after the round trips");
+        checkCopies(s, Set.of());
+        judged(s, rounds, ackTimes, () -> pacing(rounds, spans, quiet));
+        for (int i = 1; i <= PACED_MESSAGES; i++) {
+            Scenarios.checkEcho(s, i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 311 + i),
+                    "an echo clocked by the suite's round trips");
+        }
+        Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * Judges the spans of the IUT's rounds against the pacing bound of {@link #pacedOnce} ([SPEC-CONF-21]);
+     * SKIPs if no round's window was large enough beyond the burst allowance to judge.
+     */
+    static void pacing(List<Round> rounds, List<Long> spans, long quietNanos) {
+        long datagram = largestPacket(rounds);
+        int judged = 0;
+        for (int r = 1; r < rounds.size() - 1; r++) {
+            long n = rounds.get(r).bytes();
+            double bound = (n - BURST_ALLOWANCE_BYTES - 2.0 * datagram) * quietNanos / (PACING_GAIN_ALLOWED * (n + datagram));
+            if (bound < LEAST_JUDGED_SPAN_NANOS) {
+                continue;
+            }
+            judged++;
+            Checks.check(spans.get(r) >= bound, "round trip %d: the IUT sent its %d bytes of DATA (%d packets) within"
+                    + " %.1f ms by its own timestamps, where a window of at most %d bytes paced at %.2f times the window"
+                    + " per smoothed RTT (at least the %d ms quiet spell) takes at least %.1f ms beyond a burst of %d"
+                    + " bytes: the window was not paced [SPEC-CC-13], [SPEC-CONF-21]; rounds: %s, spans (ms): %s", r, n,
+                    rounds.get(r).packets(), spans.get(r) / 1e6, n + datagram, PACING_GAIN_ALLOWED,
+                    TimeUnit.NANOSECONDS.toMillis(quietNanos), bound / 1e6, BURST_ALLOWANCE_BYTES, bytes(rounds),
+                    millis(spans));
+        }
+        if (judged == 0) {
+            throw new CaseSkipped("no round trip's window exceeded the burst allowance of " + BURST_ALLOWANCE_BYTES
+                    + " bytes by enough to judge its pacing (rounds: " + bytes(rounds) + ") [SPEC-CONF-21]");
+        }
+    }
+
+    private static String millis(List<Long> spans) {
+        StringBuilder b = new StringBuilder();
+        for (long x : spans) {
+            b.append(b.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%.1f", x / 1e6));
+        }
+        return b.toString();
     }
 
     /**

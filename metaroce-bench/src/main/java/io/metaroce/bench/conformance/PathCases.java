@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * one is drawn from the seed) while it keeps the IUT sending echoes, and checks that the IUT
  * resends what the path lost on the other, stops using it, probes it no faster than its RTO once
  * it has failed, and uses it again once a probe is answered. The IUT's states are not on the
- * wire; its packets are.
+ * wire; its packets are. Since session 15 also the rebinding of a path the suite moves to a new
+ * source port ([SPEC-PATH-2]).
  *
  * <p>Stateless; thread-safe.
  */
@@ -61,7 +62,108 @@ final class PathCases {
                         "a black-holed path, once its probes have made it fail, is probed no faster than one probe per"
                                 + " minimum RTO, at an interval that doubles",
                         "SPEC-PATH-11, SPEC-PATH-12, SPEC-LOSS-4, SPEC-CONF-5, SPEC-CONF-15, SPEC-CONF-17", "R-PATH-4",
-                        PathCases::probeInterval));
+                        PathCases::probeInterval),
+                ConformanceCase.of("path.rebind",
+                        "a path whose DATA (path 1) or PATH_PROBE (path 0) comes from a new source port is rebound there:"
+                                + " its ACKs, PROBE_ACKs and DATA go to the new port, nothing more to the old one",
+                        "SPEC-PATH-2, SPEC-PATH-13, SPEC-CONN-3, SPEC-SACK-3, SPEC-STATE-9, SPEC-CONF-20",
+                        "R-PATH-1, R-PATH-2", PathCases::rebind));
+    }
+
+    /** Packets of each SEND of {@code path.rebind}, spread over its two paths in turn. */
+    private static final int REBIND_PACKETS = 4;
+
+    /**
+     * The suite as a client of two paths moves each path to a fresh UDP source port, as a repathing
+     * sender does ([SPEC-PATH-13]): path 1 first, by sending DATA from its new port, then path 0, by
+     * a PATH_PROBE from its new port. A receiver MUST rebind a path to the socket and address of a
+     * DATA, READ_REQUEST or PATH_PROBE that arrives on it from elsewhere ([SPEC-PATH-2]): the ACK of
+     * that DATA, and the PROBE_ACK, come to the new port, and so does everything later sent on the
+     * path (a third SEND over both paths is acknowledged and echoed there). The old sockets stay
+     * open: what reached them before the IUT answered from the new port may have been sent before it
+     * saw the move, and is allowed; anything arriving there later is a FAIL.
+     */
+    private static void rebind(CaseContext c) {
+        WireSession s = c.connect(2);
+        Checks.check(s.grantedPaths() == 2, "the responder granted %d paths of 2 asked [SPEC-CONF-1]", s.grantedPaths());
+        echoOverBothPaths(s, 1, 71, "a SEND over both paths before any move");
+        c.quiet(s); // nothing of the IUT's in flight when the first path moves
+        WirePeer peer = s.peer();
+        int oldPort1 = peer.localAddress(1).getPort();
+        int newPort1 = peer.movePath(1);
+        List<Sent> sent = echoOverBothPaths(s, 2, 72, "a SEND whose path-1 packets came from a new port");
+        long lastOnOne = lastOn(sent, 1);
+        boolean acked = s.await(() -> Scenarios.ackOf(s, 1, lastOnOne) != null);
+        peer.drainNow();
+        Checks.check(acked, "after path 1's DATA came from port %d instead of %d, no ACK of it came to the new port"
+                + " within %d ms (%d datagrams came to the old port since: %s): the path was not rebound [SPEC-PATH-2]",
+                newPort1, oldPort1, s.waitNanos() / 1_000_000, peer.staleArrivals().size(),
+                describe(peer.staleArrivals()));
+        Scenarios.awaitEchoes(s, 2, "a SEND whose path-1 packets came from a new port [SPEC-PATH-2]");
+        int sentBeforeTheMoves = peer.staleArrivals().size();
+        int oldPort0 = peer.localAddress(0).getPort();
+        int newPort0 = peer.movePath(0);
+        int mark = s.mark();
+        s.sendProbe(0, 0x5EB1_4D00L, 4242L);
+        Received probeAck = s.awaitType(mark, PacketType.PROBE_ACK);
+        peer.drainNow();
+        Checks.check(probeAck != null && probeAck.path() == 0, "after a PATH_PROBE of path 0 came from port %d instead"
+                + " of %d, no PROBE_ACK came to the new port within %d ms (%d datagrams came to the old ports since path"
+                + " 1 moved: %s): the path was not rebound [SPEC-PATH-2]", newPort0, oldPort0, s.waitNanos() / 1_000_000,
+                peer.staleArrivals().size() - sentBeforeTheMoves, describe(peer.staleArrivals()));
+        int legitimate = peer.staleArrivals().size();
+        sent = echoOverBothPaths(s, 3, 73, "a SEND over both moved paths");
+        for (int path = 0; path < 2; path++) {
+            Scenarios.awaitAckOf(s, path, lastOn(sent, path));
+        }
+        c.quiet(s);
+        peer.drainNow();
+        List<WirePeer.Datagram> stale = peer.staleArrivals();
+        Checks.check(stale.size() == legitimate, "%d datagrams came to a path's old port after the IUT had answered from"
+                + " its new one (%s): everything sent on a rebound path goes to the new port [SPEC-PATH-2]",
+                stale.size() - legitimate, describe(stale.subList(legitimate, stale.size())));
+        Scenarios.checkAllAcks(s);
+    }
+
+    /** Sends a SEND of {@link #REBIND_PACKETS} packets over paths 0 and 1 in turn and waits for its echo, the {@code count}-th. */
+    private static List<Sent> echoOverBothPaths(WireSession s, int count, long seed, String what) {
+        byte[] m = Scenarios.bytes(REBIND_PACKETS * s.payloadSize() - 50, seed);
+        List<Segment> segs = s.send(ECHO, m);
+        List<Sent> sent = new ArrayList<>();
+        for (int i = 0; i < segs.size(); i++) {
+            sent.add(s.send(segs.get(i), i % 2));
+        }
+        for (int p = 0; p < 2; p++) {
+            int path = p;
+            long psn = lastOn(sent, path);
+            if (!s.await(() -> Scenarios.ackOf(s, path, psn) != null)) {
+                return sent; // the caller says what is missing
+            }
+        }
+        Scenarios.awaitEchoes(s, count, what);
+        Scenarios.checkEcho(s, count - 1, m, what);
+        return sent;
+    }
+
+    /** The PSN of the last of {@code sent} on {@code path}. */
+    private static long lastOn(List<Sent> sent, int path) {
+        long psn = -1;
+        for (Sent x : sent) {
+            psn = x.path() == path ? x.pathSequence() : psn;
+        }
+        return psn;
+    }
+
+    /** The type and path named by each datagram in {@code datagrams}, for a failure message. */
+    private static String describe(List<WirePeer.Datagram> datagrams) {
+        List<String> out = new ArrayList<>();
+        for (WirePeer.Datagram d : datagrams) {
+            byte[] b = d.bytes();
+            out.add(b.length < 4 ? b.length + " bytes" : PacketType.name(Byte.toUnsignedInt(b[1])) + " of path "
+                    + (((b[2] & 0xFF) << 8) | (b[3] & 0xFF)) + " at the old port of path " + d.path());
+        }
+        return out.isEmpty() ? "none" : String.join(", ", out.subList(0, Math.min(6, out.size())))
+                + (out.size() > 6 ? ", ..." : "");
     }
 
     /**

@@ -46,6 +46,10 @@ public final class WirePeer implements AutoCloseable {
     private long lastSendNanos;
     private long datagramsReceived;
     private final List<String> rebinds = new ArrayList<>();
+    /** The suite as a client: sockets a path left by {@link #movePath}, still open to see what comes there late. */
+    private final List<DatagramChannel> retired = new ArrayList<>();
+    /** Datagrams that arrived on a retired socket, each with the path the socket served. */
+    private final List<Datagram> staleArrivals = new ArrayList<>();
 
     /**
      * Opens {@code paths} sockets on ephemeral ports of the wildcard address of the target's
@@ -212,8 +216,10 @@ public final class WirePeer implements AutoCloseable {
         while (keys.hasNext()) {
             SelectionKey key = keys.next();
             keys.remove();
-            int path = (Integer) key.attachment();
-            DatagramChannel c = sockets[path];
+            int attached = (Integer) key.attachment();
+            boolean stale = attached < 0;
+            int path = stale ? -1 - attached : attached;
+            DatagramChannel c = (DatagramChannel) key.channel();
             while (true) {
                 receiveBuffer.clear();
                 InetSocketAddress from = (InetSocketAddress) c.receive(receiveBuffer);
@@ -222,6 +228,12 @@ public final class WirePeer implements AutoCloseable {
                 }
                 long arrival = System.nanoTime();
                 receiveBuffer.flip();
+                if (stale) {
+                    byte[] bytes = new byte[receiveBuffer.remaining()];
+                    receiveBuffer.get(bytes);
+                    staleArrivals.add(new Datagram(path, bytes, arrival));
+                    continue;
+                }
                 int fromPath = remotes == null || anySender ? path : clientPath(from, receiveBuffer);
                 if (fromPath < 0 || (remotes == null && !anySender && !from.equals(target))) {
                     continue;
@@ -277,6 +289,56 @@ public final class WirePeer implements AutoCloseable {
         return List.copyOf(rebinds);
     }
 
+    /**
+     * The suite as a client: moves path {@code path} to a fresh socket on a new ephemeral port (a
+     * repathing sender, [SPEC-PATH-13]); what the path sends from now on leaves from the new port,
+     * which the IUT sees first in whatever the case sends next. The old socket stays open, and every
+     * datagram that arrives there from now on is kept in {@link #staleArrivals()}, not handed to
+     * {@link #receive}: after the IUT has rebound the path ([SPEC-PATH-2]) nothing should.
+     *
+     * @return the new local port
+     * @throws IllegalStateException for the suite as a server (its one socket serves every path)
+     */
+    public int movePath(int path) {
+        if (remotes != null) {
+            throw new IllegalStateException("the suite as a server has one socket for all paths: it cannot move one");
+        }
+        try {
+            StandardProtocolFamily family = target.getAddress() instanceof Inet4Address
+                    ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
+            DatagramChannel fresh = DatagramChannel.open(family);
+            fresh.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+            fresh.bind(null);
+            fresh.configureBlocking(false);
+            DatagramChannel old = sockets[path];
+            old.keyFor(selector).attach(-1 - path);
+            retired.add(old);
+            sockets[path] = fresh;
+            tos[path] = 0;
+            fresh.register(selector, SelectionKey.OP_READ, path);
+            return localAddress(path).getPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a new socket for path " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads what is waiting at the sockets now, without blocking: afterwards {@link
+     * #staleArrivals()} holds every datagram the old sockets had received by this moment.
+     */
+    public void drainNow() {
+        try {
+            drainReady();
+        } catch (IOException e) {
+            throw new UncheckedIOException("receiving from " + target + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Datagrams that arrived, since a path moved ({@link #movePath}), on the socket it left; in arrival order. */
+    public List<Datagram> staleArrivals() {
+        return List.copyOf(staleArrivals);
+    }
+
     /** Datagrams sent so far. */
     public long datagramsSent() {
         return datagramsSent;
@@ -294,6 +356,13 @@ public final class WirePeer implements AutoCloseable {
 
     @Override
     public void close() {
+        for (DatagramChannel c : retired) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
         for (DatagramChannel c : sockets) {
             if (c != null) {
                 try {

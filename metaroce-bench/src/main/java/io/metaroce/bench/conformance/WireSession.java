@@ -5,6 +5,7 @@ import io.metaroce.core.wire.DecodeError;
 import io.metaroce.core.wire.Packet;
 import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.ShortSack;
 import io.metaroce.core.wire.WireConstants;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -92,6 +93,8 @@ public final class WireSession implements AutoCloseable {
     private boolean reportEct;
     /** Whether the DATA counted from now on is also counted CE-marked. */
     private boolean reportCe;
+    /** Whether the suite's ACKs take the short form of [SPEC-WIRE-31] where their SACK has one. */
+    private boolean shortAcks;
     /** Per path: the cumulative ECN counts the suite's ACKs carry ([SPEC-PATH-7], [SPEC-WIRE-19]). */
     private final long[] ectReported;
     private final long[] ceReported;
@@ -326,6 +329,20 @@ public final class WireSession implements AutoCloseable {
     }
 
     /**
+     * {@link #transmit} with {@code timestampNanos} in the packet in place of the suite's clock: a
+     * sender's clock is opaque to the receiver, whatever its value ([SPEC-WIRE-8]).
+     */
+    public Sent transmitStamped(Segment s, int path, int flags, long timestampNanos) {
+        if (s.connectionSequence < 0) {
+            s.connectionSequence = nextCsn++;
+        }
+        long psn = nextPsn[path]++;
+        int length = encode(s, path, psn, flags, timestampNanos, scratch);
+        peer.send(path, scratch, length, 0);
+        return recordSent(path, psn, s.connectionSequence, timestampNanos, true);
+    }
+
+    /**
      * The datagram of a transmission of {@code s} with PSN {@code psn} (not sent, nothing
      * recorded), for a case to tamper with. A first CSN is taken if {@code s} has none.
      */
@@ -359,6 +376,15 @@ public final class WireSession implements AutoCloseable {
         p.sequenceFloor = 0;
         p.payloadLength = s.payload.length;
         return codec.encode(p, ByteBuffer.wrap(into), 0, ByteBuffer.wrap(s.payload), 0);
+    }
+
+    /**
+     * Makes {@code psn} path {@code path}'s next PSN, far above the last one sent: the transmissions
+     * between were lost or refused, as after a long outage or receiver-not-ready wait ([SPEC-ADM-10]).
+     */
+    public void jumpPsn(int path, long psn) {
+        Checks.require(psn > nextPsn[path] && psn <= Long.MAX_VALUE, "a PSN jump goes up, within u63");
+        nextPsn[path] = psn;
     }
 
     /** Takes path {@code path}'s next PSN without sending anything: a transmission lost on the way. */
@@ -450,6 +476,15 @@ public final class WireSession implements AutoCloseable {
         Checks.require(ect || !ce, "a CE-marked packet is ECN-capable: report ECT to report CE");
         this.reportEct = ect;
         this.reportCe = ce;
+    }
+
+    /**
+     * Whether every later ACK of the suite whose SACK has a short form ([SPEC-WIRE-31]: no hole
+     * more than 63 below its highest PSN) goes in that 84-byte form, as a receiver with
+     * {@code shortAcks} sends it ([SPEC-SACK-16]); off (the default), every ACK has 124 bytes.
+     */
+    public void shortAcks(boolean value) {
+        this.shortAcks = value;
     }
 
     /** Whether a PATH_PROBE from the IUT is answered at once with its PROBE_ACK (default true). */
@@ -631,6 +666,9 @@ public final class WireSession implements AutoCloseable {
         p.echoTimestampNanos = echoTimestamp;
         p.ackDelayNanos = Math.max(0, System.nanoTime() - arrival);
         p.rateHintBytesPerSecond = rateHint;
+        if (shortAcks && ShortSack.fits(p.sackBase, p.sackBits)) {
+            p.flags |= WireConstants.FLAG_SHORT_SACK;
+        }
         return p;
     }
 

@@ -46,6 +46,7 @@ class ConformanceSuiteTest {
      * {@link #assertPassedOrSkippedAsTooSlow}.
      */
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
+            "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits");
 
     @BeforeAll
@@ -330,6 +331,62 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void droppingShortAcksFailsTheShortAckCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.SHORT_ACK_DROPPED,
+                List.of("sack.short-ack", "sack.bundled-ack", "send.echo"));
+        assertFailed(r, Set.of("sack.short-ack"), "[SPEC-WIRE-31]");
+    }
+
+    @Test
+    void droppingPacketsWhosePsnJumpedFailsThePsnJumpCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PSN_JUMP_DROPPED,
+                List.of("sack.psn-jump", "sack.holes", "send.echo"));
+        assertFailed(r, Set.of("sack.psn-jump"), "[SPEC-ADM-10]");
+    }
+
+    @Test
+    void admittingImplausiblePacketsFailsTheBeyondWindowCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.IMPLAUSIBLE_ADMITTED,
+                List.of("adm.beyond-window", "adm.duplicate", "send.echo"));
+        assertFailed(r, Set.of("adm.beyond-window"), "[SPEC-ADM-");
+    }
+
+    @Test
+    void acceptingAnInconsistentLengthFailsTheLengthCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.LENGTH_NORMALIZED,
+                List.of("msg.inconsistent-length", "sack.holes", "send.echo"));
+        assertFailed(r, Set.of("msg.inconsistent-length"), "[SPEC-MSG-9]");
+    }
+
+    @Test
+    void droppingPacketsWithANegativeTimestampFailsTheTimestampCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.NEGATIVE_TIMESTAMP_DROPPED,
+                List.of("wire.timestamps", "sack.in-order", "send.echo"));
+        assertFailed(r, Set.of("wire.timestamps"), "[SPEC-WIRE-8]");
+    }
+
+    @Test
+    void claimingMoreCsnsFinalFailsTheCumulativeCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CUMULATIVE_INFLATED,
+                List.of("sack.cumulative", "sack.holes", "send.echo"));
+        assertFailed(r, Set.of("sack.cumulative"), "[SPEC-SACK-10]");
+    }
+
+    @Test
+    void aReceiverThatWaitsForEveryEarlierCsnFailsTheIndependentStreamsCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.STREAMS_SERIALIZED,
+                List.of("msg.independent-streams", "sack.in-order", "send.echo"));
+        assertFailed(r, Set.of("msg.independent-streams"), "[SPEC-MSG-14]");
+    }
+
+    @Test
+    void notRebindingAPathFailsTheRebindCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REBIND_IGNORED,
+                List.of("path.rebind", "sack.multipath", "send.echo"));
+        assertFailed(r, Set.of("path.rebind"), "[SPEC-PATH-2]");
+    }
+
+    @Test
     void aSenderThatNeverHearsAMarkFailsTheEcnCutCase() {
         // A faulty responder option: the engine's AIMD controller, told of no CE mark; it stays in slow start.
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_UNSEEN,
@@ -353,6 +410,14 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.LOSS_UNCUT,
                 List.of("cc.loss-cut", "cc.ecn-cut", "send.hole-resent-on-its-path"));
         assertFailed(r, Set.of("cc.loss-cut"), "[SPEC-CC-9]");
+    }
+
+    @Test
+    void aSenderThatDoesNotPaceFailsThePacingCase() {
+        // The window allowed at once: the IUT sends each round trip's window in a burst, as slow start grows it.
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.UNPACED,
+                List.of("cc.paced", "send.echo", "sack.in-order"));
+        assertFailed(r, Set.of("cc.paced"), "[SPEC-CC-13]");
     }
 
     /** Runs {@code cases} against a responder whose congestion controllers misread the signal {@code fault} names. */

@@ -69,8 +69,49 @@ final class FaultyRelay implements AutoCloseable {
         /** Every PATH_PROBE towards the suite is sent twice: a path probed twice as often as its timers say ([SPEC-PATH-12]). */
         PROBES_DOUBLED,
         /** A bundle towards the responder loses its ACK: only the packet behind it is handled ([SPEC-WIRE-30]). */
-        BUNDLED_ACK_DROPPED
+        BUNDLED_ACK_DROPPED,
+        /** ACKs towards the responder in the 84-byte short form are dropped: only the full form is understood ([SPEC-WIRE-31]). */
+        SHORT_ACK_DROPPED,
+        /**
+         * DATA towards the responder whose PSN is 256 or more above the highest the relay saw on its connection and
+         * path is dropped: a receiver that bounds how far a PSN may run ahead ([SPEC-ADM-10]).
+         */
+        PSN_JUMP_DROPPED,
+        /**
+         * Everything the responder sends on a path goes to the suite's address that path first spoke from: a path
+         * never rebound to a new source port ([SPEC-PATH-2]).
+         */
+        REBIND_IGNORED,
+        /**
+         * DATA towards the responder that it must drop as implausible is made plausible: a CSN 2^15 or more above
+         * the connection's first is brought into the window, a sequenceFloor above the packet's CSN cleared: a
+         * receiver that admits such packets ([SPEC-ADM-6], [SPEC-ADM-9]).
+         */
+        IMPLAUSIBLE_ADMITTED,
+        /**
+         * Every DATA towards the responder has its messageLength set to the first its message was seen with: a
+         * receiver that does not check that a message's packets agree on its length ([SPEC-MSG-9]).
+         */
+        LENGTH_NORMALIZED,
+        /** DATA towards the responder with a negative timestampNanos is dropped: a receiver that judges the sender's clock ([SPEC-WIRE-8]). */
+        NEGATIVE_TIMESTAMP_DROPPED,
+        /** ACKs towards the suite claim 1,000 CSNs more final than the responder said ([SPEC-SACK-10]). */
+        CUMULATIVE_INFLATED,
+        /**
+         * DATA towards the responder whose CSN is above one the relay has not passed yet is dropped: a receiver that
+         * takes nothing beyond a hole in the connection's sequence, so a message of one stream waits for another's
+         * ([SPEC-MSG-14]).
+         */
+        STREAMS_SERIALIZED
     }
+
+    /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: CSNs this far above 0 count as beyond the window. */
+    private static final long FAR_CSN = 1 << 15;
+    /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: where a far CSN is brought, well inside the window and unused. */
+    private static final long PLAUSIBLE_CSN = 1_000;
+
+    /** For {@link Fault#PSN_JUMP_DROPPED}: a jump of this many PSNs or more is dropped (the SACK window). */
+    private static final long PSN_JUMP_LIMIT = WireConstants.SACK_BITS;
 
     /**
      * Receive buffer of the relay's sockets: the suite's sockets' (4 MiB), so that the relay, one
@@ -99,6 +140,14 @@ final class FaultyRelay implements AutoCloseable {
     private InetSocketAddress responderClient;
     /** The responder's client's address of each path, by the path its datagrams name. */
     private final Map<Integer, InetSocketAddress> responderClientPaths = new HashMap<>();
+    /** For {@link Fault#PSN_JUMP_DROPPED}: the highest PSN passed on, by connection id and path. */
+    private final Map<String, Long> highestPsn = new HashMap<>();
+    /** For {@link Fault#REBIND_IGNORED}: the suite's first address of each path, by the suite's connection id and path. */
+    private final Map<String, InetSocketAddress> firstAddress = new HashMap<>();
+    /** For {@link Fault#LENGTH_NORMALIZED}: each message's first messageLength, by connection id, stream and MSN. */
+    private final Map<String, Long> firstLength = new HashMap<>();
+    /** For {@link Fault#STREAMS_SERIALIZED}: the lowest CSN not passed yet, by connection id. */
+    private final Map<Long, Long> nextCsn = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -179,6 +228,44 @@ final class FaultyRelay implements AutoCloseable {
             }
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, 0, length, p) == DecodeError.OK;
+            if (fault == Fault.SHORT_ACK_DROPPED && valid && p.type == PacketType.ACK
+                    && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
+                continue;
+            }
+            if (fault == Fault.STREAMS_SERIALIZED && valid && p.type == PacketType.DATA) {
+                long next = nextCsn.getOrDefault(p.destinationConnectionId, 0L);
+                if (p.connectionSequence > next) {
+                    continue;
+                }
+                if (p.connectionSequence == next) {
+                    nextCsn.put(p.destinationConnectionId, next + 1);
+                }
+            }
+            if (fault == Fault.NEGATIVE_TIMESTAMP_DROPPED && valid && p.type == PacketType.DATA && p.timestampNanos < 0) {
+                continue;
+            }
+            if (fault == Fault.PSN_JUMP_DROPPED && valid && p.type == PacketType.DATA) {
+                String key = p.destinationConnectionId + "/" + p.pathId;
+                Long highest = highestPsn.get(key);
+                if (highest != null && p.pathSequence - highest >= PSN_JUMP_LIMIT) {
+                    continue;
+                }
+                highestPsn.merge(key, p.pathSequence, Math::max);
+            }
+            if (fault == Fault.IMPLAUSIBLE_ADMITTED && valid && p.type == PacketType.DATA
+                    && (p.connectionSequence >= FAR_CSN || p.sequenceFloor > p.connectionSequence)) {
+                buffer.putLong(16, p.connectionSequence >= FAR_CSN ? PLAUSIBLE_CSN : p.connectionSequence);
+                buffer.putLong(96, 0);
+                codec.reseal(buffer, 0, length);
+            }
+            if (fault == Fault.LENGTH_NORMALIZED && valid && p.type == PacketType.DATA) {
+                long first = firstLength.computeIfAbsent(p.destinationConnectionId + "/" + p.streamId + "/"
+                        + p.messageSequence, k -> p.messageLength);
+                if (first != p.messageLength) {
+                    buffer.putLong(56, first);
+                    codec.reseal(buffer, 0, length);
+                }
+            }
             if (valid && p.type == PacketType.CONNECT) {
                 pathZeroOf.put(p.sourceConnectionId, client);
             }
@@ -232,6 +319,8 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, FaultyRelay::clearLowestSackBit);
             } else if (fault == Fault.ACK_DELAY_INFLATED) {
                 length = rewriteAck(length, ack -> ack.ackDelayNanos += 1_000_000_000L);
+            } else if (fault == Fault.CUMULATIVE_INFLATED) {
+                length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
             } else if (fault == Fault.RESEND_ON_PATH_ZERO) {
                 Packet p = new Packet();
                 int head = PacketCodec.bundledHeadLength(buffer, 0, length);
@@ -248,6 +337,9 @@ final class FaultyRelay implements AutoCloseable {
             boolean valid = codec.decode(buffer, head, length - head, p) == DecodeError.OK;
             if (valid && p.type == PacketType.ACCEPT) {
                 responderIdOf.put(p.destinationConnectionId, p.sourceConnectionId);
+            }
+            if (fault == Fault.REBIND_IGNORED && valid) {
+                to = firstAddress.computeIfAbsent(p.destinationConnectionId + "/" + p.pathId, k -> client);
             }
             if (fault == Fault.READ_CORRUPTED && valid && p.type == PacketType.DATA
                     && p.opcode == DataOpcode.READ_RESPONSE && p.payloadLength > 0) {

@@ -18,7 +18,9 @@ final class MisreadingAimdController extends ForwardingController {
         /** Every packet the feedback counts ECN-capable is taken as CE-marked: the marks never stop ([SPEC-CC-6]). */
         MARKS_NEVER_END,
         /** A lost packet only leaves the flight, as a discarded one: no loss cut ([SPEC-CC-9]). */
-        LOSS_UNCUT
+        LOSS_UNCUT,
+        /** Every packet the window allows may leave at once: no pacing, the window sent in a burst ([SPEC-CC-13]). */
+        UNPACED
     }
 
     private final Fault fault;
@@ -33,7 +35,7 @@ final class MisreadingAimdController extends ForwardingController {
         switch (fault) {
             case MARKS_UNSEEN -> inner.onEcnFeedback(pathId, newlyEct, 0, nowNanos);
             case MARKS_NEVER_END -> inner.onEcnFeedback(pathId, newlyEct, Math.max(newlyEct, newlyCe), nowNanos);
-            case LOSS_UNCUT -> inner.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
+            case LOSS_UNCUT, UNPACED -> inner.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
         }
     }
 
@@ -44,5 +46,20 @@ final class MisreadingAimdController extends ForwardingController {
         } else {
             inner.onPacketLost(pathId, bytes, nowNanos);
         }
+    }
+
+    @Override
+    public long nextSendTimeNanos(int pathId, long nowNanos) {
+        return fault == Fault.UNPACED ? nowNanos : inner.nextSendTimeNanos(pathId, nowNanos);
+    }
+
+    @Override
+    public long pacedWakeNanos(int pathId, long nowNanos, long readyBytes) {
+        return fault == Fault.UNPACED ? nowNanos : inner.pacedWakeNanos(pathId, nowNanos, readyBytes);
+    }
+
+    @Override
+    public boolean pacingAnswersReusable() {
+        return fault != Fault.UNPACED && inner.pacingAnswersReusable();
     }
 }

@@ -766,7 +766,7 @@ public final class UdpEndpoint implements AutoCloseable {
             dirty[s] = true;
             dirtyList[dirtyCount++] = s;
         }
-        if (slots != null && slots.take()) {
+        if (slots != null && slots.take(transmit.length)) {
             flushDirty(); // every slot is queued on some socket: send them all, then reuse the slots
         }
     }

@@ -3,6 +3,7 @@ package io.metaroce.netty;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Native buffers the engine encodes outgoing datagrams into, in place: the endpoint points its
@@ -31,6 +32,13 @@ import java.nio.ByteBuffer;
  * {@link #STRIDES_KEPT} strides are kept, so an application that alternates between a few message
  * sizes allocates nothing once each has been seen (R-JAVA-2).
  *
+ * <p><b>Lanes.</b> A socket's GSO run is contiguous only if its datagrams were encoded one after
+ * another, but the engine's round robin over a connection's paths alternates them datagram by
+ * datagram (1 2 3 4 1 2 3 4 …). So the memory is cut into {@link #LANES} lanes, each taken in
+ * order, and the next datagram is encoded in the lane of the socket expected to send it: the
+ * socket that followed the last datagram's socket the time before. A wrong guess costs nothing
+ * but the contiguity of that run (the socket then gathers it with one iovec a datagram).
+ *
  * <p>Confined to the endpoint's event loop.
  */
 final class SendSlots {
@@ -52,18 +60,36 @@ final class SendSlots {
     static final int MIN_STRIDE_DIVISOR = 4;
     /** Strides whose views are kept (the current one included). */
     static final int STRIDES_KEPT = 4;
+    /**
+     * Lanes: the memory is cut into this many regions, each with its own run of slots, and a
+     * datagram is encoded in the lane of the socket it is expected to leave from, so that each
+     * of up to four paths' datagrams lie back to back even when the engine's round robin
+     * alternates them datagram by datagram. A power of two.
+     */
+    static final int LANES = 4;
+    /** Sockets whose successor is remembered (ids beyond share entries, which only costs predictions). */
+    private static final int SUCCESSORS = 64;
 
     private final int slotBytes;
     private final MemorySegment memory;
     private final long baseAddress;
     private final long totalBytes;
     private final int minStride;
-    /** Views of the kept strides, {@link #keptStrides}[k] apart; slot 0 the most recently used. */
-    private final ByteBuffer[][] keptViews = new ByteBuffer[STRIDES_KEPT][];
+    private final long laneBytes;
+    /** Views of the kept strides, {@link #keptStrides}[k] apart, per lane; entry 0 the most recently used. */
+    private final ByteBuffer[][][] keptViews = new ByteBuffer[STRIDES_KEPT][][];
     private final int[] keptStrides = new int[STRIDES_KEPT];
     private int stride;
-    private ByteBuffer[] views;
-    private int next;
+    /** The current stride's views, per lane. */
+    private ByteBuffer[][] views;
+    /** The next free slot of each lane. */
+    private final int[] next = new int[LANES];
+    /** The lane the next datagram is encoded in. */
+    private int lane;
+    /** The socket of the last datagram taken, -1 before the first. */
+    private int lastSocket = -1;
+    /** Per socket ({@link #SUCCESSORS} entries), the socket whose datagram followed its last one; -1 unknown. */
+    private final int[] successor = new int[SUCCESSORS];
     /**
      * The bulk length so far and its lead over the other lengths (at least {@link #minStride}),
      * capped at twice {@link #PACK_AFTER_DATAGRAMS}: a new bulk length takes over within a few
@@ -84,25 +110,29 @@ final class SendSlots {
         this.memory = Arena.ofAuto().allocate(totalBytes, 64);
         this.baseAddress = memory.address();
         this.minStride = Math.max(1, slotBytes / MIN_STRIDE_DIVISOR);
+        this.laneBytes = (long) Math.max(1, count / LANES) * slotBytes;
+        Arrays.fill(successor, -1);
         this.stride = slotBytes;
         this.views = viewsAt(slotBytes);
         keptStrides[0] = slotBytes;
         keptViews[0] = views;
     }
 
-    /** Views holding the largest datagram every {@code step} bytes, as many as fit in the memory. */
-    private ByteBuffer[] viewsAt(int step) {
-        int count = (int) ((totalBytes - slotBytes) / step) + 1;
-        ByteBuffer[] made = new ByteBuffer[count];
-        for (int i = 0; i < count; i++) {
-            made[i] = memory.asSlice((long) i * step, slotBytes).asByteBuffer();
+    /** Per lane, views holding the largest datagram every {@code step} bytes, as many as fit in the lane. */
+    private ByteBuffer[][] viewsAt(int step) {
+        int count = (int) ((laneBytes - slotBytes) / step) + 1;
+        ByteBuffer[][] made = new ByteBuffer[LANES][count];
+        for (int l = 0; l < LANES; l++) {
+            for (int i = 0; i < count; i++) {
+                made[l][i] = memory.asSlice(l * laneBytes + (long) i * step, slotBytes).asByteBuffer();
+            }
         }
         return made;
     }
 
-    /** Number of slots at the current stride. */
+    /** Number of slots of each lane at the current stride. */
     int capacity() {
-        return views.length;
+        return views[0].length;
     }
 
     /** Bytes of the largest datagram, which every slot holds. */
@@ -110,7 +140,7 @@ final class SendSlots {
         return slotBytes;
     }
 
-    /** Bytes between the starts of two slots: the largest datagram, or the length the slots are packed at. */
+    /** Bytes between the starts of two slots of a lane: the largest datagram, or the length the slots are packed at. */
     int stride() {
         return stride;
     }
@@ -127,23 +157,31 @@ final class SendSlots {
 
     /** The slot the next datagram is encoded into: position 0, limit at its capacity. */
     ByteBuffer current() {
-        return views[next];
+        return views[lane][next[lane]];
     }
 
     /** Native address of the {@linkplain #current() current slot}. */
     long currentAddress() {
-        return baseAddress + (long) next * stride;
+        return baseAddress + lane * laneBytes + (long) next[lane] * stride;
     }
 
     /**
-     * Takes the current slot, in which a datagram of {@code length} bytes is now queued on a
-     * socket, and moves past it: to the next slot, or past every slot the datagram spans.
+     * Takes the current slot, in which a datagram of {@code length} bytes is now queued on socket
+     * {@code socket}, and moves its lane past it: to the next slot, or past every slot the
+     * datagram spans. The next datagram goes to the lane of the socket that followed this one
+     * last time (the engine's round robin over the paths), or of this one.
      *
-     * @return true if no slot is left that holds the largest datagram: flush every socket, then
-     *     {@link #reset()}
+     * @return true if the lane of the next datagram has no slot left that holds the largest
+     *     datagram: flush every socket, then {@link #reset()}
      */
-    boolean take(int length) {
-        next += length <= stride ? 1 : (length + stride - 1) / stride;
+    boolean take(int length, int socket) {
+        next[lane] += length <= stride ? 1 : (length + stride - 1) / stride;
+        if (lastSocket >= 0) {
+            successor[lastSocket & (SUCCESSORS - 1)] = socket;
+        }
+        lastSocket = socket;
+        int expected = successor[socket & (SUCCESSORS - 1)];
+        lane = (expected >= 0 ? expected : socket) & (LANES - 1);
         if (length >= minStride) {
             // A majority vote (Boyer-Moore) over the bulk lengths: the last packets of messages, a
             // few of another length among many, do not undo the count; an even mix never packs.
@@ -156,12 +194,16 @@ final class SendSlots {
                 runCount = 1;
             }
         }
-        return next >= views.length;
+        return next[lane] >= views[lane].length;
     }
 
-    /** Slots taken since the last {@link #reset()} (a datagram longer than the stride takes several). */
+    /** Slots taken since the last {@link #reset()}, in all lanes (a datagram longer than the stride takes several). */
     int taken() {
-        return next;
+        int taken = 0;
+        for (int n : next) {
+            taken += n;
+        }
+        return taken;
     }
 
     /**
@@ -169,7 +211,7 @@ final class SendSlots {
      * the bulk length once it leads by {@link #PACK_AFTER_DATAGRAMS} datagrams.
      */
     void reset() {
-        next = 0;
+        Arrays.fill(next, 0);
         if (runCount >= PACK_AFTER_DATAGRAMS && runLength != stride && runLength <= slotBytes) {
             restride(runLength);
         }
@@ -181,7 +223,7 @@ final class SendSlots {
         while (k < STRIDES_KEPT && keptStrides[k] != length) {
             k++;
         }
-        ByteBuffer[] found;
+        ByteBuffer[][] found;
         if (k < STRIDES_KEPT && keptViews[k] != null) {
             found = keptViews[k];
         } else {

@@ -766,7 +766,7 @@ public final class UdpEndpoint implements AutoCloseable {
             dirty[s] = true;
             dirtyList[dirtyCount++] = s;
         }
-        if (slots != null && slots.take(transmit.length)) {
+        if (slots != null && slots.take(transmit.length, s)) {
             flushDirty(); // every slot is queued on some socket: send them all, then reuse the slots
         }
     }

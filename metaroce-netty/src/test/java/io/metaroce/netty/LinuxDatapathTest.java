@@ -446,7 +446,7 @@ class LinuxDatapathTest {
                     if (inPlace[i]) {
                         assertThat(a.writeInPlace(buf, slots.currentAddress(), lengths[i], b.localAddress(), ecns[i]))
                                 .isTrue();
-                        if (slots.take(lengths[i])) {
+                        if (slots.take(lengths[i], 1)) {
                             lost += a.flush();
                             slots.reset();
                         }
@@ -503,7 +503,7 @@ class LinuxDatapathTest {
                     assertThat(a.writeInPlace(buf, slots.currentAddress(), lengths[i], b.localAddress(), ecns[i]))
                             .isTrue();
                     // Flush as the endpoint does: when the slots run out, and after each pacing burst.
-                    if (slots.take(lengths[i]) || i % 21 == 20) {
+                    if (slots.take(lengths[i], 1) || i % 21 == 20) {
                         lost += a.flush();
                         slots.reset();
                     }

@@ -17,8 +17,9 @@ class SendSlotsTest {
 
     @Test
     void theSlotCountIsBoundedByTheSlotLimitAndTheMemoryLimit() {
-        assertThat(new SendSlots(4096).capacity()).isEqualTo(SendSlots.MAX_SLOTS);
-        assertThat(new SendSlots(65_507).capacity()).isEqualTo((int) (SendSlots.MAX_TOTAL_BYTES / 65_507));
+        assertThat(new SendSlots(4096).capacity()).as("slots of a lane").isEqualTo(SendSlots.MAX_SLOTS / SendSlots.LANES);
+        assertThat(new SendSlots(65_507).capacity())
+                .isEqualTo((int) (SendSlots.MAX_TOTAL_BYTES / 65_507) / SendSlots.LANES);
         assertThat(new SendSlots(4096).slotBytes()).isEqualTo(4096);
         assertThatThrownBy(() -> new SendSlots(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("slotBytes");
@@ -42,7 +43,7 @@ class SendSlotsTest {
             MemorySegment at = MemorySegment.ofAddress(address).reinterpret(slotBytes);
             assertThat(Integer.reverseBytes(at.get(ValueLayout.JAVA_INT_UNALIGNED, 0))).isEqualTo(0x5EED0000 + i);
             assertThat(at.get(ValueLayout.JAVA_BYTE, slotBytes - 1)).isEqualTo((byte) i);
-            assertThat(slots.take(slotBytes)).as("slot %d of %d is the last", i, slots.capacity())
+            assertThat(slots.take(slotBytes, 0)).as("slot %d of %d is the last", i, slots.capacity())
                     .isEqualTo(i == slots.capacity() - 1);
             assertThat(slots.taken()).isEqualTo(i + 1);
         }
@@ -62,7 +63,7 @@ class SendSlotsTest {
         while (slots.stride() == slotBytes) {
             assertThat(sent).as("packed within a few hundred datagrams").isLessThan(4 * SendSlots.PACK_AFTER_DATAGRAMS);
             int length = sent % 21 == 20 ? 1500 : bulk;
-            if (slots.take(length) || sent % 21 == 20) {
+            if (slots.take(length, 0) || sent % 21 == 20) {
                 slots.reset();
             }
             sent++;
@@ -75,14 +76,14 @@ class SendSlotsTest {
             assertThat(slots.currentAddress()).as("datagram %d starts where the one before ends", i)
                     .isEqualTo(base + (long) i * bulk);
             assertThat(slots.current().capacity()).as("every slot holds the largest datagram").isEqualTo(slotBytes);
-            slots.take(bulk);
+            slots.take(bulk, 0);
         }
         long longer = slots.currentAddress();
-        slots.take(slotBytes);
+        slots.take(slotBytes, 0);
         assertThat(slots.currentAddress()).as("a datagram longer than the stride takes the slots it spans")
                 .isEqualTo(longer + 2L * bulk);
         assertThat(slots.capacity()).as("the same memory, more slots").isEqualTo(
-                (int) (((long) SendSlots.MAX_SLOTS * slotBytes - slotBytes) / bulk) + 1);
+                (int) (((long) SendSlots.MAX_SLOTS / SendSlots.LANES * slotBytes - slotBytes) / bulk) + 1);
     }
 
     @Test
@@ -91,7 +92,7 @@ class SendSlotsTest {
         for (int i = 0; i < 20 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
             // ACK-sized datagrams do not vote; two bulk lengths in turn never lead.
             int length = i % 3 == 0 ? 100 : (i % 3 == 1 ? 2839 : 3963);
-            if (slots.take(length)) {
+            if (slots.take(length, 0)) {
                 slots.reset();
             }
             if (i % 20 == 0) {
@@ -110,7 +111,7 @@ class SendSlotsTest {
         for (int round = 0; round < lengths.length; round++) {
             int length = lengths[round];
             for (int i = 0; i < 3 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
-                if (slots.take(length)) {
+                if (slots.take(length, 0)) {
                     slots.reset();
                 }
             }
@@ -142,6 +143,7 @@ class SendSlotsTest {
             long memoryEnd = memoryStart + (long) Math.max(1, Math.min(SendSlots.MAX_SLOTS,
                     SendSlots.MAX_TOTAL_BYTES / slotBytes)) * slotBytes;
             int bulk = 1 + random.nextInt(slotBytes);
+            int sockets = 1 + random.nextInt(6);
             long[] starts = new long[8 * SendSlots.MAX_SLOTS];
             long[] ends = new long[starts.length];
             int taken = 0;
@@ -161,12 +163,40 @@ class SendSlotsTest {
                 starts[taken] = at;
                 ends[taken] = at + length;
                 taken++;
-                boolean full = slots.take(length);
+                // Mostly a round robin over a few sockets, as the engine's over a connection's paths.
+                int socket = random.nextInt(5) == 0 ? random.nextInt(9) : 1 + d % sockets;
+                boolean full = slots.take(length, socket);
                 if (full || random.nextInt(30) == 0) {
                     slots.reset();
                     taken = 0;
                 }
             }
         }
+    }
+    @Test
+    void eachOfFourPathsInARoundRobinFillsALaneOfItsOwnSoItsDatagramsLieBackToBack() {
+        int slotBytes = 4096;
+        int bulk = 2839;
+        SendSlots slots = new SendSlots(slotBytes);
+        int[] sockets = {1, 2, 3, 4}; // a client's path sockets (0 is the listen socket)
+        for (int d = 0; d < 2 * SendSlots.PACK_AFTER_DATAGRAMS; d++) {
+            if (slots.take(bulk, sockets[d % 4]) || d % 80 == 79) {
+                slots.reset();
+            }
+        }
+        slots.reset();
+        assertThat(slots.stride()).isEqualTo(bulk);
+        long[] last = new long[5];
+        for (int d = 0; d < 4 * 20; d++) {
+            int socket = sockets[d % 4];
+            long at = slots.currentAddress();
+            if (d >= 4) {
+                assertThat(at).as("datagram %d of socket %d starts where that socket's last one ended", d, socket)
+                        .isEqualTo(last[socket] + bulk);
+            }
+            last[socket] = at;
+            assertThat(slots.take(bulk, socket)).as("20 datagrams a lane fit").isFalse();
+        }
+        assertThat(slots.taken()).isEqualTo(80);
     }
 }

@@ -28,9 +28,10 @@ import java.util.Arrays;
  * to the kernel as one iovec instead of one per datagram (the kernel imports, checks and copies
  * one iovec; docs/benchmarks.md, "8 KiB datapath round (session 15)"). A datagram longer than the
  * stride takes as many slots as it spans, so no datagram ever overlaps the next; each slot's view
- * still holds the largest datagram (views overlap, bytes do not). The views of the last
- * {@link #STRIDES_KEPT} strides are kept, so an application that alternates between a few message
- * sizes allocates nothing once each has been seen (R-JAVA-2).
+ * still holds the largest datagram (views overlap, bytes do not). The views of up to
+ * {@link #STRIDES_KEPT} strides (the unpacked one included) are made once and kept, so an
+ * application that alternates between a few message sizes allocates nothing once each has been
+ * seen, and a further length is not packed at all rather than allocating views again (R-JAVA-2).
  *
  * <p><b>Lanes.</b> A socket's GSO run is contiguous only if its datagrams were encoded one after
  * another, but the engine's round robin over a connection's paths alternates them datagram by
@@ -58,7 +59,7 @@ final class SendSlots {
     static final int PACK_AFTER_DATAGRAMS = 256;
     /** Least stride as a fraction of the largest datagram: at most this many times the views of the unpacked slots. */
     static final int MIN_STRIDE_DIVISOR = 4;
-    /** Strides whose views are kept (the current one included). */
+    /** Strides whose views are made and kept, the unpacked one included; no others are packed at. */
     static final int STRIDES_KEPT = 4;
     /**
      * Lanes: the memory is cut into this many regions, each with its own run of slots, and a
@@ -76,7 +77,7 @@ final class SendSlots {
     private final long totalBytes;
     private final int minStride;
     private final long laneBytes;
-    /** Views of the kept strides, {@link #keptStrides}[k] apart, per lane; entry 0 the most recently used. */
+    /** Views of the kept strides, {@link #keptStrides}[k] apart, per lane; null where none was made yet. */
     private final ByteBuffer[][][] keptViews = new ByteBuffer[STRIDES_KEPT][][];
     private final int[] keptStrides = new int[STRIDES_KEPT];
     private int stride;
@@ -218,24 +219,19 @@ final class SendSlots {
     }
 
     private void restride(int length) {
-        restrides++;
         int k = 0;
-        while (k < STRIDES_KEPT && keptStrides[k] != length) {
+        while (k < STRIDES_KEPT && keptViews[k] != null && keptStrides[k] != length) {
             k++;
         }
-        ByteBuffer[][] found;
-        if (k < STRIDES_KEPT && keptViews[k] != null) {
-            found = keptViews[k];
-        } else {
-            k = STRIDES_KEPT - 1; // the least recently used gives way
-            found = viewsAt(length);
+        if (k == STRIDES_KEPT) {
+            return; // every kept set is another length's: stay, rather than allocate again and again
         }
-        // Move the stride to the front, the others one down.
-        System.arraycopy(keptStrides, 0, keptStrides, 1, k);
-        System.arraycopy(keptViews, 0, keptViews, 1, k);
-        keptStrides[0] = length;
-        keptViews[0] = found;
+        if (keptViews[k] == null) {
+            keptStrides[k] = length;
+            keptViews[k] = viewsAt(length);
+        }
+        restrides++;
         stride = length;
-        views = found;
+        views = keptViews[k];
     }
 }

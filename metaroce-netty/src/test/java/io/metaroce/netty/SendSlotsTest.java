@@ -125,6 +125,24 @@ class SendSlotsTest {
             }
         }
         assertThat(slots.restrides()).isEqualTo(4);
+        // The unpacked stride and three packed ones are kept; a fourth packed length is not packed
+        // at (no views made again and again), while a kept one still is.
+        for (int length : new int[] {2000, 2500, 2000}) {
+            for (int i = 0; i < 3 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
+                if (slots.take(length, 0)) {
+                    slots.reset();
+                }
+            }
+            slots.reset();
+        }
+        assertThat(slots.stride()).as("2500 found every kept set taken").isEqualTo(2000);
+        for (int i = 0; i < 3 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
+            if (slots.take(2839, 0)) {
+                slots.reset();
+            }
+        }
+        slots.reset();
+        assertThat(slots.current()).isSameAs(first[0]);
     }
 
     /**

@@ -767,7 +767,7 @@ public final class UdpEndpoint implements AutoCloseable {
             dirtyList[dirtyCount++] = s;
         }
         if (slots != null && slots.take(transmit.length, s)) {
-            flushDirty(); // every slot is queued on some socket: send them all, then reuse the slots
+            flushDirty(); // the next datagram's lane is full: send every queued slot, then reuse them all
         }
     }
 

@@ -141,6 +141,8 @@ final class LinuxUdpSocket implements UdpSocket {
     private long gsoSends;
     /** Datagrams carried by {@link #gsoSends}. */
     private long gsoDatagrams;
+    /** {@link #gsoSends} whose datagrams lay back to back and went as one iovec. */
+    private long contiguousSends;
     private IoRegistration registration;
     private int queued;
     private boolean closed;
@@ -483,7 +485,8 @@ final class LinuxUdpSocket implements UdpSocket {
      * batch, in which each run of datagrams of one length (the last may be shorter) to the same
      * destination with the same ECN goes as one GSO super-datagram ({@code UDP_SEGMENT}): the
      * kernel cuts it into datagrams of the run's length after one trip through the stack. A run's
-     * message gathers its datagrams' slots with one iovec each.
+     * message gathers its datagrams' slots with one iovec each, or with one iovec for the run when
+     * they lie back to back (the endpoint's {@link SendSlots} packed at the run's length).
      */
     @Override
     public int flush() {
@@ -569,13 +572,36 @@ final class LinuxUdpSocket implements UdpSocket {
                 controls.putShort(g + CMSG_HEADER_BYTES, (short) lengthOf[i]);
                 controlLength += CMSG_SPACE_SMALL;
             }
-            send.prepareSend(i, j - i + 1, lengthOf, controlLength);
+            if (j > i && contiguous(i, j)) {
+                // Packed slots (SendSlots): one iovec for the run instead of one a datagram.
+                contiguousSends++;
+                send.prepareSendContiguous(i, total, controlLength);
+            } else {
+                send.prepareSend(i, j - i + 1, lengthOf, controlLength);
+            }
             wireView.put(entries * LinuxSyscalls.MMSGHDR_BYTES, send.headersView, i * LinuxSyscalls.MMSGHDR_BYTES,
                     LinuxSyscalls.MMSGHDR_BYTES);
             entrySize[entries++] = j - i + 1;
             i = j + 1;
         }
         return entries;
+    }
+
+    /** Whether the payloads of queued datagrams {@code i..j} lie back to back in memory. */
+    private boolean contiguous(int i, int j) {
+        long end = send.iovecAddress(i) + lengthOf[i];
+        for (int k = i + 1; k <= j; k++) {
+            if (send.iovecAddress(k) != end) {
+                return false;
+            }
+            end += lengthOf[k];
+        }
+        return true;
+    }
+
+    /** GSO runs sent with one iovec, their datagrams' payloads lying back to back (packed {@link SendSlots}). */
+    long contiguousSends() {
+        return contiguousSends;
     }
 
     /**

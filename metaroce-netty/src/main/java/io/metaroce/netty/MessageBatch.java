@@ -173,9 +173,27 @@ final class MessageBatch {
         for (int k = i; k < i + count; k++) {
             v.putLong(k * IOVEC_BYTES + 8, lengths[k]);
         }
+        prepareHeader(i, count, controlLength);
+    }
+
+    /**
+     * As {@link #prepareSend} for payloads that lie back to back from message {@code i}'s iovec
+     * on: its one iovec covers all {@code totalBytes} of them.
+     */
+    void prepareSendContiguous(int i, long totalBytes, int controlLength) {
+        iovecsView.putLong(i * IOVEC_BYTES + 8, totalBytes);
+        prepareHeader(i, 1, controlLength);
+    }
+
+    /** Native address message {@code i}'s iovec points at. */
+    long iovecAddress(int i) {
+        return iovecsView.getLong(i * IOVEC_BYTES);
+    }
+
+    private void prepareHeader(int i, int iovecCount, int controlLength) {
         ByteBuffer b = headersView;
         int h = i * MMSGHDR_BYTES;
-        b.putLong(h + MSG_IOVLEN, count);
+        b.putLong(h + MSG_IOVLEN, iovecCount);
         b.putInt(h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
         b.putLong(h + MSG_CONTROLLEN, controlLength);
         b.putInt(h + MSG_FLAGS, 0);

@@ -766,8 +766,8 @@ public final class UdpEndpoint implements AutoCloseable {
             dirty[s] = true;
             dirtyList[dirtyCount++] = s;
         }
-        if (slots != null && slots.take()) {
-            flushDirty(); // every slot is queued on some socket: send them all, then reuse the slots
+        if (slots != null && slots.take(transmit.length, s)) {
+            flushDirty(); // the next datagram's lane is full: send every queued slot, then reuse them all
         }
     }
 

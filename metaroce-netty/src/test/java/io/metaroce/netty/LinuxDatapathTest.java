@@ -446,7 +446,7 @@ class LinuxDatapathTest {
                     if (inPlace[i]) {
                         assertThat(a.writeInPlace(buf, slots.currentAddress(), lengths[i], b.localAddress(), ecns[i]))
                                 .isTrue();
-                        if (slots.take()) {
+                        if (slots.take(lengths[i], 1)) {
                             lost += a.flush();
                             slots.reset();
                         }
@@ -462,6 +462,61 @@ class LinuxDatapathTest {
             }).get(10, TimeUnit.SECONDS);
             assertThat(dropped).as("seed %d", seed).isZero();
             pair.expectInOrder(lengths, ecns, ", seed " + seed);
+        }
+    }
+
+    /**
+     * A bulk flow's datagrams of one length sent in place: once {@link SendSlots} packed its slots
+     * at that length, a GSO run's datagrams lie back to back and go as one iovec; each arrives
+     * whole, in order, with its ECN, across batch flushes, a shorter last datagram of a run, an
+     * ECN change and the slots running out.
+     */
+    @ParameterizedTest(name = "receiver GRO {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(30)
+    void packedSlotsSendARunAsOneIovecAndEveryDatagramArrivesWholeAndInOrder(boolean gro) throws Exception {
+        int slot = 4096;
+        int datagram = 2839; // the equal-length packets of an 8 KiB message at the default 4096-byte MTU
+        try (SocketPair pair = SocketPair.open(gro, slot)) {
+            EventLoop loop = pair.loop;
+            UdpSocket a = pair.a;
+            UdpSocket b = pair.b;
+            int count = 2 * SendSlots.PACK_AFTER_DATAGRAMS + SendSlots.MAX_SLOTS;
+            int[] lengths = new int[count];
+            int[] ecns = new int[count];
+            for (int i = 0; i < count; i++) {
+                lengths[i] = i % 21 == 20 ? 1500 : datagram; // a shorter one ends a run, as a message's last packet may
+                ecns[i] = i % 97 < 90 ? 2 : 3;
+            }
+            long[] contiguous = new long[2];
+            int[] strides = new int[1];
+            int dropped = loop.submit(() -> {
+                SendSlots slots = new SendSlots(slot);
+                contiguous[0] = ((LinuxUdpSocket) a).contiguousSends();
+                int lost = 0;
+                for (int i = 0; i < count; i++) {
+                    ByteBuffer buf = slots.current();
+                    for (int k = 0; k < lengths[i]; k++) {
+                        buf.put(k, (byte) (i * 7));
+                    }
+                    buf.putInt(0, i);
+                    assertThat(a.writeInPlace(buf, slots.currentAddress(), lengths[i], b.localAddress(), ecns[i]))
+                            .isTrue();
+                    // Flush as the endpoint does: when the slots run out, and after each pacing burst.
+                    if (slots.take(lengths[i], 1) || i % 21 == 20) {
+                        lost += a.flush();
+                        slots.reset();
+                    }
+                }
+                lost += a.flush();
+                contiguous[1] = ((LinuxUdpSocket) a).contiguousSends();
+                strides[0] = slots.stride();
+                return lost;
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(dropped).isZero();
+            assertThat(strides[0]).as("packed at the bulk length").isEqualTo(datagram);
+            assertThat(contiguous[1] - contiguous[0]).as("GSO runs sent as one iovec").isPositive();
+            pair.expectInOrder(lengths, ecns, "");
         }
     }
 

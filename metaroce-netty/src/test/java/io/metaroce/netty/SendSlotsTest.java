@@ -6,9 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The endpoint's in-place send slots: sizes, addresses, the order they are taken in and their reset. */
+/** The endpoint's in-place send slots: sizes, addresses, the order they are taken in, their reset and packing. */
 class SendSlotsTest {
     static {
         LeakRecorder.install(); // before anything touches Netty's buffers (see LeakRecorder)
@@ -16,8 +17,9 @@ class SendSlotsTest {
 
     @Test
     void theSlotCountIsBoundedByTheSlotLimitAndTheMemoryLimit() {
-        assertThat(new SendSlots(4096).capacity()).isEqualTo(SendSlots.MAX_SLOTS);
-        assertThat(new SendSlots(65_507).capacity()).isEqualTo((int) (SendSlots.MAX_TOTAL_BYTES / 65_507));
+        assertThat(new SendSlots(4096).capacity()).as("slots of a lane").isEqualTo(SendSlots.MAX_SLOTS / SendSlots.LANES);
+        assertThat(new SendSlots(65_507).capacity())
+                .isEqualTo((int) (SendSlots.MAX_TOTAL_BYTES / 65_507) / SendSlots.LANES);
         assertThat(new SendSlots(4096).slotBytes()).isEqualTo(4096);
         assertThatThrownBy(() -> new SendSlots(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("slotBytes");
@@ -41,7 +43,7 @@ class SendSlotsTest {
             MemorySegment at = MemorySegment.ofAddress(address).reinterpret(slotBytes);
             assertThat(Integer.reverseBytes(at.get(ValueLayout.JAVA_INT_UNALIGNED, 0))).isEqualTo(0x5EED0000 + i);
             assertThat(at.get(ValueLayout.JAVA_BYTE, slotBytes - 1)).isEqualTo((byte) i);
-            assertThat(slots.take()).as("slot %d of %d is the last", i, slots.capacity())
+            assertThat(slots.take(slotBytes, 0)).as("slot %d of %d is the last", i, slots.capacity())
                     .isEqualTo(i == slots.capacity() - 1);
             assertThat(slots.taken()).isEqualTo(i + 1);
         }
@@ -50,5 +52,169 @@ class SendSlotsTest {
         assertThat(slots.currentAddress()).isEqualTo(first);
         assertThat(slots.current().getInt(0)).as("a reset frees the slots; their bytes stay until rewritten")
                 .isEqualTo(0x5EED0000);
+    }
+    @Test
+    void aBulkLengthPacksTheSlotsSoItsDatagramsLieBackToBackAndALongerOneSpansSlots() {
+        int slotBytes = 4096;
+        int bulk = 2839;
+        SendSlots slots = new SendSlots(slotBytes);
+        // Bulk datagrams with a shorter last packet of a message now and then: the vote packs anyway.
+        int sent = 0;
+        while (slots.stride() == slotBytes) {
+            assertThat(sent).as("packed within a few hundred datagrams").isLessThan(4 * SendSlots.PACK_AFTER_DATAGRAMS);
+            int length = sent % 21 == 20 ? 1500 : bulk;
+            if (slots.take(length, 0) || sent % 21 == 20) {
+                slots.reset();
+            }
+            sent++;
+        }
+        slots.reset();
+        assertThat(slots.stride()).isEqualTo(bulk);
+        assertThat(sent).isGreaterThanOrEqualTo(SendSlots.PACK_AFTER_DATAGRAMS);
+        long base = slots.currentAddress();
+        for (int i = 0; i < 5; i++) {
+            assertThat(slots.currentAddress()).as("datagram %d starts where the one before ends", i)
+                    .isEqualTo(base + (long) i * bulk);
+            assertThat(slots.current().capacity()).as("every slot holds the largest datagram").isEqualTo(slotBytes);
+            slots.take(bulk, 0);
+        }
+        long longer = slots.currentAddress();
+        slots.take(slotBytes, 0);
+        assertThat(slots.currentAddress()).as("a datagram longer than the stride takes the slots it spans")
+                .isEqualTo(longer + 2L * bulk);
+        assertThat(slots.capacity()).as("the same memory, more slots").isEqualTo(
+                (int) (((long) SendSlots.MAX_SLOTS / SendSlots.LANES * slotBytes - slotBytes) / bulk) + 1);
+    }
+
+    @Test
+    void smallDatagramsAndAnEvenMixOfLengthsDoNotPack() {
+        SendSlots slots = new SendSlots(4096);
+        for (int i = 0; i < 20 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
+            // ACK-sized datagrams do not vote; two bulk lengths in turn never lead.
+            int length = i % 3 == 0 ? 100 : (i % 3 == 1 ? 2839 : 3963);
+            if (slots.take(length, 0)) {
+                slots.reset();
+            }
+            if (i % 20 == 0) {
+                slots.reset();
+            }
+        }
+        assertThat(slots.stride()).isEqualTo(4096);
+        assertThat(slots.restrides()).isZero();
+    }
+
+    @Test
+    void aStrideSeenBeforeReusesItsViews() {
+        SendSlots slots = new SendSlots(4096);
+        ByteBuffer[] first = new ByteBuffer[2];
+        int[] lengths = {2839, 3963, 2839, 3963};
+        for (int round = 0; round < lengths.length; round++) {
+            int length = lengths[round];
+            for (int i = 0; i < 3 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
+                if (slots.take(length, 0)) {
+                    slots.reset();
+                }
+            }
+            slots.reset();
+            assertThat(slots.stride()).isEqualTo(length);
+            if (round < 2) {
+                first[round] = slots.current();
+            } else {
+                assertThat(slots.current()).as("round %d: the views kept for stride %d", round, length)
+                        .isSameAs(first[round - 2]);
+            }
+        }
+        assertThat(slots.restrides()).isEqualTo(4);
+        // The unpacked stride and three packed ones are kept; a fourth packed length is not packed
+        // at (no views made again and again), while a kept one still is.
+        for (int length : new int[] {2000, 2500, 2000}) {
+            for (int i = 0; i < 3 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
+                if (slots.take(length, 0)) {
+                    slots.reset();
+                }
+            }
+            slots.reset();
+        }
+        assertThat(slots.stride()).as("2500 found every kept set taken").isEqualTo(2000);
+        for (int i = 0; i < 3 * SendSlots.PACK_AFTER_DATAGRAMS; i++) {
+            if (slots.take(2839, 0)) {
+                slots.reset();
+            }
+        }
+        slots.reset();
+        assertThat(slots.current()).isSameAs(first[0]);
+    }
+
+    /**
+     * Whatever the lengths and resets: every datagram taken since a reset lies inside the memory
+     * and apart from the others, at the address of its view, which holds the largest datagram.
+     */
+    @Test
+    void noDatagramOverlapsAnotherTakenSinceTheLastResetWhateverTheLengths() {
+        long seed = System.nanoTime();
+        System.out.println("SendSlotsTest seed " + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int run = 0; run < 40; run++) {
+            int slotBytes = 200 + random.nextInt(9000);
+            SendSlots slots = new SendSlots(slotBytes);
+            long memoryStart = slots.currentAddress();
+            long memoryEnd = memoryStart + (long) Math.max(1, Math.min(SendSlots.MAX_SLOTS,
+                    SendSlots.MAX_TOTAL_BYTES / slotBytes)) * slotBytes;
+            int bulk = 1 + random.nextInt(slotBytes);
+            int sockets = 1 + random.nextInt(6);
+            long[] starts = new long[8 * SendSlots.MAX_SLOTS];
+            long[] ends = new long[starts.length];
+            int taken = 0;
+            for (int d = 0; d < 3000; d++) {
+                int length = random.nextInt(4) == 0 ? 1 + random.nextInt(slotBytes) : bulk;
+                long at = slots.currentAddress();
+                ByteBuffer view = slots.current();
+                assertThat(view.capacity()).as("seed %d run %d", seed, run).isEqualTo(slotBytes);
+                assertThat(MemorySegment.ofBuffer(view).address()).as("seed %d run %d", seed, run).isEqualTo(at);
+                assertThat(at).as("seed %d run %d", seed, run).isGreaterThanOrEqualTo(memoryStart);
+                assertThat(at + slotBytes).as("seed %d run %d: the view inside the memory", seed, run)
+                        .isLessThanOrEqualTo(memoryEnd);
+                for (int k = 0; k < taken; k++) {
+                    assertThat(at >= ends[k] || at + length <= starts[k])
+                            .as("seed %d run %d datagram %d overlaps one taken before", seed, run, d).isTrue();
+                }
+                starts[taken] = at;
+                ends[taken] = at + length;
+                taken++;
+                // Mostly a round robin over a few sockets, as the engine's over a connection's paths.
+                int socket = random.nextInt(5) == 0 ? random.nextInt(9) : 1 + d % sockets;
+                boolean full = slots.take(length, socket);
+                if (full || random.nextInt(30) == 0) {
+                    slots.reset();
+                    taken = 0;
+                }
+            }
+        }
+    }
+    @Test
+    void eachOfFourPathsInARoundRobinFillsALaneOfItsOwnSoItsDatagramsLieBackToBack() {
+        int slotBytes = 4096;
+        int bulk = 2839;
+        SendSlots slots = new SendSlots(slotBytes);
+        int[] sockets = {1, 2, 3, 4}; // a client's path sockets (0 is the listen socket)
+        for (int d = 0; d < 2 * SendSlots.PACK_AFTER_DATAGRAMS; d++) {
+            if (slots.take(bulk, sockets[d % 4]) || d % 80 == 79) {
+                slots.reset();
+            }
+        }
+        slots.reset();
+        assertThat(slots.stride()).isEqualTo(bulk);
+        long[] last = new long[5];
+        for (int d = 0; d < 4 * 20; d++) {
+            int socket = sockets[d % 4];
+            long at = slots.currentAddress();
+            if (d >= 4) {
+                assertThat(at).as("datagram %d of socket %d starts where that socket's last one ended", d, socket)
+                        .isEqualTo(last[socket] + bulk);
+            }
+            last[socket] = at;
+            assertThat(slots.take(bulk, socket)).as("20 datagrams a lane fit").isFalse();
+        }
+        assertThat(slots.taken()).isEqualTo(80);
     }
 }

@@ -199,7 +199,8 @@ public final class PacketCodec {
         // nothing reads them.
         byte[] h = received;
         int end = offset + length - WireConstants.CHECKSUM_BYTES;
-        if (length <= WHOLE_COPY_BYTES && !src.hasArray()) {
+        boolean whole = length <= WHOLE_COPY_BYTES && !src.hasArray();
+        if (whole) {
             // A short datagram in a buffer without an accessible array (direct, as drivers use)
             // comes over whole: the checksum is then taken over the copy, whose wrapper is a
             // bounds check, rather than over the buffer, whose wrapper aims the buffer's position
@@ -266,7 +267,7 @@ public final class PacketCodec {
         }
 
         return switch (type) {
-            case PacketType.DATA -> decodeData(h, offset, length, out);
+            case PacketType.DATA -> decodeData(h, offset, length, whole, out);
             case PacketType.READ_REQUEST -> decodeReadRequest(h, out);
             case PacketType.ACK -> decodeAck(h, out);
             case PacketType.NAK -> decodeNak(h, out);
@@ -278,7 +279,7 @@ public final class PacketCodec {
         };
     }
 
-    private int decodeData(byte[] h, int o, int length, Packet out) {
+    private int decodeData(byte[] h, int o, int length, boolean whole, Packet out) {
         out.opcode = u8(h, 32);
         out.dataFlags = u8(h, 33);
         // 34: reserved u16
@@ -293,6 +294,7 @@ public final class PacketCodec {
         out.timestampNanos = getLong(h, 88);
         out.sequenceFloor = getLong(h, 96);
         out.payloadOffset = o + WireConstants.DATA_HEADER_BYTES;
+        out.payloadCopy = whole ? h : null;
         out.payloadLength = length - WireConstants.DATA_OVERHEAD_BYTES;
 
         // Every field in range, in one test of the sign bits and two comparisons (the packets of a

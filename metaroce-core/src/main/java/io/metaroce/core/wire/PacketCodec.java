@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.ReadOnlyBufferException;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
@@ -798,10 +799,27 @@ public final class PacketCodec {
         if (templateOwner == null) {
             throw new IllegalArgumentException("no DATA header template: encode the message's packet with encodeData first");
         }
-        int length = checkDataBounds(p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        int payloadLength = p.payloadLength;
+        int length = encodedLength(PacketType.DATA, payloadLength);
         byte[] h = dataTemplate;
+        if (length <= WHOLE_COPY_BYTES && !dst.hasArray()) {
+            // The short datagram's two bulk copies (payload source into the template, template into
+            // the datagram) check exactly the ranges checkDataBounds checks, and the datagram's
+            // read-only state, before they copy anything; the datagram is written by the second
+            // alone, so a bad argument leaves it untouched. Their exceptions are turned into
+            // encode's by running its checks then, not on every packet.
+            putPacketFields(h, p);
+            try {
+                assembleShortData(h, length, payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+            } catch (IndexOutOfBoundsException | ReadOnlyBufferException | NullPointerException e) {
+                checkDataBounds(payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+                throw e;
+            }
+            return length;
+        }
+        checkDataBounds(payloadLength, dst, offset, payloadSource, payloadSourceIndex);
         putPacketFields(h, p);
-        finishData(h, length, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        finishData(h, length, payloadLength, dst, offset, payloadSource, payloadSourceIndex);
         return length;
     }
 
@@ -868,12 +886,7 @@ public final class PacketCodec {
             // decoder does (see decode): one bulk put and the array's checksum wrapper instead of
             // two puts, the buffer's checksum wrapper and a checked put of the trailer. The
             // template's header bytes stay as they are; only the bytes after it change.
-            if (payloadLength > 0) {
-                payloadSource.get(payloadSourceIndex, h, WireConstants.DATA_HEADER_BYTES, payloadLength);
-            }
-            int trailer = length - WireConstants.CHECKSUM_BYTES;
-            putInt(h, trailer, checksum(h, trailer));
-            dst.put(offset, h, 0, length);
+            assembleShortData(h, length, payloadLength, dst, offset, payloadSource, payloadSourceIndex);
             return;
         }
         swap = dst.order() != ByteOrder.BIG_ENDIAN;
@@ -883,6 +896,21 @@ public final class PacketCodec {
         }
         int end = offset + length - WireConstants.CHECKSUM_BYTES;
         putInt(dst, end, checksum(dst, offset, end));
+    }
+
+    /**
+     * A short DATA datagram ({@link #finishData}'s first case): the payload behind the header in
+     * {@code h}, the checksum over both, and the whole put into {@code dst} in one bulk put, which
+     * is the only write to {@code dst}.
+     */
+    private void assembleShortData(byte[] h, int length, int payloadLength, ByteBuffer dst, int offset,
+            ByteBuffer payloadSource, int payloadSourceIndex) {
+        if (payloadLength > 0) {
+            payloadSource.get(payloadSourceIndex, h, WireConstants.DATA_HEADER_BYTES, payloadLength);
+        }
+        int trailer = length - WireConstants.CHECKSUM_BYTES;
+        putInt(h, trailer, checksum(h, trailer));
+        dst.put(offset, h, 0, length);
     }
 
     /**

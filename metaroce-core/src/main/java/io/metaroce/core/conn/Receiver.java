@@ -254,7 +254,13 @@ final class Receiver {
             return NakCode.REMOTE_ACCESS_ERROR;
         }
         if (p.payloadLength > 0) {
-            target.place(inbound.targetOffset[m] + p.payloadMessageOffset, datagram, p.payloadOffset, p.payloadLength);
+            long at = inbound.targetOffset[m] + p.payloadMessageOffset;
+            byte[] copy = p.payloadCopy;
+            if (copy != null) {
+                target.place(at, copy, WireConstants.DATA_HEADER_BYTES, p.payloadLength);
+            } else {
+                target.place(at, datagram, p.payloadOffset, p.payloadLength);
+            }
         }
         if ((p.dataFlags & WireConstants.DATA_FLAG_HAS_IMMEDIATE) != 0) {
             inbound.immediate[m] = p.immediate;

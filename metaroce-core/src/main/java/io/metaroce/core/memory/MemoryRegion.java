@@ -134,6 +134,21 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     /**
+     * Copies {@code length} bytes from {@code src[srcIndex, srcIndex + length)} into this region at
+     * {@code offset}, as {@link #place(long, ByteBuffer, int, int)} does from a buffer.
+     *
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside the region
+     *         or {@code [srcIndex, srcIndex + length)} is not inside {@code src}
+     * @throws IllegalStateException if the region is closed (or its memory has been freed)
+     * @throws java.nio.ReadOnlyBufferException if the registered memory is read-only
+     */
+    public void place(long offset, byte[] src, int srcIndex, int length) {
+        ensureOpen();
+        checkRegionRange(offset, length);
+        view.put((int) offset, src, srcIndex, length);
+    }
+
+    /**
      * Copies {@code length} bytes from this region at {@code offset} into {@code dst} at absolute
      * index {@code dstIndex} (positions untouched). Zero allocation.
      *

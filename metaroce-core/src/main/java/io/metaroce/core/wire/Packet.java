@@ -61,6 +61,14 @@ public final class Packet {
     public int payloadOffset;
     /** DATA payload length in bytes. */
     public int payloadLength;
+    /**
+     * The decoder's checksummed copy of the whole DATA datagram when it made one (a short datagram
+     * in a buffer without an accessible array, see {@code PacketCodec#decode}), with the payload at
+     * {@link WireConstants#DATA_HEADER_BYTES}; null when the payload lies only in the decoded buffer
+     * (at {@link #payloadOffset}), and for every other type. The codec's own array: valid until it
+     * decodes its next packet, and never written by the reader.
+     */
+    public byte[] payloadCopy;
 
     // ---- ACK ----
     /** Path sequence number of bit 0 of the selective acknowledgement. */
@@ -225,6 +233,7 @@ public final class Packet {
         sequenceFloor = 0;
         payloadOffset = 0;
         payloadLength = 0;
+        payloadCopy = null;
         sackBase = 0;
         echoTimestampNanos = 0;
         ackDelayNanos = 0;

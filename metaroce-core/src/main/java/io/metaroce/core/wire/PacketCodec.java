@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.ReadOnlyBufferException;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
@@ -199,7 +200,8 @@ public final class PacketCodec {
         // nothing reads them.
         byte[] h = received;
         int end = offset + length - WireConstants.CHECKSUM_BYTES;
-        if (length <= WHOLE_COPY_BYTES && !src.hasArray()) {
+        boolean whole = length <= WHOLE_COPY_BYTES && !src.hasArray();
+        if (whole) {
             // A short datagram in a buffer without an accessible array (direct, as drivers use)
             // comes over whole: the checksum is then taken over the copy, whose wrapper is a
             // bounds check, rather than over the buffer, whose wrapper aims the buffer's position
@@ -266,7 +268,7 @@ public final class PacketCodec {
         }
 
         return switch (type) {
-            case PacketType.DATA -> decodeData(h, offset, length, out);
+            case PacketType.DATA -> decodeData(h, offset, length, whole, out);
             case PacketType.READ_REQUEST -> decodeReadRequest(h, out);
             case PacketType.ACK -> decodeAck(h, out);
             case PacketType.NAK -> decodeNak(h, out);
@@ -278,7 +280,7 @@ public final class PacketCodec {
         };
     }
 
-    private int decodeData(byte[] h, int o, int length, Packet out) {
+    private int decodeData(byte[] h, int o, int length, boolean whole, Packet out) {
         out.opcode = u8(h, 32);
         out.dataFlags = u8(h, 33);
         // 34: reserved u16
@@ -293,6 +295,7 @@ public final class PacketCodec {
         out.timestampNanos = getLong(h, 88);
         out.sequenceFloor = getLong(h, 96);
         out.payloadOffset = o + WireConstants.DATA_HEADER_BYTES;
+        out.payloadCopy = whole ? h : null;
         out.payloadLength = length - WireConstants.DATA_OVERHEAD_BYTES;
 
         // Every field in range, in one test of the sign bits and two comparisons (the packets of a
@@ -796,10 +799,27 @@ public final class PacketCodec {
         if (templateOwner == null) {
             throw new IllegalArgumentException("no DATA header template: encode the message's packet with encodeData first");
         }
-        int length = checkDataBounds(p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        int payloadLength = p.payloadLength;
+        int length = encodedLength(PacketType.DATA, payloadLength);
         byte[] h = dataTemplate;
+        if (length <= WHOLE_COPY_BYTES && !dst.hasArray()) {
+            // The short datagram's two bulk copies (payload source into the template, template into
+            // the datagram) check exactly the ranges checkDataBounds checks, and the datagram's
+            // read-only state, before they copy anything; the datagram is written by the second
+            // alone, so a bad argument leaves it untouched. Their exceptions are turned into
+            // encode's by running its checks then, not on every packet.
+            putPacketFields(h, p);
+            try {
+                assembleShortData(h, length, payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+            } catch (IndexOutOfBoundsException | ReadOnlyBufferException | NullPointerException e) {
+                checkDataBounds(payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+                throw e;
+            }
+            return length;
+        }
+        checkDataBounds(payloadLength, dst, offset, payloadSource, payloadSourceIndex);
         putPacketFields(h, p);
-        finishData(h, length, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        finishData(h, length, payloadLength, dst, offset, payloadSource, payloadSourceIndex);
         return length;
     }
 
@@ -866,12 +886,7 @@ public final class PacketCodec {
             // decoder does (see decode): one bulk put and the array's checksum wrapper instead of
             // two puts, the buffer's checksum wrapper and a checked put of the trailer. The
             // template's header bytes stay as they are; only the bytes after it change.
-            if (payloadLength > 0) {
-                payloadSource.get(payloadSourceIndex, h, WireConstants.DATA_HEADER_BYTES, payloadLength);
-            }
-            int trailer = length - WireConstants.CHECKSUM_BYTES;
-            putInt(h, trailer, checksum(h, trailer));
-            dst.put(offset, h, 0, length);
+            assembleShortData(h, length, payloadLength, dst, offset, payloadSource, payloadSourceIndex);
             return;
         }
         swap = dst.order() != ByteOrder.BIG_ENDIAN;
@@ -881,6 +896,21 @@ public final class PacketCodec {
         }
         int end = offset + length - WireConstants.CHECKSUM_BYTES;
         putInt(dst, end, checksum(dst, offset, end));
+    }
+
+    /**
+     * A short DATA datagram ({@link #finishData}'s first case): the payload behind the header in
+     * {@code h}, the checksum over both, and the whole put into {@code dst} in one bulk put, which
+     * is the only write to {@code dst}.
+     */
+    private void assembleShortData(byte[] h, int length, int payloadLength, ByteBuffer dst, int offset,
+            ByteBuffer payloadSource, int payloadSourceIndex) {
+        if (payloadLength > 0) {
+            payloadSource.get(payloadSourceIndex, h, WireConstants.DATA_HEADER_BYTES, payloadLength);
+        }
+        int trailer = length - WireConstants.CHECKSUM_BYTES;
+        putInt(h, trailer, checksum(h, trailer));
+        dst.put(offset, h, 0, length);
     }
 
     /**

@@ -75,10 +75,14 @@ class MemoryRegionPropertyTest {
                 && BigInteger.valueOf(offset).add(BigInteger.valueOf(length)).compareTo(BigInteger.valueOf(regionLength)) <= 0;
     }
 
-    /** [SPEC-MEM-13] Bytes placed at any in-bounds range come back from copyOut and land nowhere else. */
+    /**
+     * [SPEC-MEM-13] Bytes placed at any in-bounds range, from a buffer or from an array (as the
+     * receiver places from the decoder's checked copy), come back from copyOut and land nowhere else.
+     */
     @Property(tries = 300)
     void placeThenCopyOutRoundTrips(@ForAll Kind kind,
                                     @ForAll boolean directSource,
+                                    @ForAll boolean fromArray,
                                     @ForAll @IntRange(min = 1, max = 4096) int regionLength,
                                     @ForAll @IntRange(min = 0, max = 1 << 20) int offsetSeed,
                                     @ForAll @IntRange(min = 0, max = 1 << 20) int lengthSeed,
@@ -93,7 +97,13 @@ class MemoryRegionPropertyTest {
             ByteBuffer src = source(directSource, srcIndex + length, ~seed);
 
             assertThat(pd.checkRemote(f.region().remoteKey(), offset, length, Access.REMOTE_WRITE)).isEqualTo(AccessCheck.OK);
-            f.region().place(offset, src, srcIndex, length);
+            if (fromArray) {
+                byte[] array = new byte[src.capacity()];
+                src.get(0, array);
+                f.region().place(offset, array, srcIndex, length);
+            } else {
+                f.region().place(offset, src, srcIndex, length);
+            }
 
             byte[] after = f.snapshot();
             for (int i = 0; i < after.length; i++) {
@@ -137,7 +147,33 @@ class MemoryRegionPropertyTest {
 
             assertThat(pd.checkRemote(f.region().remoteKey(), off, length, Access.REMOTE_WRITE)).isEqualTo(AccessCheck.OUT_OF_BOUNDS);
             assertThatThrownBy(() -> f.region().place(off, src, 0, length)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> f.region().place(off, new byte[1100], 0, length))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> f.region().copyOut(off, ByteBuffer.allocate(1100), 0, length))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(f.snapshot()).isEqualTo(before);
+        }
+    }
+
+    /**
+     * [SPEC-MEM-13] A place from an array whose range lies outside the array (the region's range
+     * fine) throws before it copies anything.
+     */
+    @Property(tries = 200)
+    void placeFromOutsideItsArrayThrowsAndLeavesMemoryUntouched(@ForAll Kind kind,
+                                                                @ForAll @IntRange(min = 1, max = 512) int regionLength,
+                                                                @ForAll @IntRange(min = 0, max = 64) int arrayLength,
+                                                                @ForAll @IntRange(min = -4, max = 80) int srcIndex,
+                                                                @ForAll long seed) {
+        int length = regionLength;
+        if (srcIndex >= 0 && srcIndex <= arrayLength - length) {
+            return; // in range: covered by the round-trip property
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            ProtectionDomain pd = new ProtectionDomain(new SplittableRandom(seed));
+            Fixture f = fixture(kind, arena, pd, regionLength, seed);
+            byte[] before = f.snapshot();
+            assertThatThrownBy(() -> f.region().place(0, new byte[arrayLength], srcIndex, length))
                     .isInstanceOf(IndexOutOfBoundsException.class);
             assertThat(f.snapshot()).isEqualTo(before);
         }

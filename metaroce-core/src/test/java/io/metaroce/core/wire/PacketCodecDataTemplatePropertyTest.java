@@ -189,4 +189,60 @@ class PacketCodecDataTemplatePropertyTest {
         // A refused call changed nothing: the template still holds the message.
         assertThat(codec.holdsDataTemplate(owner, 1, data.destinationConnectionId)).isTrue();
     }
+
+    /**
+     * Bad arguments to {@code encodeDataFromTemplate} (destination too small or read-only at random
+     * offsets, payload source too short, missing, or indexed out of it; short and long datagrams,
+     * buffers with and without an accessible array) are refused exactly as {@code encode} refuses
+     * them: the same {@link IllegalArgumentException} and message, and the destination untouched;
+     * good ones write {@code encode}'s bytes. The short datagram's path leaves these checks to the
+     * JDK's bulk copies and only translates their exceptions.
+     */
+    @Property(tries = 400)
+    void templateRefusesBadArgumentsAsEncodeDoes(@ForAll @IntRange(max = 600) int payloadLength,
+            @ForAll @IntRange(min = -3, max = 40) int offset, @ForAll @IntRange(min = -40, max = 8) int dstSlack,
+            @ForAll @IntRange(min = -3, max = 12) int sourceIndex, @ForAll @IntRange(min = -8, max = 4) int sourceSlack,
+            @ForAll boolean readOnly, @ForAll boolean directDestination, @ForAll boolean noSource) {
+        Packet p = PacketCodecTest.sample(PacketType.DATA);
+        p.payloadLength = payloadLength;
+        p.messageLength = Math.max(p.messageLength, payloadLength);
+        int length = PacketCodec.encodedLength(PacketType.DATA, payloadLength);
+        int capacity = Math.max(0, offset + length + dstSlack);
+        ByteBuffer source = noSource ? null : ByteBuffer.allocate(Math.max(0, Math.max(0, sourceIndex) + payloadLength + sourceSlack));
+        PacketCodec templated = new PacketCodec();
+        Object owner = new Object();
+        ByteBuffer good = ByteBuffer.allocate(length);
+        templated.encodeData(p, owner, 3, good, 0, PacketCodecTest.payloadSource(payloadLength),
+                PacketCodecTest.PAYLOAD_SOURCE_INDEX);
+        ByteBuffer expectedDst = destination(capacity, directDestination);
+        ByteBuffer actualDst = destination(capacity, directDestination);
+        String expectedError = null;
+        try {
+            new PacketCodec().encode(p, readOnly ? expectedDst.asReadOnlyBuffer() : expectedDst, offset, source, sourceIndex);
+        } catch (IllegalArgumentException e) {
+            expectedError = e.getMessage();
+        }
+        String actualError = null;
+        try {
+            templated.encodeDataFromTemplate(p, readOnly ? actualDst.asReadOnlyBuffer() : actualDst, offset, source,
+                    sourceIndex);
+        } catch (IllegalArgumentException e) {
+            actualError = e.getMessage();
+        }
+        assertThat(actualError).isEqualTo(expectedError);
+        assertThat(actualDst.position(0).limit(capacity)).isEqualTo(expectedDst.position(0).limit(capacity));
+        if (expectedError != null) {
+            for (int i = 0; i < capacity; i++) {
+                assertThat(actualDst.get(i)).isEqualTo(PacketCodecTest.GARBAGE);
+            }
+        }
+    }
+
+    private static ByteBuffer destination(int capacity, boolean direct) {
+        ByteBuffer b = direct ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
+        for (int i = 0; i < capacity; i++) {
+            b.put(i, PacketCodecTest.GARBAGE);
+        }
+        return b;
+    }
 }

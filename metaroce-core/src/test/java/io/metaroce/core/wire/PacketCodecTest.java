@@ -191,7 +191,8 @@ class PacketCodecTest {
     }
 
     static void assertSamePacket(Packet actual, Packet expected) {
-        assertThat(actual).usingRecursiveComparison().ignoringFields("payloadOffset").isEqualTo(expected);
+        // Where the payload lies is checked by the callers that know the buffer decoded.
+        assertThat(actual).usingRecursiveComparison().ignoringFields("payloadOffset", "payloadCopy").isEqualTo(expected);
     }
 
     /** Big-endian store of the low {@code size} bytes of {@code v}, written with shifts only. */

@@ -133,6 +133,7 @@ class PacketDecodePropertyTest {
         }
         java.util.Arrays.fill(stale.sackBits, -1L);
         java.util.Arrays.fill(stale.cookie, (byte) -1);
+        stale.payloadCopy = new byte[1];
         assertThat(codec.decode(e.buf(), e.offset(), e.length(), stale)).isEqualTo(DecodeError.OK);
         assertThat(stale).usingRecursiveComparison().isEqualTo(fresh);
     }
@@ -220,6 +221,15 @@ class PacketDecodePropertyTest {
         assertThat(out.payloadOffset).isEqualTo(offset + WireConstants.DATA_HEADER_BYTES);
         for (int i = 0; i < payloadLength; i++) {
             assertThat(src.get(out.payloadOffset + i)).isEqualTo((byte) (3 * i + 1));
+        }
+        // A short datagram in a buffer without an accessible array is checksummed in the decoder's
+        // whole copy, which then holds the payload too (the receiver places from it).
+        boolean copiedWhole = e.length() <= 512 && !src.hasArray();
+        assertThat(out.payloadCopy != null).isEqualTo(copiedWhole);
+        if (copiedWhole) {
+            for (int i = 0; i < payloadLength; i++) {
+                assertThat(out.payloadCopy[WireConstants.DATA_HEADER_BYTES + i]).isEqualTo((byte) (3 * i + 1));
+            }
         }
     }
 

@@ -1237,11 +1237,14 @@ public final class Connection implements ScoreboardListener {
         if (acksMayBeDue) {
             boolean unacknowledged = false;
             for (int i = 0; i < paths.count(); i++) {
-                Path path = paths.get(i);
-                if (path == null) {
-                    continue;
+                // The path's tracker's ACK deadline, kept in one array (an ACK is due once it has
+                // come): no path or tracker is read for a path with no ACK due (a cache miss each).
+                long ackDeadline = paths.ackDeadlineNanos(i);
+                if (ackDeadline == Long.MAX_VALUE) {
+                    continue; // no path, or nothing to acknowledge on it
                 }
-                if (path.receiveTracker.ackDue(nowNanos)) {
+                if (ackDeadline <= nowNanos) {
+                    Path path = paths.get(i);
                     if (config.bundleAcks() && !ackAloneNext && state == ConnectionState.ESTABLISHED) {
                         // The next DATA packet on the path its round robin gives it; the ACK rides
                         // ahead of it if that path owes one. The ACK does not steer data to its path:
@@ -1258,7 +1261,7 @@ public final class Connection implements ScoreboardListener {
                     return controlWriter.writeAck(nowNanos, path, receiver.cumulativeSequence(),
                             inbound.shareBytesPerSecond, out, p, codec);
                 }
-                unacknowledged |= path.receiveTracker.ackDeadlineNanos() != Long.MAX_VALUE;
+                unacknowledged = true;
             }
             acksMayBeDue = unacknowledged;
         }

@@ -621,10 +621,12 @@ final class DataWriter {
             if (id >= count) {
                 id -= count;
             }
-            Path path = paths.get(id);
-            if (path != null && paths.usableForNewData(path) && canSendOn(path, nowNanos)) {
+            // Open, usable for new data and with room, mostly told without reading the path's
+            // objects (Paths keeps a path at the index of its id); then canSendOn's questions.
+            if (paths.usableForNewDataWithRoom(id) && congestion.sendAllowanceBytes(id, nowNanos) > 0
+                    && congestion.nextSendTimeNanos(id, nowNanos) <= nowNanos) {
                 paths.nextForData(id + 1 == count ? 0 : id + 1);
-                return path;
+                return paths.get(id);
             }
         }
         return null;

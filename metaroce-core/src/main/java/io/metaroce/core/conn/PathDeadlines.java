@@ -38,10 +38,31 @@ final class PathDeadlines {
     private static final int ACK = 7;
     private static final int WORDS = 8;
 
+    // ---- a path's hot entry: what a scan of the paths in service reads ----
+    /** The least of the ACK, retransmission, probe and next-probe deadlines. */
+    private static final int H_WITH_ACK = 0;
+    /** The same without the ACK deadline (a timer pass's). */
+    private static final int H_WITHOUT_ACK = 1;
+    /** The oldest send time in flight ({@link Long#MAX_VALUE}: nothing in flight). */
+    private static final int H_OLDEST = 2;
+    /** When the oldest transmission is overdue, once something sent after it was acknowledged. */
+    private static final int H_OVERDUE_AT = 3;
+    private static final int HOT_WORDS = 4;
+
     private long[] entries = new long[0];
+    /**
+     * Per path, {@link #HOT_WORDS} words: what the scan of a probing connection (ESTABLISHED or
+     * CLOSE_PENDING: every question of a busy connection) reads of its entry, the unconditional
+     * deadlines folded into one minimum, so that it reads half the cache lines (a sending
+     * connection of the permutation has 16 paths); the probe-overdue term is read from
+     * {@link #entries} for the paths in {@link #probesOut} only.
+     */
+    private long[] hot = new long[0];
     private int count;
     /** Bit i: path i's entry may be stale. Meaningful while {@link #count} is at most 64. */
     private long marked = -1L;
+    /** Bit i: path i has a health probe out ({@code PROBE_DEADLINE} not {@link Long#MAX_VALUE}). While {@link #count} is at most 64. */
+    private long probesOut;
 
     /** Every entry may be stale. */
     void markAll() {
@@ -68,9 +89,11 @@ final class PathDeadlines {
         if (n != count || n > Long.SIZE) {
             if (entries.length < n * WORDS) {
                 entries = new long[n * WORDS];
+                hot = new long[n * HOT_WORDS];
             }
             count = n;
             marked = -1L;
+            probesOut = 0; // every entry below n is refreshed now; none above it may be read
         }
         long[] e = entries;
         for (long m = n > Long.SIZE ? -1L : marked; m != 0; m &= m - 1) {
@@ -79,6 +102,7 @@ final class PathDeadlines {
                 break;
             }
             refresh(e, i * WORDS, paths.get(i), config, health);
+            refreshHot(i);
         }
         if (n > Long.SIZE) {
             for (int i = Long.SIZE; i < n; i++) {
@@ -87,6 +111,20 @@ final class PathDeadlines {
         }
         marked = 0;
         return scan(latestAckedSentNanos, probing, true);
+    }
+
+    /** Path {@code i}'s (below 64) hot entry and probe bit, from its entry just refreshed. */
+    private void refreshHot(int i) {
+        long[] e = entries;
+        int b = i * WORDS;
+        int h = i * HOT_WORDS;
+        long probeTerms = Math.min(e[b + PROBE_DEADLINE], e[b + NEXT_PROBE]);
+        long withoutAck = Math.min(e[b + RTO], probeTerms);
+        hot[h + H_WITH_ACK] = Math.min(e[b + ACK], withoutAck);
+        hot[h + H_WITHOUT_ACK] = withoutAck;
+        hot[h + H_OLDEST] = e[b + OLDEST];
+        hot[h + H_OVERDUE_AT] = e[b + OVERDUE_AT];
+        probesOut = e[b + PROBE_DEADLINE] != Long.MAX_VALUE ? probesOut | (1L << i) : probesOut & ~(1L << i);
     }
 
     /**
@@ -99,6 +137,9 @@ final class PathDeadlines {
     }
 
     private long scan(long latestAckedSentNanos, boolean probing, boolean acks) {
+        if (probing && count <= Long.SIZE) {
+            return scanHot(latestAckedSentNanos, acks);
+        }
         long t = Long.MAX_VALUE;
         long[] e = entries;
         for (int b = 0; b < count * WORDS; b += WORDS) {
@@ -117,6 +158,33 @@ final class PathDeadlines {
                     probe = Math.min(probe, e[b + PROBE_OVERDUE_AT]);
                 }
                 t = Math.min(t, Math.min(probe, e[b + NEXT_PROBE]));
+            }
+        }
+        return t;
+    }
+
+    /**
+     * {@link #scan} of a probing connection of at most 64 paths, from the hot entries: the same
+     * minimum (the unconditional terms were folded at the refresh, min being associative), the
+     * probe-overdue term read for the paths with a probe out.
+     */
+    private long scanHot(long latestAckedSentNanos, boolean acks) {
+        long t = Long.MAX_VALUE;
+        long[] h = hot;
+        int column = acks ? H_WITH_ACK : H_WITHOUT_ACK;
+        for (int b = 0; b < count * HOT_WORDS; b += HOT_WORDS) {
+            t = Math.min(t, h[b + column]);
+            // Path#overdueDeadlineNanos: only once something sent after the oldest was acknowledged.
+            if (h[b + H_OLDEST] < latestAckedSentNanos) {
+                t = Math.min(t, h[b + H_OVERDUE_AT]);
+            }
+        }
+        long[] e = entries;
+        for (long m = probesOut; m != 0; m &= m - 1) {
+            int b = Long.numberOfTrailingZeros(m) * WORDS;
+            // PathHealth#nextTimeoutNanos: the probe's deadline, earlier once it is overdue.
+            if (latestAckedSentNanos > e[b + PROBE_SENT]) {
+                t = Math.min(t, e[b + PROBE_OVERDUE_AT]);
             }
         }
         return t;

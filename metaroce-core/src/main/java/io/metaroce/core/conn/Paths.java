@@ -43,17 +43,31 @@ final class Paths {
      */
     private long inServiceMask;
     /**
+     * Bit i: path i is open and ACTIVE. With {@link #inServiceMask}, tells which paths may take new
+     * data ({@link #usableForNewData}) without reading a path object. Meaningful while
+     * {@link #count} is at most 64.
+     */
+    private long activeMask;
+    /**
      * Per path, a lower bound on the transmissions its scoreboard still has room for: read from
      * the scoreboard ({@code SendScoreboard#room}) when it is used up, one less at each send
      * ({@link #sentOn}), as only a send takes room. While above 0 the path has room without its
      * scoreboard being read. 0 for a path just opened (its scoreboard not read yet).
      */
     private final long[] roomCredit;
+    /**
+     * Per path id, its receive tracker's ACK deadline ({@code PathReceiveTracker#ackDeadlineNanos},
+     * which each open path's tracker keeps up to date here), {@link Long#MAX_VALUE} where no path is
+     * open: the transmit poll's look for a due ACK reads this array, not every path's tracker.
+     */
+    private final long[] ackDeadlines;
 
     Paths(int count) {
         this.byId = new Path[count];
         this.count = count;
         this.roomCredit = new long[count];
+        this.ackDeadlines = new long[count];
+        java.util.Arrays.fill(ackDeadlines, Long.MAX_VALUE);
     }
 
     /** Number of paths negotiated. */
@@ -73,8 +87,10 @@ final class Paths {
             countIn(old.state, -1);
             openCount--;
             queuedRetransmissions -= old.retransmitQueue.size();
+            old.receiveTracker.publishAckDeadlineTo(null, 0);
         }
         byId[path.id] = path;
+        path.receiveTracker.publishAckDeadlineTo(ackDeadlines, path.id);
         openCount++;
         countIn(path.state, 1);
         membershipGeneration++;
@@ -85,6 +101,7 @@ final class Paths {
     private void maskInService(int id, int state) {
         if (id < Long.SIZE) {
             inServiceMask = PathState.inService(state) ? inServiceMask | (1L << id) : inServiceMask & ~(1L << id);
+            activeMask = state == PathState.ACTIVE ? activeMask | (1L << id) : activeMask & ~(1L << id);
         }
     }
 
@@ -101,12 +118,44 @@ final class Paths {
         if ((inServiceMask & (1L << id)) == 0) {
             return false;
         }
+        return hasRoom(id);
+    }
+
+    /**
+     * Whether path {@code id} (below {@link #count}) is open, may take new data and has room in its
+     * scoreboard for another transmission: {@code get(id) != null}, {@link #usableForNewData} and
+     * {@code scoreboard.hasRoom()}, mostly without reading the path's objects.
+     */
+    boolean usableForNewDataWithRoom(int id) {
+        if (count > Long.SIZE) {
+            Path p = byId[id];
+            return p != null && usableForNewData(p) && p.scoreboard.hasRoom();
+        }
+        // usableForNewData: ACTIVE, or SUSPECT (in service) while no path is ACTIVE.
+        long usable = activeCount > 0 ? activeMask : inServiceMask;
+        if ((usable & (1L << id)) == 0) {
+            return false;
+        }
+        return hasRoom(id);
+    }
+
+    /** Whether open path {@code id} (below 64) has room in its scoreboard, from its credit if above 0. */
+    private boolean hasRoom(int id) {
         if (roomCredit[id] > 0) {
             return true;
         }
         long room = byId[id].scoreboard.room();
         roomCredit[id] = room;
         return room > 0;
+    }
+
+    /**
+     * Path {@code id}'s ACK deadline (below {@link #count}): its tracker's
+     * {@code ackDeadlineNanos()}, or {@link Long#MAX_VALUE} if the path is not open. An ACK is due
+     * on the path at {@code now} exactly when this is at most {@code now}.
+     */
+    long ackDeadlineNanos(int id) {
+        return ackDeadlines[id];
     }
 
     /** A transmission was recorded on path {@code id}'s scoreboard: it took room (see {@link #roomCredit}). */
@@ -246,10 +295,13 @@ final class Paths {
                 countIn(byId[i].state, -1);
                 openCount--;
                 queuedRetransmissions -= byId[i].retransmitQueue.size();
+                byId[i].receiveTracker.publishAckDeadlineTo(null, 0);
             }
             byId[i] = null;
+            ackDeadlines[i] = Long.MAX_VALUE;
             if (i < Long.SIZE) {
                 inServiceMask &= ~(1L << i);
+                activeMask &= ~(1L << i);
             }
         }
         count = granted;

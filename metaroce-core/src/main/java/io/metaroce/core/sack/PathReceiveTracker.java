@@ -49,6 +49,13 @@ public final class PathReceiveTracker {
     private final boolean ackEachAfterGap;
     /** Whether this path's sequence numbers have skipped since it was first recorded [SPEC-SACK-15]. */
     private boolean gapSeen;
+    /**
+     * Where {@link #ackDeadlineNanos} is kept up to date, at {@link #deadlineSlot} (null: nowhere):
+     * the connection's array of its paths' ACK deadlines, which its transmit poll reads instead of
+     * every path's tracker (see {@link #publishAckDeadlineTo}).
+     */
+    private long[] deadlineSink;
+    private int deadlineSlot;
 
     /** A tracker that never repeats an ACK. */
     public PathReceiveTracker() {
@@ -146,6 +153,7 @@ public final class PathReceiveTracker {
         } else if (ackDeadlineNanos == Long.MAX_VALUE) {
             ackDeadlineNanos = nowNanos + maxAckDelayNanos;
         }
+        publishAckDeadline();
     }
 
     /** Whether an ACK for this path should be sent at {@code nowNanos}. */
@@ -198,6 +206,26 @@ public final class PathReceiveTracker {
         unacknowledged = 0;
         ackNow = false;
         ackDeadlineNanos = Long.MAX_VALUE;
+        publishAckDeadline();
+    }
+
+    /**
+     * From now on, keeps {@code sink[slot]} equal to {@link #ackDeadlineNanos} (written at once and
+     * after every change of it); {@code sink} null stops that. Only {@link #noteAckEliciting} and
+     * {@link #writeAck} change the deadline. For an owner that asks many trackers whether an ACK is
+     * due: {@code ackDue(now)} is {@code ackDeadlineNanos() <= now}, so one array answers for all of
+     * them without reading each tracker (a cache miss each).
+     */
+    public void publishAckDeadlineTo(long[] sink, int slot) {
+        this.deadlineSink = sink;
+        this.deadlineSlot = slot;
+        publishAckDeadline();
+    }
+
+    private void publishAckDeadline() {
+        if (deadlineSink != null) {
+            deadlineSink[deadlineSlot] = ackDeadlineNanos();
+        }
     }
 
     /**

@@ -157,6 +157,10 @@ public final class AimdController implements CongestionController {
     /** Whether the shared marks are the connection's window-weighted mean alpha, not its least [SPEC-CC-40]. */
     private final boolean sharedMarkByMeanAlpha;
     private final long firstFlightBytes;
+    /** {@code aimdPathsForShareMin}: 0, every path in service takes new data; else the fewest that do under a hint [SPEC-CC-PLANES15-1]. */
+    private final byte pathsForShareMin;
+    /** Where this connection's paths that take new data start, counted over its paths in service [SPEC-CC-PLANES15-1]. */
+    private final short shareOffset;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
     private final int announcedSpreadIntervals;
@@ -306,6 +310,9 @@ public final class AimdController implements CongestionController {
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.startWindow = initialWindow;
+        this.pathsForShareMin = (byte) config.aimdPathsForShareMin();
+        // Drawn only with the rule on, so the other draws stay as they were without it.
+        this.shareOffset = (short) (pathsForShareMin > 0 && random != null ? random.nextInt(Short.MAX_VALUE) : 0);
     }
 
     // ---- CongestionController ----
@@ -313,6 +320,9 @@ public final class AimdController implements CongestionController {
     @Override
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
+        if (pathsForShareMin > 0 && !takesShareData(pathId, pathsForShare())) {
+            return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-PLANES15-1]
+        }
         long allowance = window[pathId] - inFlight[pathId];
         if (allowance <= 0 && nextSend[pathId] <= nowNanos) {
             windowBlocked[pathId] = true;
@@ -1030,8 +1040,10 @@ public final class AimdController implements CongestionController {
      */
     private double ownRateOfPathsWithRoom(int pathId) {
         double total = 0;
+        int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i] && (i == pathId || window[i] - inFlight[i] > 0)) {
+            if (!failed[i] && !noNewData[i] && (i == pathId || window[i] - inFlight[i] > 0)
+                    && (share == Integer.MAX_VALUE || takesShareData(i, share))) {
                 total += ownRate(window[i], srtt[i]);
             }
         }
@@ -1045,12 +1057,66 @@ public final class AimdController implements CongestionController {
 
     private double totalOwnRate() {
         double total = 0;
+        int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i]) {
+            if (!failed[i] && !noNewData[i] && (share == Integer.MAX_VALUE || takesShareData(i, share))) {
                 total += ownRate(window[i], srtt[i]);
             }
         }
         return total;
+    }
+
+    /**
+     * How many paths take new data [SPEC-CC-PLANES15-1]: all ({@link Integer#MAX_VALUE}) while the
+     * switch is off or the receiver gives no hint after its first ACK; one before the first ACK
+     * (the first flight is one datagram); under a hint {@code H}, the hint's bandwidth-delay
+     * product in datagrams, {@code ceil(H * rtt / maxDatagramBytes)} with {@code rtt} the largest
+     * smoothed RTT of the paths that sent ({@code initialRttNanos} before a sample), at least
+     * {@code aimdPathsForShareMin}: a path per datagram the share keeps in flight, so each path
+     * still carries about a datagram a round trip, with its ACK clock and loss detection, instead
+     * of one every few round trips.
+     */
+    private int pathsForShare() {
+        if (!hintSeen) {
+            return 1;
+        }
+        if (rateHint == 0) {
+            return Integer.MAX_VALUE;
+        }
+        long rtt = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (opened[i] && !failed[i]) {
+                rtt = Math.max(rtt, srtt[i]);
+            }
+        }
+        double bdpDatagrams = effectiveHint() * (rtt > 0 ? rtt : initialRtt) / 1e9 / datagramBytes;
+        return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(bdpDatagrams)));
+    }
+
+    /**
+     * Whether path {@code pathId} is one of the {@code share} paths that take new data
+     * [SPEC-CC-PLANES15-1]: of the paths in service (neither failed nor told to take none), counted
+     * in id order, the {@code share} from this connection's random offset on, wrapping. A path out
+     * of service is left to the rules that already keep new data off it. The offset differs from
+     * connection to connection, so the connections of a host whose path ids map to the same planes
+     * or routes (the simulator puts path {@code i} of every connection on one plane) do not all
+     * use the same few.
+     */
+    private boolean takesShareData(int pathId, int share) {
+        if (share == Integer.MAX_VALUE || failed[pathId] || noNewData[pathId]) {
+            return true;
+        }
+        int inService = 0;
+        int rank = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i]) {
+                if (i < pathId) {
+                    rank++;
+                }
+                inService++;
+            }
+        }
+        return share >= inService || Math.floorMod(rank - shareOffset, inService) < share;
     }
 
     /**

@@ -1041,10 +1041,16 @@ public final class AimdController implements CongestionController {
     private double ownRateOfPathsWithRoom(int pathId) {
         double total = 0;
         int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
+        int inService = share == Integer.MAX_VALUE ? 0 : pathsInService();
+        int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i] && (i == pathId || window[i] - inFlight[i] > 0)
-                    && (share == Integer.MAX_VALUE || takesShareData(i, share))) {
-                total += ownRate(window[i], srtt[i]);
+            if (!failed[i] && !noNewData[i]) {
+                // Only the paths that take new data share the hint [SPEC-CC-PLANES15-1].
+                boolean takes = share >= inService || rankTakesShareData(rank, share, inService);
+                rank++;
+                if (takes && (i == pathId || window[i] - inFlight[i] > 0)) {
+                    total += ownRate(window[i], srtt[i]);
+                }
             }
         }
         return total;
@@ -1058,12 +1064,33 @@ public final class AimdController implements CongestionController {
     private double totalOwnRate() {
         double total = 0;
         int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
+        int inService = share == Integer.MAX_VALUE ? 0 : pathsInService();
+        int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i] && (share == Integer.MAX_VALUE || takesShareData(i, share))) {
-                total += ownRate(window[i], srtt[i]);
+            if (!failed[i] && !noNewData[i]) {
+                if (share >= inService || rankTakesShareData(rank, share, inService)) {
+                    total += ownRate(window[i], srtt[i]);
+                }
+                rank++;
             }
         }
         return total;
+    }
+
+    /** Paths seen that are in service: neither failed nor told to take no new data. */
+    private int pathsInService() {
+        int n = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i]) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Whether the path of rank {@code rank} among {@code inService} paths in service is one of the {@code share} from the offset on. */
+    private boolean rankTakesShareData(int rank, int share, int inService) {
+        return Math.floorMod(rank - shareOffset, inService) < share;
     }
 
     /**
@@ -1116,7 +1143,7 @@ public final class AimdController implements CongestionController {
                 inService++;
             }
         }
-        return share >= inService || Math.floorMod(rank - shareOffset, inService) < share;
+        return share >= inService || rankTakesShareData(rank, share, inService);
     }
 
     /**

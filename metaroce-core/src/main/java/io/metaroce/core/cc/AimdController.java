@@ -159,8 +159,14 @@ public final class AimdController implements CongestionController {
     private final long firstFlightBytes;
     /** {@code aimdPathsForShareMin}: 0, every path in service takes new data; else the fewest that do under a hint [SPEC-CC-PLANES15-1]. */
     private final byte pathsForShareMin;
-    /** Where this connection's paths that take new data start, counted over its paths in service [SPEC-CC-PLANES15-1]. */
-    private final short shareOffset;
+    /**
+     * Where this connection's paths that take new data start, counted over its paths in service
+     * [SPEC-CC-PLANES15-1]: bits of the first packet's random delay, so that no draw is added to
+     * the random source's sequence (0 until that draw, and without a random source).
+     */
+    private short shareOffset;
+    /** The time of the latest allowance question before the first ACK: when the announcement's freshness is judged. */
+    private long latestAsk;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
     private final int announcedSpreadIntervals;
@@ -311,8 +317,6 @@ public final class AimdController implements CongestionController {
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.startWindow = initialWindow;
         this.pathsForShareMin = (byte) config.aimdPathsForShareMin();
-        // Drawn only with the rule on, so the other draws stay as they were without it.
-        this.shareOffset = (short) (pathsForShareMin > 0 && random != null ? random.nextInt(Short.MAX_VALUE) : 0);
     }
 
     // ---- CongestionController ----
@@ -320,6 +324,9 @@ public final class AimdController implements CongestionController {
     @Override
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
+        if (!hintSeen) {
+            latestAsk = nowNanos;
+        }
         if (pathsForShareMin > 0 && !takesShareData(pathId, pathsForShare())) {
             return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-PLANES15-1]
         }
@@ -363,6 +370,7 @@ public final class AimdController implements CongestionController {
                 firstAskAt = nowNanos;
                 firstSpan = firstFlightSpread(nowNanos);
                 firstDraw = random.nextLong(firstSpan);
+                shareOffset = (short) ((firstDraw * 0x9E3779B97F4A7C15L) >>> 49); // [SPEC-CC-PLANES15-1]
                 firstSendAt = nowNanos + firstDraw;
                 if (announcementFresh(nowNanos)) {
                     announcedOrigin = nowNanos;
@@ -1105,7 +1113,13 @@ public final class AimdController implements CongestionController {
      */
     private int pathsForShare() {
         if (!hintSeen) {
-            return 1;
+            // Before the first ACK: the share announced in ACCEPT, if fresh, over initialRttNanos;
+            // without one, every path, as without the rule [SPEC-CC-28].
+            if (!announcementFresh(latestAsk)) {
+                return Integer.MAX_VALUE;
+            }
+            double announced = (double) announcedShare * initialRtt / 1e9 / datagramBytes;
+            return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(announced)));
         }
         if (rateHint == 0) {
             return Integer.MAX_VALUE;

@@ -12,17 +12,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * [SPEC-CC-PLANES15-1]: with {@code aimdPathsForShareMin} {@code m} above 0, an AIMD connection
- * sends new data on one path before its first ACK and, under a hint {@code H}, on
- * {@code max(m, ceil(H * rtt / datagram))} of its paths in service (all when that is as many or
- * more, and all without a hint), the others idle; which ones depends on the connection's seeded
- * offset, and a path out of service is replaced by one in service.
+ * sends new data, under a hint {@code H}, on {@code max(m, ceil(H * rtt / datagram))} of its paths
+ * in service, and before its first ACK on as many for the share announced in ACCEPT over the
+ * initial RTT (all when that is as many or more, all without an announcement or a hint), the
+ * others idle; which ones depends on the connection's seeded offset, and a path out of service is
+ * replaced by one in service.
  *
  * <p>Each case is generated from its seed; {@code -Dmetaroce.property.cases=N} (default 20) runs
  * more and a failure names its seed.
  */
 class PathsForSharePropertyTest {
     private static final EngineConfig BASE = EngineConfig.defaults().toBuilder().aimdFirstFlightBytes(0)
-            .aimdSlowStart(false).build();
+            .aimdFirstFlightSpreadNanos(20_000).aimdSlowStart(false).build();
+    private static final long INITIAL_RTT = BASE.initialRttNanos();
     private static final int D = BASE.maxDatagramBytes();
 
     static LongStream seeds() {
@@ -31,13 +33,23 @@ class PathsForSharePropertyTest {
 
     /** Paths {@code 0..paths-1} asked once, then path {@code first} sends and is acknowledged after {@code rtt} with hint {@code hint}. */
     private static AimdController hinted(EngineConfig config, long seed, int paths, int first, long rtt, long hint) {
-        AimdController cc = new AimdController(config, new SplittableRandom(seed));
-        for (int p = 0; p < paths; p++) {
-            cc.sendAllowanceBytes(p, 0);
-        }
+        AimdController cc = asked(config, seed, paths, 0);
         cc.onPacketSent(first, D, 0);
         cc.onPacketAcked(first, D, rtt, rtt);
         cc.onRateHint(hint, rtt);
+        return cc;
+    }
+
+    /** A controller whose connection asked about paths {@code 0..paths-1} and for its first send time (the offset's draw). */
+    private static AimdController asked(EngineConfig config, long seed, int paths, long announced) {
+        AimdController cc = new AimdController(config, new SplittableRandom(seed));
+        if (announced > 0) {
+            cc.onAnnouncedShare(announced, 0);
+        }
+        for (int p = 0; p < paths; p++) {
+            cc.sendAllowanceBytes(p, 0);
+        }
+        cc.nextSendTimeNanos(0, 0);
         return cc;
     }
 
@@ -63,11 +75,14 @@ class PathsForSharePropertyTest {
             EngineConfig config = BASE.toBuilder().aimdPathsForShareMin(min).build();
             long cSeed = rnd.nextLong();
 
-            AimdController before = new AimdController(config, new SplittableRandom(cSeed));
-            for (int p = 0; p < paths; p++) {
-                before.sendAllowanceBytes(p, 0); // every path seen, as the connection's questions do
-            }
-            assertThat(sendingPaths(before, paths, 0)).as("before the first ACK: one path").isEqualTo(1);
+            AimdController blind = asked(config, cSeed, paths, 0);
+            assertThat(sendingPaths(blind, paths, 0)).as("before the first ACK, no announcement: every path")
+                    .isEqualTo(paths);
+            long announced = 1_000_000L + rnd.nextLong(20_000_000_000L);
+            AimdController before = asked(config, cSeed, paths, announced);
+            long expectedBefore = Math.min(paths, Math.max(min, (long) Math.ceil(announced * (INITIAL_RTT / 1e9) / D)));
+            assertThat(sendingPaths(before, paths, 0)).as("before the first ACK, announced %d", announced)
+                    .isEqualTo(expectedBefore);
 
             int first = 0;
             while (before.sendAllowanceBytes(first, 0) <= 0) {
@@ -122,10 +137,8 @@ class PathsForSharePropertyTest {
         EngineConfig config = BASE.toBuilder().aimdPathsForShareMin(1).build();
         boolean[] used = new boolean[8];
         for (long seed = 0; seed < 64; seed++) {
-            AimdController probe = new AimdController(config, new SplittableRandom(seed));
-            for (int p = 0; p < 8; p++) {
-                probe.sendAllowanceBytes(p, 0);
-            }
+            AimdController probe = asked(config, seed, 8, 10_000_000L); // under a datagram per initial RTT: one path
+            assertThat(sendingPaths(probe, 8, 0)).isEqualTo(1);
             for (int p = 0; p < 8; p++) {
                 if (probe.sendAllowanceBytes(p, 0) > 0) {
                     used[p] = true;

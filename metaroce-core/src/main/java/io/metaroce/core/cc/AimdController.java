@@ -1049,7 +1049,7 @@ public final class AimdController implements CongestionController {
     private double ownRateOfPathsWithRoom(int pathId) {
         double total = 0;
         int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
-        int inService = share == Integer.MAX_VALUE ? 0 : pathsInService();
+        int inService = share >= pathsSeen ? 0 : pathsInService(); // 0: every path takes new data
         int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
             if (!failed[i] && !noNewData[i]) {
@@ -1072,7 +1072,7 @@ public final class AimdController implements CongestionController {
     private double totalOwnRate() {
         double total = 0;
         int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
-        int inService = share == Integer.MAX_VALUE ? 0 : pathsInService();
+        int inService = share >= pathsSeen ? 0 : pathsInService(); // 0: every path takes new data
         int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
             if (!failed[i] && !noNewData[i]) {
@@ -1124,13 +1124,19 @@ public final class AimdController implements CongestionController {
         if (rateHint == 0) {
             return Integer.MAX_VALUE;
         }
+        // Datagrams per ns of round trip; once one path's srtt gives a datagram per path seen, every
+        // path takes new data whatever the others' (a large share: no need to read them all).
+        double perNanos = effectiveHint() / 1e9 / datagramBytes;
         long rtt = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (opened[i] && !failed[i]) {
-                rtt = Math.max(rtt, srtt[i]);
+            if (opened[i] && !failed[i] && srtt[i] > rtt) {
+                rtt = srtt[i];
+                if (perNanos * rtt >= pathsSeen) {
+                    return Integer.MAX_VALUE;
+                }
             }
         }
-        double bdpDatagrams = effectiveHint() * (rtt > 0 ? rtt : initialRtt) / 1e9 / datagramBytes;
+        double bdpDatagrams = perNanos * (rtt > 0 ? rtt : initialRtt);
         return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(bdpDatagrams)));
     }
 
@@ -1144,7 +1150,7 @@ public final class AimdController implements CongestionController {
      * use the same few.
      */
     private boolean takesShareData(int pathId, int share) {
-        if (share == Integer.MAX_VALUE || failed[pathId] || noNewData[pathId]) {
+        if (share >= pathsSeen || failed[pathId] || noNewData[pathId]) {
             return true;
         }
         int inService = 0;

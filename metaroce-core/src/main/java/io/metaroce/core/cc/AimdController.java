@@ -1102,9 +1102,10 @@ public final class AimdController implements CongestionController {
     }
 
     /**
-     * How many paths take new data [SPEC-CC-PLANES15-1]: all ({@link Integer#MAX_VALUE}) while the
-     * switch is off or the receiver gives no hint after its first ACK; one before the first ACK
-     * (the first flight is one datagram); under a hint {@code H}, the hint's bandwidth-delay
+     * How many paths take new data with the rule on [SPEC-CC-PLANES15-1]: all
+     * ({@link Integer#MAX_VALUE}) when the receiver gives no hint after its first ACK, or before it
+     * without a fresh announced share; before the first ACK, the announced share's datagrams per
+     * {@code initialRttNanos} (at least the minimum); under a hint {@code H}, the hint's bandwidth-delay
      * product in datagrams, {@code ceil(H * rtt / maxDatagramBytes)} with {@code rtt} the largest
      * smoothed RTT of the paths that sent ({@code initialRttNanos} before a sample), at least
      * {@code aimdPathsForShareMin}: a path per datagram the share keeps in flight, so each path

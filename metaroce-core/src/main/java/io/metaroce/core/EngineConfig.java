@@ -187,6 +187,13 @@ import io.metaroce.core.wire.WireConstants;
  *     ([SPEC-CC-40]): a path marked more than its connection's average still cuts for the excess
  *     in full, and the connection as a whole cuts by its own marked fraction's configured percent;
  *     false: the least {@code alpha} of the paths in service ([SPEC-CC-29])
+ * @param aimdPathsForShareMin 0: an AIMD connection sends new data on every path it has in service;
+ *     1 to 64: under a receiver's rate hint it sends new data on the first
+ *     {@code max(aimdPathsForShareMin, ceil(hint x rtt / maxDatagramBytes))} of its paths in
+ *     service only (the share's bandwidth-delay product in datagrams, one per path), the others
+ *     kept in service but idle, so a connection whose share is a datagram or two per round trip
+ *     does not spread it over paths that each carry a packet every few round trips
+ *     ([SPEC-CC-PLANES15-1])
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -259,7 +266,8 @@ public record EngineConfig(
         boolean pathFailureNeedsAnswer,
         long pathRateWindowNanos,
         boolean shortAcks,
-        long pacingWakeQuantumBytes) {
+        long pacingWakeQuantumBytes,
+        int aimdPathsForShareMin) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -354,6 +362,7 @@ public record EngineConfig(
         range("aimdFirstFlightSpreadNanos", aimdFirstFlightSpreadNanos, 0, 10_000_000_000L);
         range("aimdAnnouncedSpreadIntervals", aimdAnnouncedSpreadIntervals, 0, 64);
         range("acceptReannouncePercent", acceptReannouncePercent, 0, 99);
+        range("aimdPathsForShareMin", aimdPathsForShareMin, 0, 64);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -423,7 +432,8 @@ public record EngineConfig(
                 true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
                 1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
                 true, // shortAcks: an ACK without a hole older than 64 packets in the 84-byte form
-                32L << 10); // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
+                32L << 10, // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
+                0); // aimdPathsForShareMin: every path in service takes new data, whatever the share
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -514,6 +524,7 @@ public record EngineConfig(
         private long pathRateWindowNanos;
         private boolean shortAcks;
         private long pacingWakeQuantumBytes;
+        private int aimdPathsForShareMin;
         private boolean aimdLossCutScaledByAlpha;
         private long aimdDelayThresholdNanos;
         private int aimdSharedMarkCutPercent;
@@ -581,6 +592,7 @@ public record EngineConfig(
             pathRateWindowNanos = c.pathRateWindowNanos;
             shortAcks = c.shortAcks;
             pacingWakeQuantumBytes = c.pacingWakeQuantumBytes;
+            aimdPathsForShareMin = c.aimdPathsForShareMin;
             aimdLossCutScaledByAlpha = c.aimdLossCutScaledByAlpha;
             aimdDelayThresholdNanos = c.aimdDelayThresholdNanos;
             aimdSharedMarkCutPercent = c.aimdSharedMarkCutPercent;
@@ -653,6 +665,8 @@ public record EngineConfig(
         public Builder shortAcks(boolean v) { shortAcks = v; return this; }
         /** Sets {@link EngineConfig#pacingWakeQuantumBytes}. */
         public Builder pacingWakeQuantumBytes(long v) { pacingWakeQuantumBytes = v; return this; }
+        /** Sets {@link EngineConfig#aimdPathsForShareMin}. */
+        public Builder aimdPathsForShareMin(int v) { aimdPathsForShareMin = v; return this; }
         /** Sets {@link EngineConfig#aimdLossCutScaledByAlpha}. */
         public Builder aimdLossCutScaledByAlpha(boolean v) { aimdLossCutScaledByAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdDelayThresholdNanos}. */
@@ -718,7 +732,7 @@ public record EngineConfig(
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, aimdBalancedIncreaseMaxDatagrams,
                     aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
-                    pacingWakeQuantumBytes);
+                    pacingWakeQuantumBytes, aimdPathsForShareMin);
         }
     }
 }

@@ -157,6 +157,16 @@ public final class AimdController implements CongestionController {
     /** Whether the shared marks are the connection's window-weighted mean alpha, not its least [SPEC-CC-40]. */
     private final boolean sharedMarkByMeanAlpha;
     private final long firstFlightBytes;
+    /** {@code aimdPathsForShareMin}: 0, every path in service takes new data; else the fewest that do under a hint [SPEC-CC-PLANES15-1]. */
+    private final byte pathsForShareMin;
+    /**
+     * Where this connection's paths that take new data start, counted over its paths in service
+     * [SPEC-CC-PLANES15-1]: bits of the first packet's random delay, so that no draw is added to
+     * the random source's sequence (0 until that draw, and without a random source).
+     */
+    private short shareOffset;
+    /** The time of the latest allowance question before the first ACK: when the announcement's freshness is judged. */
+    private long latestAsk;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
     private final int announcedSpreadIntervals;
@@ -306,6 +316,7 @@ public final class AimdController implements CongestionController {
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.startWindow = initialWindow;
+        this.pathsForShareMin = (byte) config.aimdPathsForShareMin();
     }
 
     // ---- CongestionController ----
@@ -313,6 +324,12 @@ public final class AimdController implements CongestionController {
     @Override
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
+        if (!hintSeen) {
+            latestAsk = nowNanos;
+        }
+        if (pathsForShareMin > 0 && !takesShareData(pathId, pathsForShare())) {
+            return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-PLANES15-1]
+        }
         long allowance = window[pathId] - inFlight[pathId];
         if (allowance <= 0 && nextSend[pathId] <= nowNanos) {
             windowBlocked[pathId] = true;
@@ -353,6 +370,7 @@ public final class AimdController implements CongestionController {
                 firstAskAt = nowNanos;
                 firstSpan = firstFlightSpread(nowNanos);
                 firstDraw = random.nextLong(firstSpan);
+                shareOffset = (short) ((firstDraw * 0x9E3779B97F4A7C15L) >>> 49); // [SPEC-CC-PLANES15-1]
                 firstSendAt = nowNanos + firstDraw;
                 if (announcementFresh(nowNanos)) {
                     announcedOrigin = nowNanos;
@@ -1030,9 +1048,17 @@ public final class AimdController implements CongestionController {
      */
     private double ownRateOfPathsWithRoom(int pathId) {
         double total = 0;
+        int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
+        int inService = share >= pathsSeen ? 0 : pathsInService(); // 0: every path takes new data
+        int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
-            if (!failed[i] && !noNewData[i] && (i == pathId || window[i] - inFlight[i] > 0)) {
-                total += ownRate(window[i], srtt[i]);
+            if (!failed[i] && !noNewData[i]) {
+                // Only the paths that take new data share the hint [SPEC-CC-PLANES15-1].
+                boolean takes = share >= inService || rankTakesShareData(rank, share, inService);
+                rank++;
+                if (takes && (i == pathId || window[i] - inFlight[i] > 0)) {
+                    total += ownRate(window[i], srtt[i]);
+                }
             }
         }
         return total;
@@ -1045,12 +1071,100 @@ public final class AimdController implements CongestionController {
 
     private double totalOwnRate() {
         double total = 0;
+        int share = pathsForShareMin > 0 ? pathsForShare() : Integer.MAX_VALUE;
+        int inService = share >= pathsSeen ? 0 : pathsInService(); // 0: every path takes new data
+        int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
             if (!failed[i] && !noNewData[i]) {
-                total += ownRate(window[i], srtt[i]);
+                if (share >= inService || rankTakesShareData(rank, share, inService)) {
+                    total += ownRate(window[i], srtt[i]);
+                }
+                rank++;
             }
         }
         return total;
+    }
+
+    /** Paths seen that are in service: neither failed nor told to take no new data. */
+    private int pathsInService() {
+        int n = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i]) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Whether the path of rank {@code rank} among {@code inService} paths in service is one of the {@code share} from the offset on. */
+    private boolean rankTakesShareData(int rank, int share, int inService) {
+        return Math.floorMod(rank - shareOffset, inService) < share;
+    }
+
+    /**
+     * How many paths take new data with the rule on [SPEC-CC-PLANES15-1]: all
+     * ({@link Integer#MAX_VALUE}) when the receiver gives no hint after its first ACK, or before it
+     * without a fresh announced share; before the first ACK, the announced share's datagrams per
+     * {@code initialRttNanos} (at least the minimum); under a hint {@code H}, the hint's bandwidth-delay
+     * product in datagrams, {@code ceil(H * rtt / maxDatagramBytes)} with {@code rtt} the largest
+     * smoothed RTT of the paths that sent ({@code initialRttNanos} before a sample), at least
+     * {@code aimdPathsForShareMin}: a path per datagram the share keeps in flight, so each path
+     * still carries about a datagram a round trip, with its ACK clock and loss detection, instead
+     * of one every few round trips.
+     */
+    private int pathsForShare() {
+        if (!hintSeen) {
+            // Before the first ACK: the share announced in ACCEPT, if fresh, over initialRttNanos;
+            // without one, every path, as without the rule [SPEC-CC-28].
+            if (!announcementFresh(latestAsk)) {
+                return Integer.MAX_VALUE;
+            }
+            double announced = (double) announcedShare * initialRtt / 1e9 / datagramBytes;
+            return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(announced)));
+        }
+        if (rateHint == 0) {
+            return Integer.MAX_VALUE;
+        }
+        // Datagrams per ns of round trip; once one path's srtt gives a datagram per path seen, every
+        // path takes new data whatever the others' (a large share: no need to read them all).
+        double perNanos = effectiveHint() / 1e9 / datagramBytes;
+        long rtt = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (opened[i] && !failed[i] && srtt[i] > rtt) {
+                rtt = srtt[i];
+                if (perNanos * rtt >= pathsSeen) {
+                    return Integer.MAX_VALUE;
+                }
+            }
+        }
+        double bdpDatagrams = perNanos * (rtt > 0 ? rtt : initialRtt);
+        return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(bdpDatagrams)));
+    }
+
+    /**
+     * Whether path {@code pathId} is one of the {@code share} paths that take new data
+     * [SPEC-CC-PLANES15-1]: of the paths in service (neither failed nor told to take none), counted
+     * in id order, the {@code share} from this connection's random offset on, wrapping. A path out
+     * of service is left to the rules that already keep new data off it. The offset differs from
+     * connection to connection, so the connections of a host whose path ids map to the same planes
+     * or routes (the simulator puts path {@code i} of every connection on one plane) do not all
+     * use the same few.
+     */
+    private boolean takesShareData(int pathId, int share) {
+        if (share >= pathsSeen || failed[pathId] || noNewData[pathId]) {
+            return true;
+        }
+        int inService = 0;
+        int rank = 0;
+        for (int i = 0; i < pathsSeen; i++) {
+            if (!failed[i] && !noNewData[i]) {
+                if (i < pathId) {
+                    rank++;
+                }
+                inService++;
+            }
+        }
+        return share >= inService || rankTakesShareData(rank, share, inService);
     }
 
     /**

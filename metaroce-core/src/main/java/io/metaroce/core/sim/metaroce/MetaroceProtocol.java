@@ -182,6 +182,13 @@ public final class MetaroceProtocol implements SimProtocol {
      *       failover 1.99 → 1.49 base RTTs, multiplane goodput 0.5807 → 0.5825; the 1% loss row's
      *       ratio 0.9551 → 0.9532 with its lossy run level and its lossless reference higher;
      *       "Permutation round (session 14)");</li>
+     *   <li>{@code aimdPathsForShareMin} 2 ([SPEC-CC-PLANES15-1]): under a hint a connection sends
+     *       new data on max(2, the hint's bandwidth-delay product in datagrams) of its paths, from
+     *       a seeded offset, and its first flight on one: with 4,000 connections over 16 hosts
+     *       (250 senders into each receiver) a connection's share is about a datagram per round
+     *       trip, and spread over 8 paths it left every path nearly idle, while the first flights
+     *       of a host's connections all took path 0, one plane here, and queued behind one NIC
+     *       port (docs/benchmarks.md, "Plane scaling round (session 15)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
@@ -212,6 +219,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdSharedMarkByMeanAlpha(true)
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
+                .aimdPathsForShareMin(2)
                 .build();
     }
 

@@ -187,6 +187,12 @@ import io.metaroce.core.wire.WireConstants;
  *     ([SPEC-CC-40]): a path marked more than its connection's average still cuts for the excess
  *     in full, and the connection as a whole cuts by its own marked fraction's configured percent;
  *     false: the least {@code alpha} of the paths in service ([SPEC-CC-29])
+ * @param aimdAnnouncedFirstRoundTrip an AIMD controller with a seeded random source whose
+ *     connection first asks to send while a share announced in ACCEPT is fresh ([SPEC-CC-28])
+ *     paces its first round trip at that share, from its first packet, with a first flight of up
+ *     to the share's bandwidth-delay product ({@code initialRttNanos}) instead of
+ *     {@code aimdFirstFlightBytes} ([SPEC-CC-PERM15-1]); false: one first flight, then the first
+ *     hint
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -259,7 +265,8 @@ public record EngineConfig(
         boolean pathFailureNeedsAnswer,
         long pathRateWindowNanos,
         boolean shortAcks,
-        long pacingWakeQuantumBytes) {
+        long pacingWakeQuantumBytes,
+        boolean aimdAnnouncedFirstRoundTrip) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -423,7 +430,8 @@ public record EngineConfig(
                 true, // pathFailureNeedsAnswer: a path fails only once the peer answered during its run
                 1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
                 true, // shortAcks: an ACK without a hole older than 64 packets in the 84-byte form
-                32L << 10); // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
+                32L << 10, // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
+                false); // aimdAnnouncedFirstRoundTrip: one first flight, then the first hint
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -537,6 +545,7 @@ public record EngineConfig(
         private int aimdAlphaRoundTripGainShift;
         private int aimdBalancedIncreaseMaxDatagrams;
         private boolean aimdSharedMarkByMeanAlpha;
+        private boolean aimdAnnouncedFirstRoundTrip;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -604,6 +613,7 @@ public record EngineConfig(
             aimdAlphaRoundTripGainShift = c.aimdAlphaRoundTripGainShift;
             aimdBalancedIncreaseMaxDatagrams = c.aimdBalancedIncreaseMaxDatagrams;
             aimdSharedMarkByMeanAlpha = c.aimdSharedMarkByMeanAlpha;
+            aimdAnnouncedFirstRoundTrip = c.aimdAnnouncedFirstRoundTrip;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -699,6 +709,8 @@ public record EngineConfig(
         public Builder aimdBalancedIncreaseMaxDatagrams(int v) { aimdBalancedIncreaseMaxDatagrams = v; return this; }
         /** Sets {@link EngineConfig#aimdSharedMarkByMeanAlpha}. */
         public Builder aimdSharedMarkByMeanAlpha(boolean v) { aimdSharedMarkByMeanAlpha = v; return this; }
+        /** Sets {@link EngineConfig#aimdAnnouncedFirstRoundTrip}. */
+        public Builder aimdAnnouncedFirstRoundTrip(boolean v) { aimdAnnouncedFirstRoundTrip = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -718,7 +730,7 @@ public record EngineConfig(
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, aimdBalancedIncreaseMaxDatagrams,
                     aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
-                    pacingWakeQuantumBytes);
+                    pacingWakeQuantumBytes, aimdAnnouncedFirstRoundTrip);
         }
     }
 }

@@ -124,6 +124,17 @@ public final class AimdController implements CongestionController {
     /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-37]. */
     private final boolean lossAverageOnUnmarkedPaths;
 
+    /** Whether a fresh announced share paces the first round trip [SPEC-CC-PERM15-1]. */
+    private final boolean announcedFirstRoundTrip;
+    /**
+     * The connection's bytes in flight until the first ACK [SPEC-CC-16]: {@code aimdFirstFlightBytes},
+     * or the announced share's bandwidth-delay product when that paces the first round trip
+     * [SPEC-CC-PERM15-1].
+     */
+    private long firstFlightCap;
+    /** Whether the announced share paces the connection until the first hint [SPEC-CC-PERM15-1]. */
+    private boolean pacedByAnnouncement;
+
     private final int maxPaths;
     private final long datagramBytes;
     private final long initialWindow;
@@ -305,6 +316,8 @@ public final class AimdController implements CongestionController {
         this.balancedIncreaseMaxDatagrams = (short) config.aimdBalancedIncreaseMaxDatagrams();
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
+        this.firstFlightCap = firstFlightBytes;
+        this.announcedFirstRoundTrip = config.aimdAnnouncedFirstRoundTrip();
         this.startWindow = initialWindow;
     }
 
@@ -322,7 +335,7 @@ public final class AimdController implements CongestionController {
             // whole datagrams [SPEC-CC-16]. Once something is in flight, a packet leaves only if a
             // full datagram still fits: an allowance merely above 0 would let a second 3.3 KB
             // packet of an equal-length cut ([SPEC-MSG-3]) follow the first past a 4 KiB cap.
-            long room = firstFlightBytes - totalInFlight;
+            long room = firstFlightCap - totalInFlight;
             allowance = Math.min(allowance, totalInFlight == 0 ? room : room - datagramBytes + 1);
         }
         return allowance;
@@ -356,6 +369,9 @@ public final class AimdController implements CongestionController {
                 firstSendAt = nowNanos + firstDraw;
                 if (announcementFresh(nowNanos)) {
                     announcedOrigin = nowNanos;
+                    if (announcedFirstRoundTrip) {
+                        paceFirstRoundTripAtAnnouncedShare();
+                    }
                 }
             }
             next = Math.max(next, firstSendAt);
@@ -777,6 +793,24 @@ public final class AimdController implements CongestionController {
         return announcedShare > 0 && announcedSpreadIntervals > 0 && nowNanos - announcedAt <= announcementLifetime;
     }
 
+    /**
+     * [SPEC-CC-PERM15-1]: until the first hint the connection is paced at the fresh announced
+     * share, its clock starting at the first packet's drawn time (the phase [SPEC-CC-22] would
+     * give the clock one interval later), and its first flight may hold the share's
+     * bandwidth-delay product ({@code initialRttNanos}). The share is the receiver's own word for
+     * what it gives this sender now ([SPEC-CC-28], kept within 1/0.9 of it by [SPEC-CONN-17]),
+     * so sending it from the first packet fills the first round trip that one small flight and a
+     * wait for the hint left idle, without sending the receiver more than it allotted. Only
+     * before the first hint: {@code rateHint} holds the share until then, and the first hint
+     * replaces it (and sizes the windows, [SPEC-CC-17]); the clock keeps running.
+     */
+    private void paceFirstRoundTripAtAnnouncedShare() {
+        pacedByAnnouncement = true;
+        rateHint = announcedShare;
+        connectionNext = firstSendAt;
+        firstFlightCap = Math.max(firstFlightBytes, (long) (announcedShare * (initialRtt / 1e9)));
+    }
+
     @Override
     public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
         if (hintSeen) {
@@ -792,6 +826,9 @@ public final class AimdController implements CongestionController {
             firstSpan = span;
             firstSendAt = firstAskAt + firstDraw;
             announcedOrigin = firstAskAt;
+            if (announcedFirstRoundTrip) {
+                paceFirstRoundTripAtAnnouncedShare();
+            }
         }
     }
 
@@ -842,6 +879,12 @@ public final class AimdController implements CongestionController {
         hintSeen = true;
         if (rateHint > 0 && !hintScaled) {
             scaleToHint();
+            if (pacedByAnnouncement) {
+                // The clock ran at the announced share [SPEC-CC-PERM15-1]; from here the hint paces
+                // it, and the next packet is at most one of the hint's intervals away (a share read
+                // off the wire may have been tiny).
+                connectionNext = Math.min(connectionNext, nowNanos + (long) (packetBytes() * 1e9 / connectionRate()));
+            }
             if (random != null && connectionNext == Long.MIN_VALUE) {
                 // The clock starts one interval after the first flight left, at a random point of
                 // the next interval: the senders' first paced packets do not land on the first
@@ -981,9 +1024,9 @@ public final class AimdController implements CongestionController {
         return totalInFlight;
     }
 
-    /** The latest rate hint from the receiver, bytes per second (0: none). */
+    /** The latest rate hint from the receiver, bytes per second (0: none, also while an announced share paces the first round trip). */
     public long rateHintBytesPerSecond() {
-        return rateHint;
+        return hintSeen ? rateHint : 0;
     }
 
     /** Path {@code pathId}'s moving average of send-to-acknowledgement times, ns (0 before a sample). */

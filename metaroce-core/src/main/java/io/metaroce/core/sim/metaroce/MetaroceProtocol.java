@@ -182,6 +182,12 @@ public final class MetaroceProtocol implements SimProtocol {
      *       failover 1.99 → 1.49 base RTTs, multiplane goodput 0.5807 → 0.5825; the 1% loss row's
      *       ratio 0.9551 → 0.9532 with its lossy run level and its lossless reference higher;
      *       "Permutation round (session 14)");</li>
+     *   <li>{@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-PERM15-1]): a connection whose receiver
+     *       announced its share in ACCEPT is paced at that share from its first packet, with up to
+     *       the share's bandwidth-delay product in flight before the first hint, instead of one
+     *       4 KiB first flight and a round trip's wait: in the k=8 permutation every receiver has
+     *       one sender, and data reached the receivers from 14 us on instead of 6 us (1 ms, seed 1:
+     *       0.8812 to 0.8883, 53 to 38 drops; docs/benchmarks.md, "Permutation round (session 15)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
@@ -210,6 +216,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdBalancedIncrease(true)
                 .aimdBalancedIncreaseMaxDatagrams(8)
                 .aimdSharedMarkByMeanAlpha(true)
+                .aimdAnnouncedFirstRoundTrip(true)
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
                 .build();

@@ -191,7 +191,7 @@ import io.metaroce.core.wire.WireConstants;
  *     connection first asks to send while a share announced in ACCEPT is fresh ([SPEC-CC-28])
  *     paces its first round trip at that share, from its first packet, with a first flight of up
  *     to the share's bandwidth-delay product ({@code initialRttNanos}) instead of
- *     {@code aimdFirstFlightBytes} ([SPEC-CC-PERM15-1]); false: one first flight, then the first
+ *     {@code aimdFirstFlightBytes} ([SPEC-CC-45]); false: one first flight, then the first
  *     hint
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began

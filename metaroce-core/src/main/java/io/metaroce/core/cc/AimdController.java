@@ -124,15 +124,15 @@ public final class AimdController implements CongestionController {
     /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-37]. */
     private final boolean lossAverageOnUnmarkedPaths;
 
-    /** Whether a fresh announced share paces the first round trip [SPEC-CC-PERM15-1]. */
+    /** Whether a fresh announced share paces the first round trip [SPEC-CC-45]. */
     private final boolean announcedFirstRoundTrip;
     /**
      * The connection's bytes in flight until the first ACK [SPEC-CC-16]: {@code aimdFirstFlightBytes},
      * or the announced share's bandwidth-delay product when that paces the first round trip
-     * [SPEC-CC-PERM15-1].
+     * [SPEC-CC-45].
      */
     private long firstFlightCap;
-    /** Whether the announced share paces the connection until the first hint [SPEC-CC-PERM15-1]. */
+    /** Whether the announced share paces the connection until the first hint [SPEC-CC-45]. */
     private boolean pacedByAnnouncement;
 
     private final int maxPaths;
@@ -794,7 +794,7 @@ public final class AimdController implements CongestionController {
     }
 
     /**
-     * [SPEC-CC-PERM15-1]: until the first hint the connection is paced at the fresh announced
+     * [SPEC-CC-45]: until the first hint the connection is paced at the fresh announced
      * share, its clock starting at the first packet's drawn time (the phase [SPEC-CC-22] would
      * give the clock one interval later), and its first flight may hold the share's
      * bandwidth-delay product ({@code initialRttNanos}). The share is the receiver's own word for
@@ -880,7 +880,7 @@ public final class AimdController implements CongestionController {
         if (rateHint > 0 && !hintScaled) {
             scaleToHint();
             if (pacedByAnnouncement) {
-                // The clock ran at the announced share [SPEC-CC-PERM15-1]; from here the hint paces
+                // The clock ran at the announced share [SPEC-CC-45]; from here the hint paces
                 // it, and the next packet is at most one of the hint's intervals away (a share read
                 // off the wire may have been tiny).
                 connectionNext = Math.min(connectionNext, nowNanos + (long) (packetBytes() * 1e9 / connectionRate()));

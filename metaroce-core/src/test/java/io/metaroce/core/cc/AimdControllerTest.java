@@ -300,7 +300,7 @@ class AimdControllerTest {
 
     @Test
     void withTheAnnouncedFirstRoundTripTheConnectionIsPacedAtTheFreshShareFromItsFirstPacket() {
-        // [SPEC-CC-PERM15-1]: 409.6 MB/s announced is one 4096-byte datagram per 10 us; with the
+        // [SPEC-CC-45]: 409.6 MB/s announced is one 4096-byte datagram per 10 us; with the
         // default initialRttNanos (100 us) its bandwidth-delay product is 10 datagrams. The first
         // round trip carries those 10, 10 us apart from the first packet's drawn start, where the
         // first flight alone (aimdFirstFlightBytes, one datagram) would send one and wait.

@@ -182,7 +182,7 @@ public final class MetaroceProtocol implements SimProtocol {
      *       failover 1.99 → 1.49 base RTTs, multiplane goodput 0.5807 → 0.5825; the 1% loss row's
      *       ratio 0.9551 → 0.9532 with its lossy run level and its lossless reference higher;
      *       "Permutation round (session 14)");</li>
-     *   <li>{@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-PERM15-1]): a connection whose receiver
+     *   <li>{@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-45]): a connection whose receiver
      *       announced its share in ACCEPT is paced at that share from its first packet, with up to
      *       the share's bandwidth-delay product in flight before the first hint, instead of one
      *       4 KiB first flight and a round trip's wait: in the k=8 permutation every receiver has

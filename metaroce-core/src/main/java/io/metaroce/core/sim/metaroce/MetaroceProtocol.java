@@ -186,8 +186,10 @@ public final class MetaroceProtocol implements SimProtocol {
      *       announced its share in ACCEPT is paced at that share from its first packet, with up to
      *       the share's bandwidth-delay product in flight before the first hint, instead of one
      *       4 KiB first flight and a round trip's wait: in the k=8 permutation every receiver has
-     *       one sender, and data reached the receivers from 14 us on instead of 6 us (1 ms, seed 1:
-     *       0.8812 to 0.8883, 53 to 38 drops; docs/benchmarks.md, "Permutation round (session 15)");</li>
+     *       one sender, and data reached the receivers from 6 us on instead of 10 to 14 us (2 ms,
+     *       seeds 1 / 2: 0.8937 / 0.8903 to 0.8969 / 0.8927; loss 1% / 10% 0.9532 / 0.5122 to
+     *       0.9561 / 0.5222; failover 1.49 to 1.99 base RTTs; docs/benchmarks.md, "Permutation
+     *       round (session 15)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>

@@ -193,7 +193,13 @@ import io.metaroce.core.wire.WireConstants;
  *     service only (the share's bandwidth-delay product in datagrams, one per path), the others
  *     kept in service but idle, so a connection whose share is a datagram or two per round trip
  *     does not spread it over paths that each carry a packet every few round trips
- *     ([SPEC-CC-PLANES15-1])
+ *     ([SPEC-CC-42])
+ * @param aimdAnnouncedFirstRoundTrip an AIMD controller with a seeded random source whose
+ *     connection first asks to send while a share announced in ACCEPT is fresh ([SPEC-CC-28])
+ *     paces its first round trip at that share, from its first packet, with a first flight of up
+ *     to the share's bandwidth-delay product ({@code initialRttNanos}) instead of
+ *     {@code aimdFirstFlightBytes} ([SPEC-CC-43]); false: one first flight, then the first
+ *     hint
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -267,7 +273,8 @@ public record EngineConfig(
         long pathRateWindowNanos,
         boolean shortAcks,
         long pacingWakeQuantumBytes,
-        int aimdPathsForShareMin) {
+        int aimdPathsForShareMin,
+        boolean aimdAnnouncedFirstRoundTrip) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -433,7 +440,8 @@ public record EngineConfig(
                 1L << 20, // pathRateWindowNanos: 2^20 ns (about 1 ms), the window of a path's send rate
                 true, // shortAcks: an ACK without a hole older than 64 packets in the 84-byte form
                 32L << 10, // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
-                0); // aimdPathsForShareMin: every path in service takes new data, whatever the share
+                0, // aimdPathsForShareMin: every path in service takes new data, whatever the share
+                false); // aimdAnnouncedFirstRoundTrip: one first flight, then the first hint
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -548,6 +556,7 @@ public record EngineConfig(
         private int aimdAlphaRoundTripGainShift;
         private int aimdBalancedIncreaseMaxDatagrams;
         private boolean aimdSharedMarkByMeanAlpha;
+        private boolean aimdAnnouncedFirstRoundTrip;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -616,6 +625,7 @@ public record EngineConfig(
             aimdAlphaRoundTripGainShift = c.aimdAlphaRoundTripGainShift;
             aimdBalancedIncreaseMaxDatagrams = c.aimdBalancedIncreaseMaxDatagrams;
             aimdSharedMarkByMeanAlpha = c.aimdSharedMarkByMeanAlpha;
+            aimdAnnouncedFirstRoundTrip = c.aimdAnnouncedFirstRoundTrip;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -713,6 +723,8 @@ public record EngineConfig(
         public Builder aimdBalancedIncreaseMaxDatagrams(int v) { aimdBalancedIncreaseMaxDatagrams = v; return this; }
         /** Sets {@link EngineConfig#aimdSharedMarkByMeanAlpha}. */
         public Builder aimdSharedMarkByMeanAlpha(boolean v) { aimdSharedMarkByMeanAlpha = v; return this; }
+        /** Sets {@link EngineConfig#aimdAnnouncedFirstRoundTrip}. */
+        public Builder aimdAnnouncedFirstRoundTrip(boolean v) { aimdAnnouncedFirstRoundTrip = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -732,7 +744,7 @@ public record EngineConfig(
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, aimdBalancedIncreaseMaxDatagrams,
                     aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
-                    pacingWakeQuantumBytes, aimdPathsForShareMin);
+                    pacingWakeQuantumBytes, aimdPathsForShareMin, aimdAnnouncedFirstRoundTrip);
         }
     }
 }

@@ -124,6 +124,17 @@ public final class AimdController implements CongestionController {
     /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-37]. */
     private final boolean lossAverageOnUnmarkedPaths;
 
+    /** Whether a fresh announced share paces the first round trip [SPEC-CC-43]. */
+    private final boolean announcedFirstRoundTrip;
+    /**
+     * The connection's bytes in flight until the first ACK [SPEC-CC-16]: {@code aimdFirstFlightBytes},
+     * or the announced share's bandwidth-delay product when that paces the first round trip
+     * [SPEC-CC-43].
+     */
+    private long firstFlightCap;
+    /** Whether the announced share paces the connection until the first hint [SPEC-CC-43]. */
+    private boolean pacedByAnnouncement;
+
     private final int maxPaths;
     private final long datagramBytes;
     private final long initialWindow;
@@ -157,11 +168,11 @@ public final class AimdController implements CongestionController {
     /** Whether the shared marks are the connection's window-weighted mean alpha, not its least [SPEC-CC-40]. */
     private final boolean sharedMarkByMeanAlpha;
     private final long firstFlightBytes;
-    /** {@code aimdPathsForShareMin}: 0, every path in service takes new data; else the fewest that do under a hint [SPEC-CC-PLANES15-1]. */
+    /** {@code aimdPathsForShareMin}: 0, every path in service takes new data; else the fewest that do under a hint [SPEC-CC-42]. */
     private final byte pathsForShareMin;
     /**
      * Where this connection's paths that take new data start, counted over its paths in service
-     * [SPEC-CC-PLANES15-1]: bits of the first packet's random delay, so that no draw is added to
+     * [SPEC-CC-42]: bits of the first packet's random delay, so that no draw is added to
      * the random source's sequence (0 until that draw, and without a random source).
      */
     private short shareOffset;
@@ -315,6 +326,8 @@ public final class AimdController implements CongestionController {
         this.balancedIncreaseMaxDatagrams = (short) config.aimdBalancedIncreaseMaxDatagrams();
         this.delayThreshold = config.aimdDelayThresholdNanos();
         this.firstFlightBytes = config.aimdFirstFlightBytes();
+        this.firstFlightCap = firstFlightBytes;
+        this.announcedFirstRoundTrip = config.aimdAnnouncedFirstRoundTrip();
         this.startWindow = initialWindow;
         this.pathsForShareMin = (byte) config.aimdPathsForShareMin();
     }
@@ -328,7 +341,7 @@ public final class AimdController implements CongestionController {
             latestAsk = nowNanos;
         }
         if (pathsForShareMin > 0 && !takesShareData(pathId, pathsForShare())) {
-            return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-PLANES15-1]
+            return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-42]
         }
         long allowance = window[pathId] - inFlight[pathId];
         if (allowance <= 0 && nextSend[pathId] <= nowNanos) {
@@ -339,7 +352,7 @@ public final class AimdController implements CongestionController {
             // whole datagrams [SPEC-CC-16]. Once something is in flight, a packet leaves only if a
             // full datagram still fits: an allowance merely above 0 would let a second 3.3 KB
             // packet of an equal-length cut ([SPEC-MSG-3]) follow the first past a 4 KiB cap.
-            long room = firstFlightBytes - totalInFlight;
+            long room = firstFlightCap - totalInFlight;
             allowance = Math.min(allowance, totalInFlight == 0 ? room : room - datagramBytes + 1);
         }
         return allowance;
@@ -370,10 +383,13 @@ public final class AimdController implements CongestionController {
                 firstAskAt = nowNanos;
                 firstSpan = firstFlightSpread(nowNanos);
                 firstDraw = random.nextLong(firstSpan);
-                shareOffset = (short) ((firstDraw * 0x9E3779B97F4A7C15L) >>> 49); // [SPEC-CC-PLANES15-1]
+                shareOffset = (short) ((firstDraw * 0x9E3779B97F4A7C15L) >>> 49); // [SPEC-CC-42]
                 firstSendAt = nowNanos + firstDraw;
                 if (announcementFresh(nowNanos)) {
                     announcedOrigin = nowNanos;
+                    if (announcedFirstRoundTrip) {
+                        paceFirstRoundTripAtAnnouncedShare();
+                    }
                 }
             }
             next = Math.max(next, firstSendAt);
@@ -795,6 +811,24 @@ public final class AimdController implements CongestionController {
         return announcedShare > 0 && announcedSpreadIntervals > 0 && nowNanos - announcedAt <= announcementLifetime;
     }
 
+    /**
+     * [SPEC-CC-43]: until the first hint the connection is paced at the fresh announced
+     * share, its clock starting at the first packet's drawn time (the phase [SPEC-CC-22] would
+     * give the clock one interval later), and its first flight may hold the share's
+     * bandwidth-delay product ({@code initialRttNanos}). The share is the receiver's own word for
+     * what it gives this sender now ([SPEC-CC-28], kept within 1/0.9 of it by [SPEC-CONN-17]),
+     * so sending it from the first packet fills the first round trip that one small flight and a
+     * wait for the hint left idle, without sending the receiver more than it allotted. Only
+     * before the first hint: {@code rateHint} holds the share until then, and the first hint
+     * replaces it (and sizes the windows, [SPEC-CC-17]); the clock keeps running.
+     */
+    private void paceFirstRoundTripAtAnnouncedShare() {
+        pacedByAnnouncement = true;
+        rateHint = announcedShare;
+        connectionNext = firstSendAt;
+        firstFlightCap = Math.max(firstFlightBytes, (long) (announcedShare * (initialRtt / 1e9)));
+    }
+
     @Override
     public void onAnnouncedShare(long bytesPerSecond, long nowNanos) {
         if (hintSeen) {
@@ -810,6 +844,9 @@ public final class AimdController implements CongestionController {
             firstSpan = span;
             firstSendAt = firstAskAt + firstDraw;
             announcedOrigin = firstAskAt;
+            if (announcedFirstRoundTrip) {
+                paceFirstRoundTripAtAnnouncedShare();
+            }
         }
     }
 
@@ -860,6 +897,12 @@ public final class AimdController implements CongestionController {
         hintSeen = true;
         if (rateHint > 0 && !hintScaled) {
             scaleToHint();
+            if (pacedByAnnouncement) {
+                // The clock ran at the announced share [SPEC-CC-43]; from here the hint paces
+                // it, and the next packet is at most one of the hint's intervals away (a share read
+                // off the wire may have been tiny).
+                connectionNext = Math.min(connectionNext, nowNanos + (long) (packetBytes() * 1e9 / connectionRate()));
+            }
             if (random != null && connectionNext == Long.MIN_VALUE) {
                 // The clock starts one interval after the first flight left, at a random point of
                 // the next interval: the senders' first paced packets do not land on the first
@@ -999,9 +1042,9 @@ public final class AimdController implements CongestionController {
         return totalInFlight;
     }
 
-    /** The latest rate hint from the receiver, bytes per second (0: none). */
+    /** The latest rate hint from the receiver, bytes per second (0: none, also while an announced share paces the first round trip). */
     public long rateHintBytesPerSecond() {
-        return rateHint;
+        return hintSeen ? rateHint : 0;
     }
 
     /** Path {@code pathId}'s moving average of send-to-acknowledgement times, ns (0 before a sample). */
@@ -1053,7 +1096,7 @@ public final class AimdController implements CongestionController {
         int rank = 0;
         for (int i = 0; i < pathsSeen; i++) {
             if (!failed[i] && !noNewData[i]) {
-                // Only the paths that take new data share the hint [SPEC-CC-PLANES15-1].
+                // Only the paths that take new data share the hint [SPEC-CC-42].
                 boolean takes = share >= inService || rankTakesShareData(rank, share, inService);
                 rank++;
                 if (takes && (i == pathId || window[i] - inFlight[i] > 0)) {
@@ -1102,7 +1145,7 @@ public final class AimdController implements CongestionController {
     }
 
     /**
-     * How many paths take new data with the rule on [SPEC-CC-PLANES15-1]: all
+     * How many paths take new data with the rule on [SPEC-CC-42]: all
      * ({@link Integer#MAX_VALUE}) when the receiver gives no hint after its first ACK, or before it
      * without a fresh announced share; before the first ACK, the announced share's datagrams per
      * {@code initialRttNanos} (at least the minimum); under a hint {@code H}, the hint's bandwidth-delay
@@ -1143,7 +1186,7 @@ public final class AimdController implements CongestionController {
 
     /**
      * Whether path {@code pathId} is one of the {@code share} paths that take new data
-     * [SPEC-CC-PLANES15-1]: of the paths in service (neither failed nor told to take none), counted
+     * [SPEC-CC-42]: of the paths in service (neither failed nor told to take none), counted
      * in id order, the {@code share} from this connection's random offset on, wrapping. A path out
      * of service is left to the rules that already keep new data off it. The offset differs from
      * connection to connection, so the connections of a host whose path ids map to the same planes

@@ -280,6 +280,82 @@ class AimdControllerTest {
         assertThat(tiny.nextSendTimeNanos(0, 1_000)).isBetween(1_000L, 200_999L);
     }
 
+    /**
+     * Sends on path 0 whenever the controller lets it, from {@code from} until {@code until} or until
+     * {@code max} packets: the send times, as a driver that polls at every send time would.
+     */
+    private static java.util.List<Long> sendWhileAllowed(AimdController cc, long from, long until, int max) {
+        java.util.List<Long> sent = new java.util.ArrayList<>();
+        long t = from;
+        while (sent.size() < max) {
+            t = Math.max(t, cc.nextSendTimeNanos(0, t));
+            if (t >= until || cc.sendAllowanceBytes(0, t) <= 0) {
+                break;
+            }
+            cc.onPacketSent(0, D, t);
+            sent.add(t);
+        }
+        return sent;
+    }
+
+    @Test
+    void withTheAnnouncedFirstRoundTripTheConnectionIsPacedAtTheFreshShareFromItsFirstPacket() {
+        // [SPEC-CC-43]: 409.6 MB/s announced is one 4096-byte datagram per 10 us; with the
+        // default initialRttNanos (100 us) its bandwidth-delay product is 10 datagrams. The first
+        // round trip carries those 10, 10 us apart from the first packet's drawn start, where the
+        // first flight alone (aimdFirstFlightBytes, one datagram) would send one and wait.
+        EngineConfig off = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(50_000)
+                .aimdAnnouncedSpreadIntervals(1).build();
+        EngineConfig on = off.toBuilder().aimdAnnouncedFirstRoundTrip(true).build();
+        assertThat(off.aimdAnnouncedFirstRoundTrip()).as("off by default").isFalse();
+        assertThat(CONFIG.initialRttNanos()).isEqualTo(100_000L);
+        long share = 409_600_000L;
+        for (long seed = 0; seed < 20; seed++) {
+            AimdController without = new AimdController(off, new SplittableRandom(seed));
+            without.onAnnouncedShare(share, 0);
+            assertThat(sendWhileAllowed(without, 1_000, 1_000_000, 100)).as("seed %d: one first flight", seed).hasSize(1);
+
+            AimdController cc = new AimdController(on, new SplittableRandom(seed));
+            cc.onAnnouncedShare(share, 0);
+            java.util.List<Long> sent = sendWhileAllowed(cc, 1_000, 1_000_000, 100);
+            assertThat(sent).as("seed %d: the share's bandwidth-delay product", seed).hasSize(10);
+            assertThat(sent.get(0)).as("seed %d: the first packet within one interval of the ask", seed)
+                    .isBetween(1_000L, 10_999L);
+            for (int i = 1; i < sent.size(); i++) {
+                assertThat(sent.get(i) - sent.get(i - 1)).as("seed %d: paced at the share", seed)
+                        .isBetween(9_999L, 10_001L);
+            }
+            assertThat(cc.rateHintBytesPerSecond()).as("the share is not a hint").isZero();
+            // The first hint (half the share) takes over: the next packet within one of its
+            // intervals (20 us), then 20 us apart.
+            long ack = sent.get(sent.size() - 1) + 5_000;
+            cc.onPacketAcked(0, D, ack - sent.get(0), ack);
+            cc.onRateHint(share / 2, ack);
+            java.util.List<Long> after = sendWhileAllowed(cc, ack, ack + 100_000, 4);
+            assertThat(after).hasSize(4);
+            assertThat(after.get(0)).isBetween(ack, ack + 20_000);
+            for (int i = 1; i < after.size(); i++) {
+                assertThat(after.get(i) - after.get(i - 1)).as("seed %d: paced at the hint", seed).isBetween(19_999L, 20_001L);
+            }
+            assertThat(cc.rateHintBytesPerSecond()).isEqualTo(share / 2);
+        }
+        // A stale announcement (more than two fair-share periods old) or none: one first flight.
+        AimdController stale = new AimdController(on, new SplittableRandom(3));
+        stale.onAnnouncedShare(share, 0);
+        assertThat(sendWhileAllowed(stale, 201_000, 2_000_000, 100)).hasSize(1);
+        AimdController none = new AimdController(on, new SplittableRandom(3));
+        assertThat(sendWhileAllowed(none, 1_000, 2_000_000, 100)).hasSize(1);
+        // A tiny share read off the wire: one packet (the first flight's whole datagram), and the
+        // first hint paces the connection from then, not from the tiny share's far clock.
+        AimdController tiny = new AimdController(on, new SplittableRandom(3));
+        tiny.onAnnouncedShare(1, 0);
+        java.util.List<Long> first = sendWhileAllowed(tiny, 1_000, 1_000_000, 100);
+        assertThat(first).hasSize(1);
+        tiny.onPacketAcked(0, D, 10_000, first.get(0) + 10_000);
+        tiny.onRateHint(share, first.get(0) + 10_000);
+        assertThat(tiny.nextSendTimeNanos(0, first.get(0) + 10_000)).isLessThanOrEqualTo(first.get(0) + 20_000);
+    }
+
     @Test
     void aNewerAnnouncementBeforeTheFirstPacketRescalesItsDelayFromTheSameAsk() {
         // [SPEC-CONN-17]: asked at 1 us with 409.6 MB/s announced (one interval: 10 us), the draw

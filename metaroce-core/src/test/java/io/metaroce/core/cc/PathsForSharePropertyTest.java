@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * [SPEC-CC-PLANES15-1]: with {@code aimdPathsForShareMin} {@code m} above 0, an AIMD connection
+ * [SPEC-CC-42]: with {@code aimdPathsForShareMin} {@code m} above 0, an AIMD connection
  * sends new data, under a hint {@code H}, on {@code max(m, ceil(H * rtt / datagram))} of its paths
  * in service, and before its first ACK on as many for the share announced in ACCEPT over the
  * initial RTT (all when that is as many or more, all without an announcement or a hint), the

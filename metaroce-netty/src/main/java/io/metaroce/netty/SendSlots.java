@@ -35,10 +35,15 @@ import java.util.Arrays;
  *
  * <p><b>Lanes.</b> A socket's GSO run is contiguous only if its datagrams were encoded one after
  * another, but the engine's round robin over a connection's paths alternates them datagram by
- * datagram (1 2 3 4 1 2 3 4 …). So the memory is cut into {@link #LANES} lanes, each taken in
- * order, and the next datagram is encoded in the lane of the socket expected to send it: the
- * socket that followed the last datagram's socket the time before. A wrong guess costs nothing
- * but the contiguity of that run (the socket then gathers it with one iovec a datagram).
+ * datagram (1 2 3 4 1 2 3 4 …). So the memory is cut into lanes, each taken in order, and the next
+ * datagram is encoded in the lane of the socket expected to send it: the socket that followed the
+ * last datagram's socket the time before. A socket is given its lane when it is first seen, in
+ * turn over {@link #MAX_LANES} (whatever its id: sockets 0 and 4 get lanes of their own), and the
+ * memory is cut into as many lanes as sockets were seen, at most {@link #MAX_LANES}; the cut moves
+ * only at a {@link #reset()} (a socket that adds a lane asks for one), so one path has all the
+ * memory and four have a quarter each. A wrong
+ * guess costs nothing but the contiguity of that run (the socket then gathers it with one iovec a
+ * datagram); a ninth socket shares a lane with the first.
  *
  * <p>Confined to the endpoint's event loop.
  */
@@ -46,11 +51,12 @@ final class SendSlots {
     /** Bytes of native memory the slots may take together, whatever the datagram size. */
     static final long MAX_TOTAL_BYTES = 8L << 20;
     /**
-     * Slots of the largest datagram at most: four sockets' full send batches, so that up to four
-     * paths fill their batches ({@link LinuxSocketLayer#SEND_BATCH}) before the slots run out and
-     * force a flush.
+     * Slots of the largest datagram at most: {@link #MAX_LANES} sockets' full send batches, so that
+     * up to eight paths (each in a lane of its own) fill their batches
+     * ({@link LinuxSocketLayer#SEND_BATCH}) before their lane runs out and forces a flush, memory
+     * ({@link #MAX_TOTAL_BYTES}) allowing.
      */
-    static final int MAX_SLOTS = 4 * LinuxSocketLayer.SEND_BATCH;
+    static final int MAX_SLOTS = 8 * LinuxSocketLayer.SEND_BATCH;
     /**
      * How far datagrams of one length must lead the others before the slots are packed at that
      * length: a bulk flow's (an 8 KiB message is 3 such datagrams), not a mix of sizes that would
@@ -62,35 +68,46 @@ final class SendSlots {
     /** Strides whose views are made and kept, the unpacked one included; no others are packed at. */
     static final int STRIDES_KEPT = 4;
     /**
-     * Lanes: the memory is cut into this many regions, each with its own run of slots, and a
-     * datagram is encoded in the lane of the socket it is expected to leave from, so that each
-     * of up to four paths' datagrams lie back to back even when the engine's round robin
-     * alternates them datagram by datagram. A power of two.
+     * Lanes at most: the memory is cut into one region per socket seen, up to this many, each with
+     * its own run of slots, and a datagram is encoded in the lane of the socket it is expected to
+     * leave from, so that each path's datagrams lie back to back even when the engine's round
+     * robin alternates them datagram by datagram.
      */
-    static final int LANES = 4;
-    /** Sockets whose successor is remembered (ids beyond share entries, which only costs predictions). */
-    private static final int SUCCESSORS = 64;
+    static final int MAX_LANES = 8;
+    /** Sockets whose successor and lane are remembered (ids beyond share entries, which only costs predictions). */
+    private static final int SOCKETS_KEPT = 64;
 
     private final int slotBytes;
     private final MemorySegment memory;
     private final long baseAddress;
     private final long totalBytes;
     private final int minStride;
-    private final long laneBytes;
-    /** Views of the kept strides, {@link #keptStrides}[k] apart, per lane; null where none was made yet. */
-    private final ByteBuffer[][][] keptViews = new ByteBuffer[STRIDES_KEPT][][];
+    /** Views of the kept strides, {@link #keptStrides}[k] apart over the whole memory; null where none was made yet. */
+    private final ByteBuffer[][] keptViews = new ByteBuffer[STRIDES_KEPT][];
     private final int[] keptStrides = new int[STRIDES_KEPT];
     private int stride;
-    /** The current stride's views, per lane. */
-    private ByteBuffer[][] views;
-    /** The next free slot of each lane. */
-    private final int[] next = new int[LANES];
+    /** The current stride's views, one every {@link #stride} bytes over the whole memory. */
+    private ByteBuffer[] views;
+    /** Lanes the memory is cut into now: the sockets seen, at most {@link #MAX_LANES}, as the memory allows. */
+    private int lanes = 1;
+    /** Per lane, the index in {@link #views} of its next free slot. */
+    private final int[] next = new int[MAX_LANES];
+    /** Per lane, the index of its first slot. */
+    private final int[] first = new int[MAX_LANES];
+    /** Per lane, one past the index of its last slot that holds the largest datagram inside the lane. */
+    private final int[] end = new int[MAX_LANES];
     /** The lane the next datagram is encoded in. */
     private int lane;
+    /** The lane ({@code 0..MAX_LANES-1}) the next datagram's expected socket was given. */
+    private int expectedLane;
     /** The socket of the last datagram taken, -1 before the first. */
     private int lastSocket = -1;
-    /** Per socket ({@link #SUCCESSORS} entries), the socket whose datagram followed its last one; -1 unknown. */
-    private final int[] successor = new int[SUCCESSORS];
+    /** Per socket ({@link #SOCKETS_KEPT} entries), the socket whose datagram followed its last one; -1 unknown. */
+    private final int[] successor = new int[SOCKETS_KEPT];
+    /** Per socket, the lane it was given when first seen; -1 not seen yet. */
+    private final int[] laneOf = new int[SOCKETS_KEPT];
+    /** Sockets seen so far (the lanes are given in turn). */
+    private int socketsSeen;
     /**
      * The bulk length so far and its lead over the other lengths (at least {@link #minStride}),
      * capped at twice {@link #PACK_AFTER_DATAGRAMS}: a new bulk length takes over within a few
@@ -111,29 +128,60 @@ final class SendSlots {
         this.memory = Arena.ofAuto().allocate(totalBytes, 64);
         this.baseAddress = memory.address();
         this.minStride = Math.max(1, slotBytes / MIN_STRIDE_DIVISOR);
-        this.laneBytes = (long) Math.max(1, count / LANES) * slotBytes;
         Arrays.fill(successor, -1);
+        Arrays.fill(laneOf, -1);
         this.stride = slotBytes;
         this.views = viewsAt(slotBytes);
         keptStrides[0] = slotBytes;
         keptViews[0] = views;
+        cutLanes();
     }
 
-    /** Per lane, views holding the largest datagram every {@code step} bytes, as many as fit in the lane. */
-    private ByteBuffer[][] viewsAt(int step) {
-        int count = (int) ((laneBytes - slotBytes) / step) + 1;
-        ByteBuffer[][] made = new ByteBuffer[LANES][count];
-        for (int l = 0; l < LANES; l++) {
-            for (int i = 0; i < count; i++) {
-                made[l][i] = memory.asSlice(l * laneBytes + (long) i * step, slotBytes).asByteBuffer();
-            }
+    /** Views holding the largest datagram every {@code step} bytes, as many as fit in the memory. */
+    private ByteBuffer[] viewsAt(int step) {
+        int count = (int) ((totalBytes - slotBytes) / step) + 1;
+        ByteBuffer[] made = new ByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            made[i] = memory.asSlice((long) i * step, slotBytes).asByteBuffer();
         }
         return made;
     }
 
-    /** Number of slots of each lane at the current stride. */
+    /**
+     * Cuts the memory into one lane per socket seen (at most {@link #MAX_LANES}, and no more than
+     * leave every lane a slot) at the current stride, each lane's first slot a whole number of
+     * strides from the memory's start; frees every slot.
+     */
+    private void cutLanes() {
+        long positions = totalBytes / stride;
+        long slotSpan = (slotBytes + stride - 1) / stride;
+        int want = Math.max(1, Math.min(socketsSeen, MAX_LANES));
+        while (want > 1 && positions / want < slotSpan) {
+            want--;
+        }
+        lanes = want;
+        long perLane = positions / lanes;
+        for (int l = 0; l < lanes; l++) {
+            long endByte = l == lanes - 1 ? totalBytes : (l + 1) * perLane * stride;
+            first[l] = (int) (l * perLane);
+            next[l] = first[l];
+            end[l] = (int) Math.min(views.length, (endByte - slotBytes) / stride + 1);
+        }
+        lane = laneFor(expectedLane);
+    }
+
+    private int laneFor(int given) {
+        return given < lanes ? given : given % lanes;
+    }
+
+    /** Number of slots of the largest lane (the last, which takes what the cut leaves) at the current stride. */
     int capacity() {
-        return views[0].length;
+        return end[lanes - 1] - first[lanes - 1];
+    }
+
+    /** Lanes the memory is cut into now (tests). */
+    int lanes() {
+        return lanes;
     }
 
     /** Bytes of the largest datagram, which every slot holds. */
@@ -158,12 +206,12 @@ final class SendSlots {
 
     /** The slot the next datagram is encoded into: position 0, limit at its capacity. */
     ByteBuffer current() {
-        return views[lane][next[lane]];
+        return views[next[lane]];
     }
 
     /** Native address of the {@linkplain #current() current slot}. */
     long currentAddress() {
-        return baseAddress + lane * laneBytes + (long) next[lane] * stride;
+        return baseAddress + (long) next[lane] * stride;
     }
 
     /**
@@ -173,16 +221,25 @@ final class SendSlots {
      * last time (the engine's round robin over the paths), or of this one.
      *
      * @return true if the lane of the next datagram has no slot left that holds the largest
-     *     datagram: flush every socket, then {@link #reset()}
+     *     datagram, or the socket is the first seen of a further lane (up to {@link #MAX_LANES}):
+     *     flush every socket, then {@link #reset()}
      */
     boolean take(int length, int socket) {
         next[lane] += length <= stride ? 1 : (length + stride - 1) / stride;
-        if (lastSocket >= 0) {
-            successor[lastSocket & (SUCCESSORS - 1)] = socket;
+        int key = socket & (SOCKETS_KEPT - 1);
+        boolean recut = false;
+        if (laneOf[key] < 0) {
+            laneOf[key] = socketsSeen++ % MAX_LANES; // its own lane, in turn
+            // A lane more: ask for a flush so the reset cuts it now (at most MAX_LANES - 1 times).
+            recut = socketsSeen > 1 && socketsSeen <= MAX_LANES;
         }
-        lastSocket = socket;
-        int expected = successor[socket & (SUCCESSORS - 1)];
-        lane = (expected >= 0 ? expected : socket) & (LANES - 1);
+        if (lastSocket >= 0) {
+            successor[lastSocket] = key;
+        }
+        lastSocket = key;
+        int expected = successor[key];
+        expectedLane = laneOf[expected >= 0 ? expected : key];
+        lane = laneFor(expectedLane);
         if (length >= minStride) {
             // A majority vote (Boyer-Moore) over the bulk lengths: the last packets of messages, a
             // few of another length among many, do not undo the count; an even mix never packs.
@@ -195,27 +252,28 @@ final class SendSlots {
                 runCount = 1;
             }
         }
-        return next[lane] >= views[lane].length;
+        return recut || next[lane] >= end[lane];
     }
 
     /** Slots taken since the last {@link #reset()}, in all lanes (a datagram longer than the stride takes several). */
     int taken() {
         int taken = 0;
-        for (int n : next) {
-            taken += n;
+        for (int l = 0; l < lanes; l++) {
+            taken += next[l] - first[l];
         }
         return taken;
     }
 
     /**
      * Frees every slot: call only once every socket holding one has flushed. Packs the slots at
-     * the bulk length once it leads by {@link #PACK_AFTER_DATAGRAMS} datagrams.
+     * the bulk length once it leads by {@link #PACK_AFTER_DATAGRAMS} datagrams, and cuts the
+     * memory into one lane per socket seen.
      */
     void reset() {
-        Arrays.fill(next, 0);
         if (runCount >= PACK_AFTER_DATAGRAMS && runLength != stride && runLength <= slotBytes) {
             restride(runLength);
         }
+        cutLanes();
     }
 
     private void restride(int length) {

@@ -17,9 +17,9 @@ class SendSlotsTest {
 
     @Test
     void theSlotCountIsBoundedByTheSlotLimitAndTheMemoryLimit() {
-        assertThat(new SendSlots(4096).capacity()).as("slots of a lane").isEqualTo(SendSlots.MAX_SLOTS / SendSlots.LANES);
+        assertThat(new SendSlots(4096).capacity()).as("one lane before a second socket is seen").isEqualTo(SendSlots.MAX_SLOTS);
         assertThat(new SendSlots(65_507).capacity())
-                .isEqualTo((int) (SendSlots.MAX_TOTAL_BYTES / 65_507) / SendSlots.LANES);
+                .isEqualTo((int) (SendSlots.MAX_TOTAL_BYTES / 65_507));
         assertThat(new SendSlots(4096).slotBytes()).isEqualTo(4096);
         assertThatThrownBy(() -> new SendSlots(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("slotBytes");
@@ -83,7 +83,7 @@ class SendSlotsTest {
         assertThat(slots.currentAddress()).as("a datagram longer than the stride takes the slots it spans")
                 .isEqualTo(longer + 2L * bulk);
         assertThat(slots.capacity()).as("the same memory, more slots").isEqualTo(
-                (int) (((long) SendSlots.MAX_SLOTS / SendSlots.LANES * slotBytes - slotBytes) / bulk) + 1);
+                (int) (((long) SendSlots.MAX_SLOTS * slotBytes - slotBytes) / bulk) + 1);
     }
 
     @Test
@@ -216,5 +216,87 @@ class SendSlotsTest {
             assertThat(slots.take(bulk, socket)).as("20 datagrams a lane fit").isFalse();
         }
         assertThat(slots.taken()).isEqualTo(80);
+    }
+
+    /**
+     * A round robin over {@code sockets} with datagrams of {@code length} bytes after the slots
+     * settled (packed, lanes cut): returns {back-to-back, not back-to-back, datagrams per flush},
+     * a socket's datagram counted back to back when it starts where that socket's last one ended.
+     */
+    private static long[] roundRobin(SendSlots slots, int[] sockets, int length) {
+        for (int d = 0; d < 4 * SendSlots.MAX_SLOTS; d++) {
+            if (slots.take(length, sockets[d % sockets.length])) {
+                slots.reset();
+            }
+        }
+        slots.reset();
+        java.util.Map<Integer, Long> last = new java.util.HashMap<>();
+        long backToBack = 0;
+        long not = 0;
+        long flushes = 0;
+        int datagrams = 4 * SendSlots.MAX_SLOTS;
+        for (int d = 0; d < datagrams; d++) {
+            int socket = sockets[d % sockets.length];
+            long at = slots.currentAddress();
+            Long end = last.get(socket);
+            if (end != null) {
+                if (end == at) {
+                    backToBack++;
+                } else {
+                    not++;
+                }
+            }
+            last.put(socket, at + length);
+            if (slots.take(length, socket)) {
+                slots.reset();
+                last.clear();
+                flushes++;
+            }
+        }
+        return new long[] {backToBack, not, flushes == 0 ? datagrams : datagrams / flushes};
+    }
+
+    @Test
+    void socketsEqualModuloFourGetLanesOfTheirOwn() {
+        for (int[] sockets : new int[][] {{0, 4}, {0, 4, 8, 12}, {1, 2, 3, 4}, {0, 1, 2, 3, 4, 5, 6, 7}}) {
+            SendSlots slots = new SendSlots(4096);
+            long[] r = roundRobin(slots, sockets, 4096);
+            String what = java.util.Arrays.toString(sockets);
+            assertThat(slots.lanes()).as("%s: a lane per socket", what).isEqualTo(sockets.length);
+            assertThat(r[1]).as("%s: datagrams not back to back", what).isZero();
+            assertThat(r[0]).as("%s: back to back", what).isPositive();
+            assertThat(r[2]).as("%s: datagrams per flush, a full send batch per socket at least", what)
+                    .isGreaterThanOrEqualTo((long) sockets.length * LinuxSocketLayer.SEND_BATCH);
+        }
+    }
+
+    @Test
+    void onePathHasAllTheMemoryAndNinePathsShareEightLanes() {
+        SendSlots one = new SendSlots(4096);
+        long[] r = roundRobin(one, new int[] {1}, 2839);
+        assertThat(one.lanes()).isEqualTo(1);
+        assertThat(r[1]).isZero();
+        assertThat(r[2]).as("one path flushes when all the slots are taken").isGreaterThanOrEqualTo(SendSlots.MAX_SLOTS);
+        SendSlots nine = new SendSlots(4096);
+        roundRobin(nine, new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9}, 4096);
+        assertThat(nine.lanes()).isEqualTo(SendSlots.MAX_LANES);
+    }
+
+    @Test
+    void largeDatagramsStillFillAFullSendBatchPerPathWhereTheMemoryAllows() {
+        int slotBytes = 65_507;
+        for (int[] sockets : new int[][] {{1}, {1, 2}}) {
+            SendSlots slots = new SendSlots(slotBytes);
+            long[] r = roundRobin(slots, sockets, 40_000);
+            String what = java.util.Arrays.toString(sockets);
+            assertThat(r[1]).as("%s: datagrams not back to back", what).isZero();
+            assertThat(r[2]).as("%s: datagrams per flush", what)
+                    .isGreaterThanOrEqualTo((long) sockets.length * LinuxSocketLayer.SEND_BATCH);
+        }
+        // Four paths of 64 KiB datagrams: the memory limit, not the lanes, bounds each path's run.
+        SendSlots four = new SendSlots(slotBytes);
+        long[] r = roundRobin(four, new int[] {1, 2, 3, 4}, slotBytes);
+        assertThat(r[1]).isZero();
+        assertThat(r[2]).isEqualTo(SendSlots.MAX_TOTAL_BYTES / slotBytes);
     }
 }

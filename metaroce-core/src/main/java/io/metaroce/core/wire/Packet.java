@@ -12,8 +12,11 @@ import java.nio.ByteOrder;
  * nothing of an earlier packet shows through (a DATA decode zeroes only the fields DATA does not
  * carry, {@link #clearOutsideData}, and writes the rest).
  * Field meanings and sizes are normative in {@code docs/spec.md} section "Packets". The payload of
- * a DATA packet is never copied by the decoder: {@link #payloadOffset} and {@link #payloadLength}
- * point into the buffer that was decoded.
+ * a DATA packet is usually not copied by the decoder: {@link #payloadOffset} and
+ * {@link #payloadLength} point into the buffer that was decoded. When the decoder copied the whole
+ * datagram to checksum it (a short datagram in a buffer without an accessible array),
+ * {@link #payloadCopy} holds that copy instead: the codec's internal array, with the payload at
+ * {@link WireConstants#DATA_HEADER_BYTES}, valid only until the codec's next decode.
  *
  * <p>Not thread-safe; one instance per thread.
  */

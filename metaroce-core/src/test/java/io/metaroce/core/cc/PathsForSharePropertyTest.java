@@ -56,7 +56,7 @@ class PathsForSharePropertyTest {
     private static int sendingPaths(AimdController cc, int paths, long now) {
         int n = 0;
         for (int p = 0; p < paths; p++) {
-            if (cc.sendAllowanceBytes(p, now) > 0) {
+            if (cc.carriesNewData(p, now)) {
                 n++;
             }
         }
@@ -85,7 +85,7 @@ class PathsForSharePropertyTest {
                     .isEqualTo(expectedBefore);
 
             int first = 0;
-            while (before.sendAllowanceBytes(first, 0) <= 0) {
+            while (!before.carriesNewData(first, 0)) {
                 first++;
             }
             AimdController cc = hinted(config, cSeed, paths, first, rtt, hint);
@@ -96,7 +96,7 @@ class PathsForSharePropertyTest {
             // The connection's rate under the hint is at most the hint, however few paths carry it.
             double sum = 0;
             for (int p = 0; p < paths; p++) {
-                if (cc.sendAllowanceBytes(p, rtt) > 0) {
+                if (cc.carriesNewData(p, rtt)) {
                     sum += cc.pacingRateBytesPerSecond(p);
                 }
             }
@@ -105,13 +105,13 @@ class PathsForSharePropertyTest {
             // A path that takes new data leaves service: another takes its place, as many as before.
             if (paths > expected) {
                 int gone = 0;
-                while (cc.sendAllowanceBytes(gone, rtt) <= 0) {
+                while (!cc.carriesNewData(gone, rtt)) {
                     gone++;
                 }
                 cc.onPathNewData(gone, false, rtt);
                 int n = 0;
                 for (int p = 0; p < paths; p++) {
-                    if (p != gone && cc.sendAllowanceBytes(p, rtt) > 0) {
+                    if (p != gone && cc.carriesNewData(p, rtt)) {
                         n++;
                     }
                 }
@@ -140,7 +140,7 @@ class PathsForSharePropertyTest {
             AimdController probe = asked(config, seed, 8, 10_000_000L); // under a datagram per initial RTT: one path
             assertThat(sendingPaths(probe, 8, 0)).isEqualTo(1);
             for (int p = 0; p < 8; p++) {
-                if (probe.sendAllowanceBytes(p, 0) > 0) {
+                if (probe.carriesNewData(p, 0)) {
                     used[p] = true;
                 }
             }

@@ -149,4 +149,35 @@ class PathsForSharePropertyTest {
             assertThat(used[p]).as("path %d", p).isTrue();
         }
     }
+
+    /**
+     * Without a random source (an endpoint's default {@code AimdController::new}) the offset comes
+     * from the connection's id ({@link CongestionController#onConnectionId}): 400 connections with
+     * the random ids an endpoint gives, 8 paths, {@code m} 2 and a hint of one datagram per round
+     * trip each send on 2 paths, and each path is one of them for about a quarter of the
+     * connections (100 expected; before, all 400 used paths 0 and 1).
+     */
+    @Test
+    void withoutARandomSourceTheConnectionIdSpreadsTheOffsets() {
+        EngineConfig config = EngineConfig.defaults().toBuilder().aimdPathsForShareMin(2).build();
+        SplittableRandom ids = new SplittableRandom(15);
+        int[] byPath = new int[8];
+        for (int c = 0; c < 400; c++) {
+            AimdController cc = new AimdController(config);
+            cc.onConnectionId(ids.nextLong());
+            for (int p = 0; p < 8; p++) {
+                cc.sendAllowanceBytes(p, 0);
+                cc.nextSendTimeNanos(p, 0);
+            }
+            cc.onRateHint((long) (D * 1e9 / INITIAL_RTT), 50_000);
+            assertThat(sendingPaths(cc, 8, 50_000)).isEqualTo(2);
+            for (int p = 0; p < 8; p++) {
+                byPath[p] += cc.carriesNewData(p, 50_000) ? 1 : 0;
+            }
+        }
+        for (int p = 0; p < 8; p++) {
+            assertThat(byPath[p]).as("connections sending on path %d of %s", p, java.util.Arrays.toString(byPath))
+                    .isBetween(60, 140);
+        }
+    }
 }

@@ -24,16 +24,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * [SPEC-CC-42] with R-SACK-2: a path that stops taking new data because the share shrank still
- * resends its own losses as its window allows. Four paths, {@code aimdPathsForShareMin} 1, a hint
- * worth 2.5 datagrams a round trip (three paths take new data), then, from the ACK after the lost
- * packet's successor on its path left, one worth 0.9 (one path): the successor's ACK reveals the
- * hole on a path that no longer takes new data, and the packet is resent on that path within two
- * round trips and a pacing interval of the verdict, not at a timer, and no path is ever doubted
- * (SUSPECT). With the share's gate in the allowance (before the fix) the resend never left: the
- * network went empty with the hole unrepaired.
+ * [SPEC-CC-42] through a connection: which paths take a small share, and the retransmissions of
+ * the paths that do not. The receiver's hint is replaced by the test's, so that the share is known.
  */
-class PathsForShareResendTest {
+class PathsForShareConnectionTest {
     private static final int PATHS = 4;
     private static final long ONE_WAY = 10_000;
     private static final EngineConfig CONFIG = EngineConfig.defaults().toBuilder().aimdPathsForShareMin(1).build();
@@ -46,9 +40,10 @@ class PathsForShareResendTest {
      */
     private static final class Hinted extends ForwardingController {
         double datagrams;
-        final long[] srtt = new long[PATHS];
-        final long[] lostAt = new long[PATHS];
+        final long[] srtt = new long[64];
+        final long[] lostAt = new long[64];
 
+        /** Over the engine's default controller, as an endpoint makes it ({@code AimdController::new}). */
         Hinted(double datagrams, EngineConfig config) {
             super(new AimdController(config));
             this.datagrams = datagrams;
@@ -90,6 +85,16 @@ class PathsForShareResendTest {
     record Sent(long atNanos, int pathId, long csn, boolean retransmission) {
     }
 
+    /**
+     * [SPEC-CC-42] with R-SACK-2: a path that stops taking new data because the share shrank still
+     * resends its own losses as its window allows. Four paths, {@code aimdPathsForShareMin} 1, a hint
+     * worth 2.5 datagrams a round trip (three paths take new data), then, from the ACK after the lost
+     * packet's successor on its path left, one worth 0.9 (one path): the successor's ACK reveals the
+     * hole on a path that no longer takes new data, and the packet is resent on that path within two
+     * round trips and a pacing interval of the verdict, not at a timer, and no path is ever doubted
+     * (SUSPECT). With the share's gate in the allowance (before the fix) the resend never left: the
+     * network went empty with the hole unrepaired.
+     */
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 4, 5, 6})
     void aLossOnAPathThatLeftTheShareIsResentOnItWithoutItsTimer(long seed) {
@@ -198,5 +203,57 @@ class PathsForShareResendTest {
         pair.driveUntil(() -> completions[0] == 1, 1_000_000_000L, "the write");
         assertThat(doubted).as("no path was doubted (seed %d)", seed).isEmpty();
         assertThat(dst.segment().mismatch(src.segment())).isEqualTo(-1);
+    }
+
+    /**
+     * [SPEC-CC-42] without a random source (an endpoint's default {@code AimdController::new}, no
+     * first-flight spread): the paths that take a small share start at an offset taken from the
+     * connection's id, so connections do not all send on paths 0 and 1. Sixteen connections
+     * (pairs of endpoints seeded apart), eight paths, {@code aimdPathsForShareMin} 2 and a hint of
+     * half a datagram a round trip: each sends new data on two neighbouring paths, and the pairs
+     * they use differ. Before the fix every one used paths 0 and 1.
+     */
+    @org.junit.jupiter.api.Test
+    void withoutARandomSourceConnectionsSpreadTheirSharesOverThePaths() {
+        int paths = 8;
+        EngineConfig config = EngineConfig.defaults().toBuilder().aimdPathsForShareMin(2).build();
+        assertThat(config.aimdFirstFlightSpreadNanos()).as("no spread to draw an offset from").isZero();
+        java.util.Set<String> pairsUsed = new java.util.TreeSet<>();
+        int[] byPath = new int[paths];
+        for (long seed = 1; seed <= 16; seed++) {
+            List<Sent> sent = new ArrayList<>();
+            PacketCodec codec = new PacketCodec();
+            Packet packet = new Packet();
+            Pair pair = Pair.create(seed, paths, NetworkConditions.perfect().withDelay(ONE_WAY, 0, 0), config,
+                            c -> new Hinted(0.5, c), null)
+                    .lossModel((fromClient, pathId, datagram, length, now) -> {
+                        if (fromClient && codec.decode(datagram, 0, length, packet) == DecodeError.OK
+                                && packet.type == PacketType.DATA) {
+                            sent.add(new Sent(now, packet.pathId, packet.connectionSequence,
+                                    (packet.flags & WireConstants.FLAG_RETRANSMISSION) != 0));
+                        }
+                        return false;
+                    })
+                    .connect();
+            int length = 1 << 20;
+            MemoryRegion src = pair.client().protectionDomain().register(Arena.ofAuto().allocate(length), Access.ALL);
+            MemoryRegion dst = pair.server().protectionDomain().register(Arena.ofAuto().allocate(length), Access.ALL);
+            pair.clientConnection().postWrite(0, 1, src, 0, length, dst.remoteKey(), 0);
+            pair.advance(1_000_000);
+            long since = pair.now() - 500_000;
+            java.util.BitSet used = new java.util.BitSet();
+            for (Sent s : sent) {
+                if (s.atNanos >= since && !s.retransmission) {
+                    used.set(s.pathId);
+                }
+            }
+            assertThat(used.cardinality()).as("paths taking new data, seed %d: %s", seed, used).isEqualTo(2);
+            int first = used.get(0) && used.get(paths - 1) ? paths - 1 : used.nextSetBit(0);
+            assertThat(used.get((first + 1) % paths)).as("neighbouring paths, seed %d: %s", seed, used).isTrue();
+            pairsUsed.add(used.toString());
+            used.stream().forEach(p -> byPath[p]++);
+        }
+        assertThat(pairsUsed).as("the pairs of paths the connections used (by path: %s)",
+                java.util.Arrays.toString(byPath)).hasSizeGreaterThanOrEqualTo(4);
     }
 }

@@ -41,6 +41,16 @@ abstract class ForwardingController implements CongestionController {
     }
 
     @Override
+    public boolean carriesNewData(int pathId, long nowNanos) {
+        return inner.carriesNewData(pathId, nowNanos);
+    }
+
+    @Override
+    public void onConnectionId(long connectionId) {
+        inner.onConnectionId(connectionId);
+    }
+
+    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

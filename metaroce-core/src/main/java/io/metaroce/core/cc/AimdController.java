@@ -173,11 +173,17 @@ public final class AimdController implements CongestionController {
     /**
      * Where this connection's paths that take new data start, counted over its paths in service
      * [SPEC-CC-42]: bits of the first packet's random delay, so that no draw is added to
-     * the random source's sequence (0 until that draw, and without a random source).
+     * the random source's sequence (0 until that draw); without that draw, bits of a hash of the
+     * connection's id ({@link #onConnectionId}).
      */
     private short shareOffset;
-    /** The time of the latest allowance question before the first ACK: when the announcement's freshness is judged. */
-    private long latestAsk;
+    /**
+     * When the announcement's freshness is judged for the paths before the first ACK
+     * [SPEC-CC-42]: the connection's first question (MIN_VALUE: none yet, no announcement counts).
+     * Judged once, so those answers do not change with time alone ({@link #pacingAnswersReusable});
+     * a newer announcement is fresh from its arrival on.
+     */
+    private long shareJudgedAt = Long.MIN_VALUE;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
     private final int announcedSpreadIntervals;
@@ -337,12 +343,6 @@ public final class AimdController implements CongestionController {
     @Override
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
-        if (!hintSeen) {
-            latestAsk = nowNanos;
-        }
-        if (pathsForShareMin > 0 && !takesShareData(pathId, pathsForShare())) {
-            return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-42]
-        }
         long allowance = window[pathId] - inFlight[pathId];
         if (allowance <= 0 && nextSend[pathId] <= nowNanos) {
             windowBlocked[pathId] = true;
@@ -356,6 +356,45 @@ public final class AimdController implements CongestionController {
             allowance = Math.min(allowance, totalInFlight == 0 ? room : room - datagramBytes + 1);
         }
         return allowance;
+    }
+
+    /**
+     * [SPEC-CC-42]: with {@code aimdPathsForShareMin} above 0, whether the path is one of the
+     * {@link #pathsForShare} that take new data; the others stay in service for their own
+     * retransmissions, which their windows alone allow ({@link #sendAllowanceBytes}).
+     */
+    @Override
+    public boolean carriesNewData(int pathId, long nowNanos) {
+        if (pathsForShareMin == 0) {
+            return true;
+        }
+        ensure(pathId);
+        judgeShareAt(nowNanos);
+        return takesShareData(pathId, pathsForShare());
+    }
+
+    /** The connection's first question before the first ACK fixes when the announcement's freshness is judged [SPEC-CC-42]. */
+    private void judgeShareAt(long nowNanos) {
+        if (shareJudgedAt == Long.MIN_VALUE && !hintSeen) {
+            shareJudgedAt = nowNanos;
+        }
+    }
+
+    /**
+     * Without a random source, or a first-flight spread to draw, the share's offset comes from a
+     * hash of the connection's id, so that connections do not all start at path 0 [SPEC-CC-42].
+     * With one it stays 0 until the first packet's draw, as in the simulator's figures.
+     */
+    @Override
+    public void onConnectionId(long connectionId) {
+        if (random == null || firstFlightSpread <= 0) {
+            shareOffset = shareOffsetOf(connectionId);
+        }
+    }
+
+    /** 15 bits of a Fibonacci hash of {@code bits}: the share's offset [SPEC-CC-42]. */
+    private static short shareOffsetOf(long bits) {
+        return (short) ((bits * 0x9E3779B97F4A7C15L) >>> 49);
     }
 
     /** True: the allowance is the window less the flight, the next send time a stored clock. */
@@ -378,12 +417,13 @@ public final class AimdController implements CongestionController {
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);
         long next = Math.max(nextSend[pathId], nowNanos);
+        judgeShareAt(nowNanos);
         if (!hintSeen && random != null && firstFlightSpread > 0) {
             if (firstSendAt == Long.MIN_VALUE) {
                 firstAskAt = nowNanos;
                 firstSpan = firstFlightSpread(nowNanos);
                 firstDraw = random.nextLong(firstSpan);
-                shareOffset = (short) ((firstDraw * 0x9E3779B97F4A7C15L) >>> 49); // [SPEC-CC-42]
+                shareOffset = shareOffsetOf(firstDraw); // [SPEC-CC-42]
                 firstSendAt = nowNanos + firstDraw;
                 if (announcementFresh(nowNanos)) {
                     announcedOrigin = nowNanos;
@@ -1159,7 +1199,7 @@ public final class AimdController implements CongestionController {
         if (!hintSeen) {
             // Before the first ACK: the share announced in ACCEPT, if fresh, over initialRttNanos;
             // without one, every path, as without the rule [SPEC-CC-28].
-            if (!announcementFresh(latestAsk)) {
+            if (shareJudgedAt == Long.MIN_VALUE || !announcementFresh(shareJudgedAt)) {
                 return Integer.MAX_VALUE;
             }
             double announced = (double) announcedShare * initialRtt / 1e9 / datagramBytes;

@@ -9,8 +9,22 @@ package io.metaroce.core.cc;
  * only; implementations must not allocate per call.
  */
 public interface CongestionController {
-    /** Bytes path {@code pathId} may add to its flight now (0 or less: wait). */
+    /**
+     * Bytes path {@code pathId} may add to its flight now (0 or less: wait): for any transmission,
+     * new data or a retransmission; {@link #carriesNewData} says which paths take new data.
+     */
     long sendAllowanceBytes(int pathId, long nowNanos);
+
+    /**
+     * Whether path {@code pathId} is to take new data (a retransmission goes on the path that lost
+     * it whatever this says, R-SACK-2): a controller may keep a small share on fewer paths than the
+     * connection has in service [SPEC-CC-42]. Its answer changes only when one of the
+     * {@code on...} methods is called (its first question may fix it); the connection asks it
+     * before {@link #sendAllowanceBytes} when it picks a path for new data. Default: true.
+     */
+    default boolean carriesNewData(int pathId, long nowNanos) {
+        return true;
+    }
 
     /** Earliest time the next packet may leave on {@code pathId} (pacing); at or before now means now. */
     long nextSendTimeNanos(int pathId, long nowNanos);
@@ -37,8 +51,8 @@ public interface CongestionController {
 
     /**
      * Whether the connection may reuse this controller's pacing answers while none of its
-     * {@code on...} methods is called: {@link #sendAllowanceBytes} then returns the same value at
-     * any time, and {@link #nextSendTimeNanos} returns {@code max(T, nowNanos)} for a {@code T} of
+     * {@code on...} methods is called: {@link #sendAllowanceBytes} and {@link #carriesNewData}
+     * then return the same value at any time, and {@link #nextSendTimeNanos} returns {@code max(T, nowNanos)} for a {@code T} of
      * the path that does not depend on {@code nowNanos} once asked. A connection that asks for
      * its next wake-up after every input then walks its paths only when something changed (it
      * still repeats {@link #sendAllowanceBytes} for paths without allowance, so a controller may
@@ -57,6 +71,14 @@ public interface CongestionController {
      */
     default boolean allowanceQuestionSettled(int pathId, long nowNanos) {
         return false;
+    }
+
+    /**
+     * The connection's local id, told once, before any question: a controller may derive from it
+     * what must differ from connection to connection without a random source (which of its paths
+     * take a small share, [SPEC-CC-42]). Default: nothing.
+     */
+    default void onConnectionId(long connectionId) {
     }
 
     /** A packet of {@code bytes} left on {@code pathId}. */

@@ -147,6 +147,7 @@ public final class Connection implements ScoreboardListener {
         this.config = endpoint.config();
         this.protectionDomain = endpoint.protectionDomain();
         this.congestion = endpoint.congestionControllerFactory().apply(config);
+        congestion.onConnectionId(localId);
         this.localId = localId;
         this.client = client;
         this.paths = new Paths(pathCount);

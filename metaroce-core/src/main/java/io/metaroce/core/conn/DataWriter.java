@@ -570,7 +570,7 @@ final class DataWriter {
             if (!path.scoreboard.hasRoom()) {
                 continue;
             }
-            if (congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
+            if (congestion.carriesNewData(path.id, nowNanos) && congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
                 return null; // a path with room waits for its pacing: not every window is full
             }
             if (found == null && lossyEnoughForAFullWindowResend(path, fullWindowAboveLossPercent)
@@ -622,8 +622,10 @@ final class DataWriter {
                 id -= count;
             }
             // Open, usable for new data and with room, mostly told without reading the path's
-            // objects (Paths keeps a path at the index of its id); then canSendOn's questions.
-            if (paths.usableForNewDataWithRoom(id) && congestion.sendAllowanceBytes(id, nowNanos) > 0
+            // objects (Paths keeps a path at the index of its id); then the controller's: one
+            // of the paths it gives new data to [SPEC-CC-42], and canSendOn's questions.
+            if (paths.usableForNewDataWithRoom(id) && congestion.carriesNewData(id, nowNanos)
+                    && congestion.sendAllowanceBytes(id, nowNanos) > 0
                     && congestion.nextSendTimeNanos(id, nowNanos) <= nowNanos) {
                 paths.nextForData(id + 1 == count ? 0 : id + 1);
                 return paths.get(id);

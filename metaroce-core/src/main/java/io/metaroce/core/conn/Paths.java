@@ -139,6 +139,12 @@ final class Paths {
         return hasRoom(id);
     }
 
+    /** Whether path {@code id} (below {@link #count}) is open with a retransmission queued on it. */
+    boolean hasQueuedRetransmission(int id) {
+        Path p;
+        return queuedRetransmissions > 0 && (p = byId[id]) != null && !p.retransmitQueue.isEmpty();
+    }
+
     /** Whether open path {@code id} (below 64) has room in its scoreboard, from its credit if above 0. */
     private boolean hasRoom(int id) {
         if (roomCredit[id] > 0) {

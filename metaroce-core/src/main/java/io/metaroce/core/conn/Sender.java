@@ -659,6 +659,9 @@ final class Sender {
             if (!paths.inServiceWithRoom(i)) {
                 continue;
             }
+            if (!congestion.carriesNewData(i, afterNanos) && !paths.hasQueuedRetransmission(i)) {
+                continue; // it sends only its own retransmissions, and has none [SPEC-CC-42]
+            }
             if (congestion.sendAllowanceBytes(i, afterNanos) <= 0) {
                 if (!congestion.allowanceQuestionSettled(i, afterNanos)) {
                     exhaustedPaths |= 1L << i; // i < 64 whenever the caller reuses the result
@@ -716,6 +719,7 @@ final class Sender {
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
             if (p == null || !PathState.inService(p.state) || !p.scoreboard.hasRoom()
+                    || !congestion.carriesNewData(p.id, afterNanos) && p.retransmitQueue.isEmpty()
                     || congestion.sendAllowanceBytes(p.id, afterNanos) <= 0) {
                 continue;
             }

@@ -56,7 +56,7 @@ class PathsForSharePropertyTest {
     private static int sendingPaths(AimdController cc, int paths, long now) {
         int n = 0;
         for (int p = 0; p < paths; p++) {
-            if (cc.sendAllowanceBytes(p, now) > 0) {
+            if (cc.carriesNewData(p, now)) {
                 n++;
             }
         }
@@ -85,7 +85,7 @@ class PathsForSharePropertyTest {
                     .isEqualTo(expectedBefore);
 
             int first = 0;
-            while (before.sendAllowanceBytes(first, 0) <= 0) {
+            while (!before.carriesNewData(first, 0)) {
                 first++;
             }
             AimdController cc = hinted(config, cSeed, paths, first, rtt, hint);
@@ -96,7 +96,7 @@ class PathsForSharePropertyTest {
             // The connection's rate under the hint is at most the hint, however few paths carry it.
             double sum = 0;
             for (int p = 0; p < paths; p++) {
-                if (cc.sendAllowanceBytes(p, rtt) > 0) {
+                if (cc.carriesNewData(p, rtt)) {
                     sum += cc.pacingRateBytesPerSecond(p);
                 }
             }
@@ -105,13 +105,13 @@ class PathsForSharePropertyTest {
             // A path that takes new data leaves service: another takes its place, as many as before.
             if (paths > expected) {
                 int gone = 0;
-                while (cc.sendAllowanceBytes(gone, rtt) <= 0) {
+                while (!cc.carriesNewData(gone, rtt)) {
                     gone++;
                 }
                 cc.onPathNewData(gone, false, rtt);
                 int n = 0;
                 for (int p = 0; p < paths; p++) {
-                    if (p != gone && cc.sendAllowanceBytes(p, rtt) > 0) {
+                    if (p != gone && cc.carriesNewData(p, rtt)) {
                         n++;
                     }
                 }
@@ -140,13 +140,44 @@ class PathsForSharePropertyTest {
             AimdController probe = asked(config, seed, 8, 10_000_000L); // under a datagram per initial RTT: one path
             assertThat(sendingPaths(probe, 8, 0)).isEqualTo(1);
             for (int p = 0; p < 8; p++) {
-                if (probe.sendAllowanceBytes(p, 0) > 0) {
+                if (probe.carriesNewData(p, 0)) {
                     used[p] = true;
                 }
             }
         }
         for (int p = 0; p < 8; p++) {
             assertThat(used[p]).as("path %d", p).isTrue();
+        }
+    }
+
+    /**
+     * Without a random source (an endpoint's default {@code AimdController::new}) the offset comes
+     * from the connection's id ({@link CongestionController#onConnectionId}): 400 connections with
+     * the random ids an endpoint gives, 8 paths, {@code m} 2 and a hint of one datagram per round
+     * trip each send on 2 paths, and each path is one of them for about a quarter of the
+     * connections (100 expected; before, all 400 used paths 0 and 1).
+     */
+    @Test
+    void withoutARandomSourceTheConnectionIdSpreadsTheOffsets() {
+        EngineConfig config = EngineConfig.defaults().toBuilder().aimdPathsForShareMin(2).build();
+        SplittableRandom ids = new SplittableRandom(15);
+        int[] byPath = new int[8];
+        for (int c = 0; c < 400; c++) {
+            AimdController cc = new AimdController(config);
+            cc.onConnectionId(ids.nextLong());
+            for (int p = 0; p < 8; p++) {
+                cc.sendAllowanceBytes(p, 0);
+                cc.nextSendTimeNanos(p, 0);
+            }
+            cc.onRateHint((long) (D * 1e9 / INITIAL_RTT), 50_000);
+            assertThat(sendingPaths(cc, 8, 50_000)).isEqualTo(2);
+            for (int p = 0; p < 8; p++) {
+                byPath[p] += cc.carriesNewData(p, 50_000) ? 1 : 0;
+            }
+        }
+        for (int p = 0; p < 8; p++) {
+            assertThat(byPath[p]).as("connections sending on path %d of %s", p, java.util.Arrays.toString(byPath))
+                    .isBetween(60, 140);
         }
     }
 }

@@ -935,7 +935,10 @@ public final class Connection implements ScoreboardListener {
      *   <li>while draining, an ACK due (the drain's deadlines leave the paths' out, so a due ACK
      *       waits for the next input or timer, of any connection);</li>
      *   <li>with data to send, the pacing time of a path allowed to send, where the wake-up
-     *       reported is later to send a batch at once [SPEC-CC-38]: a call between the two sends;</li>
+     *       reported is later to send a batch at once [SPEC-CC-38]: a call between the two sends;
+     *       likewise a lossy full window's pacing time for a due idle resend [SPEC-LOSS-11];</li>
+     *   <li>a retransmission queued on a path out of service: its pacing is no wake-up, so it is
+     *       asked at every call ({@link Long#MIN_VALUE}), as by the walk;</li>
      *   <li>with data to send, the allowance question on a path whose window is used up: both ask
      *       it, and it is not idle (the controller notes that the window holds the path back).
      *       {@link Long#MIN_VALUE}: at every call (a controller whose answers are not reusable,
@@ -955,7 +958,14 @@ public final class Connection implements ScoreboardListener {
         // A pacing time at or before the latest call has been served: a poll came at or after it.
         long gate = sender.pacedGateNanos();
         long t = gate > endpoint.latestNanos() ? gate : Long.MAX_VALUE;
+        boolean retransmissions = paths.queuedRetransmissions() > 0;
         for (int i = 0; i < paths.count(); i++) {
+            if (retransmissions) {
+                Path p = paths.get(i);
+                if (p != null && !PathState.inService(p.state) && !p.retransmitQueue.isEmpty()) {
+                    return Long.MIN_VALUE;
+                }
+            }
             long at = congestion.allowanceQuestionChangesNanos(i);
             if (at < t) {
                 // Only a path with room is asked, and only in service or with a retransmission queued.

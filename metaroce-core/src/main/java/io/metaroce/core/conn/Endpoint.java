@@ -89,6 +89,8 @@ public final class Endpoint {
      * call at or after it serves the connection as a walk of every connection would have.
      */
     private final DeadlineHeap rechecks = new DeadlineHeap();
+    /** The earlier of the two heaps' minima: a call before it has nothing to release (one compare). */
+    private long nextReleaseNanos = Long.MAX_VALUE;
     /**
      * The connection the last packet went to, and its id ({@code lastConnection} null: none): a
      * connection's packets come in runs, and a hash lookup per packet showed in the receive path.
@@ -438,6 +440,7 @@ public final class Endpoint {
             rechecks.set(s, c.recheckNanos());
             dirty.remove(s);
         }
+        nextReleaseNanos = Math.min(wakeups.minKey(), rechecks.minKey());
         return wakeups.minKey();
     }
 
@@ -447,12 +450,16 @@ public final class Endpoint {
      * computed again.
      */
     private void releaseDue(long nowNanos) {
+        if (nowNanos < nextReleaseNanos) {
+            return;
+        }
         while (wakeups.minKey() <= nowNanos) {
             markChanged(wakeups.pollMin());
         }
         while (rechecks.minKey() <= nowNanos) {
             markChanged(rechecks.pollMin());
         }
+        nextReleaseNanos = Math.min(wakeups.minKey(), rechecks.minKey());
     }
 
     private void markChanged(int slot) {
@@ -593,6 +600,7 @@ public final class Endpoint {
         }
         wakeups.clear();
         rechecks.clear();
+        nextReleaseNanos = Long.MAX_VALUE;
         ready.fill(n);
         dirty.fill(n);
     }

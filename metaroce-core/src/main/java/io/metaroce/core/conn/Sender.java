@@ -690,6 +690,8 @@ final class Sender {
                 // that path's pacing allows [SPEC-LOSS-11]; wake then.
                 t = Math.min(t, writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent));
             }
+        } else if (!anyAllowance) {
+            notePacedGateOfFullWindowResend(afterNanos);
         }
         return due > afterNanos ? Math.min(t, due) : t;
     }
@@ -712,6 +714,18 @@ final class Sender {
     /** Path {@code i}'s pacing time, after {@code afterNanos} since its wake-up is, into {@link #pacedGateNanos}. */
     private void notePacedGate(int i, long afterNanos) {
         long gate = congestion.nextSendTimeNanos(i, afterNanos);
+        if (gate < pacedGateNanos) {
+            pacedGateNanos = gate;
+        }
+    }
+
+    /**
+     * Nothing waits, the idle resend is due and every window is full: a poll sends the copy on a
+     * lossy path once its pacing allows [SPEC-LOSS-11], a time no wake-up is reported for (the
+     * walk of every connection found it at the next input): into {@link #pacedGateNanos}.
+     */
+    private void notePacedGateOfFullWindowResend(long afterNanos) {
+        long gate = writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent);
         if (gate < pacedGateNanos) {
             pacedGateNanos = gate;
         }

@@ -143,6 +143,11 @@ public final class Connection implements ScoreboardListener {
     private long peerRateHintBytesPerSecond;
     /** This connection's slot in its endpoint's schedule (-1: not registered yet). */
     private int scheduleSlot = -1;
+    /**
+     * Set while the endpoint's schedule has this connection both ready and dirty, so that the
+     * endpoint marks it once per run of datagrams or polls (the endpoint's field, kept here).
+     */
+    boolean scheduledChange;
 
     Connection(Endpoint endpoint, long localId, boolean client, int pathCount, long nowNanos) {
         this.endpoint = endpoint;

@@ -388,7 +388,9 @@ public final class Endpoint {
         }
         while (s >= 0) {
             Connection c = connectionList.get(s);
-            dirty.add(s);
+            if (!c.scheduledChange) {
+                dirty.add(s);
+            }
             if (c.pollTransmit(nowNanos, out, tx, codec)) {
                 // Next call starts with the next connection, so one busy connection cannot starve
                 // the rest; this one stays ready: it may have more.
@@ -399,6 +401,7 @@ public final class Endpoint {
             }
             // Nothing to send: it waits for its next change or deadline.
             ready.remove(s);
+            c.scheduledChange = false;
             s = ready.next(s + 1);
             if (s < 0) {
                 s = ready.next(0);
@@ -439,6 +442,7 @@ public final class Endpoint {
             wakeups.set(s, c.nextTimeoutNanos(latestNanos));
             rechecks.set(s, c.recheckNanos());
             dirty.remove(s);
+            c.scheduledChange = false;
         }
         nextReleaseNanos = Math.min(wakeups.minKey(), rechecks.minKey());
         return wakeups.minKey();
@@ -473,9 +477,14 @@ public final class Endpoint {
      * connection calls it, or its caller here does; a connection not yet registered has no slot.
      */
     void scheduleChanged(Connection c) {
+        // Already ready and dirty (a run of datagrams for one connection): nothing to mark.
+        if (c.scheduledChange) {
+            return;
+        }
         int slot = c.scheduleSlot();
         if (slot >= 0) {
             markChanged(slot);
+            c.scheduledChange = true;
         }
     }
 
@@ -584,6 +593,7 @@ public final class Endpoint {
             if (c.state() == ConnectionState.CLOSED) {
                 connectionList.remove(i);
                 c.scheduleSlot(-1); // what its owner still calls on it schedules nothing
+                c.scheduledChange = false;
                 connections.remove(c.localId());
                 if (!c.isClient() && acceptedByClientId.get(c.peerId()) == c) {
                     acceptedByClientId.remove(c.peerId());
@@ -597,6 +607,7 @@ public final class Endpoint {
         int n = connectionList.size();
         for (int i = 0; i < n; i++) {
             connectionList.get(i).scheduleSlot(i);
+            connectionList.get(i).scheduledChange = true;
         }
         wakeups.clear();
         rechecks.clear();

@@ -374,6 +374,20 @@ public final class AimdController implements CongestionController {
         return pathId < pathsSeen && (windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0);
     }
 
+    /**
+     * The path's pacing time while its window is used up and not yet noted as holding it back:
+     * {@link #sendAllowanceBytes} notes it from then on. Never while the flag is set or the window
+     * has room (neither changes until an {@code on...} call), nor for a path not yet seen (its
+     * first question finds the start window, with room).
+     */
+    @Override
+    public long allowanceQuestionChangesNanos(int pathId) {
+        if (pathId >= pathsSeen || windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0) {
+            return Long.MAX_VALUE;
+        }
+        return nextSend[pathId];
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);

@@ -337,8 +337,8 @@ public final class AimdController implements CongestionController {
     @Override
     public long sendAllowanceBytes(int pathId, long nowNanos) {
         ensure(pathId);
-        if (!hintSeen) {
-            latestAsk = nowNanos;
+        if (!hintSeen && pathsForShareMin > 0) {
+            latestAsk = nowNanos; // read only by pathsForShare
         }
         if (pathsForShareMin > 0 && !takesShareData(pathId, pathsForShare())) {
             return 0; // kept in service, idle: the share needs fewer paths [SPEC-CC-42]
@@ -371,7 +371,20 @@ public final class AimdController implements CongestionController {
      */
     @Override
     public boolean allowanceQuestionSettled(int pathId, long nowNanos) {
+        if (asksRecordTheirTime()) {
+            return false;
+        }
         return pathId < pathsSeen && (windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0);
+    }
+
+    /**
+     * Before the first hint with paths for the share on [SPEC-CC-42], every question records its
+     * time ({@code latestAsk}, which judges the announced share's freshness): no question is settled
+     * and each call may change that judgement, so the connection is asked at every chance, as a walk
+     * of every connection would. It lasts until the first ACK.
+     */
+    private boolean asksRecordTheirTime() {
+        return !hintSeen && pathsForShareMin > 0;
     }
 
     /**
@@ -382,6 +395,9 @@ public final class AimdController implements CongestionController {
      */
     @Override
     public long allowanceQuestionChangesNanos(int pathId) {
+        if (asksRecordTheirTime()) {
+            return Long.MIN_VALUE;
+        }
         if (pathId >= pathsSeen || windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0) {
             return Long.MAX_VALUE;
         }

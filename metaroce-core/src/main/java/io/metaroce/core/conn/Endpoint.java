@@ -292,7 +292,9 @@ public final class Endpoint {
         }
         scheduleChanged(c);
         c.handlePacket(nowNanos, rx, datagram, localSocket, remoteAddress, ecn);
-        sweep();
+        if (sweepNeeded) {
+            sweep();
+        }
     }
 
     private void onConnect(long nowNanos, int localSocket, Object remoteAddress) {
@@ -370,45 +372,67 @@ public final class Endpoint {
      * it goes. Call until it returns false after every input.
      */
     public boolean pollTransmit(long nowNanos, Transmit out) {
+        // Kept small (rare branches out of line) so that a driver's loop can inline it, as it could
+        // the walk this replaced: the single-connection cost per packet depends on it.
         if (challengeCount > 0) {
-            writeChallenge(out);
-            stats.datagramsSent++;
-            return true;
+            return transmitChallenge(out);
         }
-        latestNanos = Math.max(latestNanos, nowNanos);
-        releaseDue(nowNanos);
+        if (nowNanos > latestNanos) {
+            latestNanos = nowNanos;
+        }
+        if (nowNanos >= nextReleaseNanos) {
+            releaseDue(nowNanos);
+        }
         int n = connectionList.size();
         // Round robin over the ready slots: the first at or after the cursor, wrapping once. A
         // slot not ready would have sent nothing, so the one served is the one a walk of every
         // connection from the cursor would have served.
-        int cursor = transmitCursor < n ? transmitCursor : (n == 0 ? 0 : transmitCursor % n);
-        int s = ready.next(cursor);
-        if (s < 0) {
-            s = ready.next(0);
-        }
+        int s = firstReadyFrom(transmitCursor < n ? transmitCursor : (n == 0 ? 0 : transmitCursor % n));
         while (s >= 0) {
             Connection c = connectionList.get(s);
             if (!c.scheduledChange) {
+                // A send changes its deadlines: read again at the next pollTimeoutNanos.
                 dirty.add(s);
+                c.scheduledChange = true;
             }
             if (c.pollTransmit(nowNanos, out, tx, codec)) {
                 // Next call starts with the next connection, so one busy connection cannot starve
                 // the rest; this one stays ready: it may have more.
                 transmitCursor = s + 1 == n ? 0 : s + 1;
                 stats.datagramsSent++;
-                sweep();
+                if (sweepNeeded) {
+                    sweep();
+                }
                 return true;
             }
-            // Nothing to send: it waits for its next change or deadline.
-            ready.remove(s);
-            c.scheduledChange = false;
-            s = ready.next(s + 1);
-            if (s < 0) {
-                s = ready.next(0);
-            }
+            s = nothingToSend(s, c);
         }
-        sweep();
+        if (sweepNeeded) {
+            sweep();
+        }
         return false;
+    }
+
+    /** The first ready slot at or after {@code from}, wrapping once; -1 if none is ready. */
+    private int firstReadyFrom(int from) {
+        int s = ready.next(from);
+        return s >= 0 ? s : ready.next(0);
+    }
+
+    /**
+     * Slot {@code s} ({@code c}) had nothing to send: it waits for its next change or deadline.
+     * Returns the next ready slot after it, wrapping once, or -1.
+     */
+    private int nothingToSend(int s, Connection c) {
+        ready.remove(s);
+        c.scheduledChange = false;
+        return firstReadyFrom(s + 1);
+    }
+
+    private boolean transmitChallenge(Transmit out) {
+        writeChallenge(out);
+        stats.datagramsSent++;
+        return true;
     }
 
     private void writeChallenge(Transmit out) {

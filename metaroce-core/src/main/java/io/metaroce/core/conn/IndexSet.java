@@ -50,6 +50,8 @@ final class IndexSet {
 
     /** The smallest member at or after {@code from} ({@code from >= 0}), or -1. */
     int next(int from) {
+        // The word of from first, inline (an endpoint with a few connections finds its answer
+        // there); the summary search out of line, so that callers on the per-packet path stay small.
         int w = from >>> 6;
         if (w >= words.length) {
             return -1;
@@ -58,7 +60,11 @@ final class IndexSet {
         if (bits != 0) {
             return (w << 6) + Long.numberOfTrailingZeros(bits);
         }
-        int next = w + 1; // the first word after w that is not empty, found through the summary
+        return firstInWordsFrom(w + 1);
+    }
+
+    /** The smallest member in the words from {@code next} on, found through the summary, or -1. */
+    private int firstInWordsFrom(int next) {
         int s = next >>> 6;
         if (s >= summary.length) {
             return -1;

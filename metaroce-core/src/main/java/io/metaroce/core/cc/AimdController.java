@@ -410,7 +410,37 @@ public final class AimdController implements CongestionController {
      */
     @Override
     public boolean allowanceQuestionSettled(int pathId, long nowNanos) {
+        if (asksRecordTheirTime()) {
+            return false;
+        }
         return pathId < pathsSeen && (windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0);
+    }
+
+    /**
+     * Before the first hint with paths for the share on [SPEC-CC-42], the first question fixes when
+     * the announced share's freshness is judged ({@link #judgeShareAt}), and which paths take the
+     * first flight follows from it: no question is counted as settled and the connection is asked
+     * at every chance, as a walk of every connection would. It lasts until the first ACK.
+     */
+    private boolean asksRecordTheirTime() {
+        return !hintSeen && pathsForShareMin > 0;
+    }
+
+    /**
+     * The path's pacing time while its window is used up and not yet noted as holding it back:
+     * {@link #sendAllowanceBytes} notes it from then on. Never while the flag is set or the window
+     * has room (neither changes until an {@code on...} call), nor for a path not yet seen (its
+     * first question finds the start window, with room).
+     */
+    @Override
+    public long allowanceQuestionChangesNanos(int pathId) {
+        if (asksRecordTheirTime()) {
+            return Long.MIN_VALUE;
+        }
+        if (pathId >= pathsSeen || windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0) {
+            return Long.MAX_VALUE;
+        }
+        return nextSend[pathId];
     }
 
     @Override

@@ -81,6 +81,18 @@ public interface CongestionController {
     default void onConnectionId(long connectionId) {
     }
 
+    /**
+     * The earliest time at which asking {@link #sendAllowanceBytes} for {@code pathId} again,
+     * before any {@code on...} method is called, could change something in this controller, or
+     * {@link Long#MAX_VALUE} if it never could: an endpoint that serves only the connections with
+     * something due asks a connection again then, as a walk of every connection on every input
+     * would have. Default: {@link Long#MIN_VALUE}, at every chance (such a connection is served
+     * on every call of its endpoint).
+     */
+    default long allowanceQuestionChangesNanos(int pathId) {
+        return Long.MIN_VALUE;
+    }
+
     /** A packet of {@code bytes} left on {@code pathId}. */
     void onPacketSent(int pathId, int bytes, long nowNanos);
 

@@ -67,6 +67,12 @@ public final class FixedWindowController implements CongestionController {
         return true;
     }
 
+    /** Never: asking for the allowance changes nothing here. */
+    @Override
+    public long allowanceQuestionChangesNanos(int pathId) {
+        return Long.MAX_VALUE;
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         return rateHint == 0 ? nowNanos : Math.max(nextSend, nowNanos);

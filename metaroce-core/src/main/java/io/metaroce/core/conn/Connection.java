@@ -141,6 +141,13 @@ public final class Connection implements ScoreboardListener {
     private final InboundShare inbound = new InboundShare();
     /** The latest rate hint the peer sent in an ACK (0: none). */
     private long peerRateHintBytesPerSecond;
+    /** This connection's slot in its endpoint's schedule (-1: not registered yet). */
+    private int scheduleSlot = -1;
+    /**
+     * Set while the endpoint's schedule has this connection both ready and dirty, so that the
+     * endpoint marks it once per run of datagrams or polls (the endpoint's field, kept here).
+     */
+    boolean scheduledChange;
 
     Connection(Endpoint endpoint, long localId, boolean client, int pathCount, long nowNanos) {
         this.endpoint = endpoint;
@@ -310,6 +317,7 @@ public final class Connection implements ScoreboardListener {
      */
     public void repath(int pathId, int localSocket) {
         deadlinesStale = true;
+        endpoint.scheduleChanged(this);
         Path p = pathId >= 0 ? paths.get(pathId) : null;
         if (p == null) {
             throw new IllegalArgumentException("path " + pathId + " is not open on this connection (paths 0 to "
@@ -395,6 +403,7 @@ public final class Connection implements ScoreboardListener {
      */
     public int postRecv(int streamId, long workRequestId, MemoryRegion region, long offset, long length) {
         pathTouched = true; // the receive side's streams, no path's timers
+        endpoint.scheduleChanged(this);
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length, Access.LOCAL_WRITE, "postRecv");
         int gate = postGate();
@@ -411,6 +420,7 @@ public final class Connection implements ScoreboardListener {
     private int postOutbound(byte kind, int streamId, long workRequestId, MemoryRegion region, long offset,
             long length, int remoteKey, long remoteOffset, int immediate, boolean hasImmediate) {
         pathTouched = true; // the send side's queues and the pacing term, no path's timers
+        endpoint.scheduleChanged(this);
         PostArguments.checkStream(streams, config, streamId);
         PostArguments.checkLocal(protectionDomain, region, offset, length,
                 kind == WorkRequests.READ ? Access.LOCAL_WRITE : 0, PostArguments.opName(kind));
@@ -446,6 +456,7 @@ public final class Connection implements ScoreboardListener {
      */
     public void close() {
         deadlinesStale = true;
+        endpoint.scheduleChanged(this);
         if (state == ConnectionState.ESTABLISHED) {
             state = ConnectionState.CLOSE_PENDING;
             maybeFinishClosePending();
@@ -457,6 +468,7 @@ public final class Connection implements ScoreboardListener {
     /** Aborts at once: outstanding work completes with CONNECTION_CLOSED and the peer is told. */
     public void abort() {
         deadlinesStale = true;
+        endpoint.scheduleChanged(this);
         if (state == ConnectionState.CONNECTING) {
             finish(CloseReason.LOCAL_ABORT, CompletionStatus.CONNECTION_CLOSED);
             return;
@@ -514,6 +526,7 @@ public final class Connection implements ScoreboardListener {
 
     void resendAccept() {
         deadlinesStale = true;
+        endpoint.scheduleChanged(this);
         acceptDue = true;
     }
 
@@ -874,8 +887,8 @@ public final class Connection implements ScoreboardListener {
         return t;
     }
 
-    /** The earliest of the paths' ACK deadlines ({@link Long#MAX_VALUE}: none), for tests. */
-    long ackDeadlinesNanosForTest() {
+    /** The earliest of the paths' ACK deadlines ({@link Long#MAX_VALUE}: none). */
+    long ackDeadlinesNanos() {
         long t = Long.MAX_VALUE;
         for (int i = 0; i < paths.count(); i++) {
             Path p = paths.get(i);
@@ -907,6 +920,69 @@ public final class Connection implements ScoreboardListener {
      */
     void forgetCachedTimeouts() {
         deadlinesStale = true;
+        endpoint.scheduleChanged(this);
+    }
+
+    /** This connection's slot in its endpoint's schedule (-1: not registered yet). */
+    int scheduleSlot() {
+        return scheduleSlot;
+    }
+
+    void scheduleSlot(int slot) {
+        scheduleSlot = slot;
+    }
+
+    /**
+     * The earliest time at which a transmit poll or a next-timeout query, with nothing else
+     * changed, could do something that is not a wake-up of the driver ({@link #nextTimeoutNanos}),
+     * or {@link Long#MAX_VALUE}. The endpoint asks the connection again at its first call at or
+     * after this time, which is when a walk of every connection on every call would have:
+     * <ul>
+     *   <li>while draining, an ACK due (the drain's deadlines leave the paths' out, so a due ACK
+     *       waits for the next input or timer, of any connection);</li>
+     *   <li>with data to send, the pacing time of a path allowed to send, where the wake-up
+     *       reported is later to send a batch at once [SPEC-CC-38]: a call between the two sends;
+     *       likewise a lossy full window's pacing time for a due idle resend [SPEC-LOSS-11];</li>
+     *   <li>a retransmission queued on a path out of service: its pacing is no wake-up, so it is
+     *       asked at every call ({@link Long#MIN_VALUE}), as by the walk;</li>
+     *   <li>with data to send, the allowance question on a path whose window is used up: both ask
+     *       it, and it is not idle (the controller notes that the window holds the path back).
+     *       {@link Long#MIN_VALUE}: at every call (a controller whose answers are not reusable,
+     *       or more paths than the pacing cache's mask).</li>
+     * </ul>
+     */
+    long recheckNanos() {
+        if (state == ConnectionState.DRAINING) {
+            return ackDeadlinesNanos();
+        }
+        if (state != ConnectionState.ESTABLISHED && state != ConnectionState.CLOSE_PENDING) {
+            return Long.MAX_VALUE; // no poll in other states reaches the packetizer
+        }
+        if (paths.count() > Long.SIZE || !congestion.pacingAnswersReusable()) {
+            return Long.MIN_VALUE;
+        }
+        // A pacing time at or before the latest call has been served: a poll came at or after it.
+        long gate = sender.pacedGateNanos();
+        long t = gate > endpoint.latestNanos() ? gate : Long.MAX_VALUE;
+        boolean retransmissions = paths.queuedRetransmissions() > 0;
+        for (int i = 0; i < paths.count(); i++) {
+            if (retransmissions) {
+                Path p = paths.get(i);
+                if (p != null && !PathState.inService(p.state) && !p.retransmitQueue.isEmpty()) {
+                    return Long.MIN_VALUE;
+                }
+            }
+            long at = congestion.allowanceQuestionChangesNanos(i);
+            if (at < t) {
+                // Only a path with room is asked, and only in service or with a retransmission queued.
+                Path p = paths.get(i);
+                if (p != null && p.scoreboard.hasRoom()
+                        && (PathState.inService(p.state) || !p.retransmitQueue.isEmpty())) {
+                    t = at;
+                }
+            }
+        }
+        return t;
     }
 
     /** Only path {@code pathId}'s timer inputs may have changed (with the connection's own). */
@@ -1062,7 +1138,7 @@ public final class Connection implements ScoreboardListener {
             // Nothing is due: every timer below is one of the cached deadlines (the paths' ACK
             // deadlines aside, which no timer acts on: the transmit poll sends a due ACK), none has
             // come, and nothing has changed since they were computed. An endpoint runs the timers
-            // of all its connections whenever one of them is due.
+            // of every connection that changed since it last read their deadlines, due or not.
             return;
         }
         deadlinesStale = true;

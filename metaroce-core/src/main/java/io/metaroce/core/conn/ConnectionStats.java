@@ -88,7 +88,10 @@ public final class ConnectionStats {
     public long unexpectedPackets() { return unexpectedPackets; }
     /** READ responses that arrived after their READ finished. */
     public long staleResponses() { return staleResponses; }
-    /** Times new data waited because the connection-sequence window was full. */
+    /**
+     * Transmit polls of this connection that found new data held back by a full connection-sequence
+     * window (the endpoint polls a connection only when it may have something to send).
+     */
     public long sequenceWindowStalls() { return sequenceWindowStalls; }
     /** CONNECT and ACCEPT packets sent. */
     public long handshakePacketsSent() { return handshakePacketsSent; }

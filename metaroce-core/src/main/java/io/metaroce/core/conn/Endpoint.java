@@ -63,9 +63,34 @@ public final class Endpoint {
             new org.agrona.collections.Long2LongHashMap(8, 0.65f, Long.MIN_VALUE);
     /** Time of the latest input, for bookkeeping done outside an input's own call. */
     private long latestNanos;
+    /** The open connections; a connection's index here is its slot in the schedule below. */
     private final ArrayList<Connection> connectionList = new ArrayList<>();
     private final ConnectionEvents events = new ConnectionEvents();
+    /** Round-robin position of {@link #pollTransmit}: the slot it asks first. */
     private int transmitCursor;
+    // ---- The schedule (see "How the endpoint schedules connections" in docs/architecture.md) ----
+    // The driver's calls touch only the connections that may have something to do, found in
+    // these four structures, instead of walking every connection on every call; what they skip
+    // is exactly what a walk would have found idle, so the order connections are served in (slot
+    // order for timers and deadlines, round robin for transmits) is that of a walk.
+    /**
+     * Slots that may have something to send: a connection enters on every change (an input for
+     * it, a command, a timer run, a deadline passed) and leaves when a transmit poll finds
+     * nothing to send.
+     */
+    private final IndexSet ready = new IndexSet();
+    /** Slots whose deadlines may have changed since {@link #pollTimeoutNanos} last read them. */
+    private final IndexSet dirty = new IndexSet();
+    /** Each clean slot keyed by its connection's next timeout ({@code Connection#nextTimeoutNanos}). */
+    private final DeadlineHeap wakeups = new DeadlineHeap();
+    /**
+     * Each clean slot keyed by the time a poll of its connection could next do something that is
+     * not a wake-up ({@code Connection#recheckNanos}): not reported to the driver, but the first
+     * call at or after it serves the connection as a walk of every connection would have.
+     */
+    private final DeadlineHeap rechecks = new DeadlineHeap();
+    /** The earlier of the two heaps' minima: a call before it has nothing to release (one compare). */
+    private long nextReleaseNanos = Long.MAX_VALUE;
     /**
      * The connection the last packet went to, and its id ({@code lastConnection} null: none): a
      * connection's packets come in runs, and a hash lookup per packet showed in the receive path.
@@ -189,7 +214,14 @@ public final class Endpoint {
 
     private void register(Connection c, long nowNanos) {
         connections.put(c.localId(), c);
+        int slot = connectionList.size();
         connectionList.add(c);
+        ready.ensureCapacity(slot + 1);
+        dirty.ensureCapacity(slot + 1);
+        wakeups.ensureCapacity(slot + 1);
+        rechecks.ensureCapacity(slot + 1);
+        c.scheduleSlot(slot);
+        scheduleChanged(c);
         if (fairShare.enabled()) {
             if (!c.isClient()) {
                 // A connection a peer opened is a sender about to start [SPEC-CC-11]: it counts as
@@ -201,7 +233,7 @@ public final class Endpoint {
                 // at its first reliable packet.
                 c.inbound().lastArrivalNanos = nowNanos;
             }
-            fairShare.recompute(nowNanos, connectionList);
+            recomputeShares(nowNanos);
         }
     }
 
@@ -223,7 +255,7 @@ public final class Endpoint {
             Object remoteAddress, int ecn) {
         stats.datagramsReceived++;
         latestNanos = nowNanos;
-        fairShare.maybeRecompute(nowNanos, connectionList);
+        maybeRecomputeShares(nowNanos);
         int head = PacketCodec.bundledHeadLength(datagram, offset, length);
         if (head > 0 && codec.decode(datagram, offset, head, rx) == DecodeError.OK) {
             // An ACK riding ahead of a DATA packet [SPEC-WIRE-30]: the ACK, then the packet after
@@ -258,8 +290,11 @@ public final class Endpoint {
             lastConnection = c;
             lastConnectionId = id;
         }
+        scheduleChanged(c);
         c.handlePacket(nowNanos, rx, datagram, localSocket, remoteAddress, ecn);
-        sweep();
+        if (sweepNeeded) {
+            sweep();
+        }
     }
 
     private void onConnect(long nowNanos, int localSocket, Object remoteAddress) {
@@ -320,9 +355,12 @@ public final class Endpoint {
     /** Runs every timer due at {@code nowNanos}; a call with nothing due does nothing. */
     public void handleTimeout(long nowNanos) {
         latestNanos = nowNanos;
-        fairShare.maybeRecompute(nowNanos, connectionList);
-        for (int i = 0; i < connectionList.size(); i++) {
-            connectionList.get(i).handleTimeout(nowNanos);
+        maybeRecomputeShares(nowNanos);
+        releaseDue(nowNanos);
+        // Only the connections that changed or whose deadline has come, in slot order: any other
+        // finds nothing due (Connection#handleTimeout).
+        for (int s = dirty.next(0); s >= 0; s = dirty.next(s + 1)) {
+            connectionList.get(s).handleTimeout(nowNanos);
         }
         sweep();
     }
@@ -334,32 +372,67 @@ public final class Endpoint {
      * it goes. Call until it returns false after every input.
      */
     public boolean pollTransmit(long nowNanos, Transmit out) {
+        // Kept small (rare branches out of line) so that a driver's loop can inline it, as it could
+        // the walk this replaced: the single-connection cost per packet depends on it.
         if (challengeCount > 0) {
-            writeChallenge(out);
-            stats.datagramsSent++;
-            return true;
+            return transmitChallenge(out);
         }
-        latestNanos = Math.max(latestNanos, nowNanos);
+        if (nowNanos > latestNanos) {
+            latestNanos = nowNanos;
+        }
+        if (nowNanos >= nextReleaseNanos) {
+            releaseDue(nowNanos);
+        }
         int n = connectionList.size();
-        // Round robin without a division per poll: (cursor + k) mod n by one wrap, the cursor
-        // being below n (the reduction only guards the invariant).
-        int cursor = transmitCursor < n ? transmitCursor : (n == 0 ? 0 : transmitCursor % n);
-        for (int k = 0; k < n; k++) {
-            int i = cursor + k;
-            if (i >= n) {
-                i -= n;
+        // Round robin over the ready slots: the first at or after the cursor, wrapping once. A
+        // slot not ready would have sent nothing, so the one served is the one a walk of every
+        // connection from the cursor would have served.
+        int s = firstReadyFrom(transmitCursor < n ? transmitCursor : (n == 0 ? 0 : transmitCursor % n));
+        while (s >= 0) {
+            Connection c = connectionList.get(s);
+            if (!c.scheduledChange) {
+                // A send changes its deadlines: read again at the next pollTimeoutNanos.
+                dirty.add(s);
+                c.scheduledChange = true;
             }
-            Connection c = connectionList.get(i);
             if (c.pollTransmit(nowNanos, out, tx, codec)) {
-                // Next call starts with the next connection, so one busy connection cannot starve the rest.
-                transmitCursor = i + 1 == n ? 0 : i + 1;
+                // Next call starts with the next connection, so one busy connection cannot starve
+                // the rest; this one stays ready: it may have more.
+                transmitCursor = s + 1 == n ? 0 : s + 1;
                 stats.datagramsSent++;
-                sweep();
+                if (sweepNeeded) {
+                    sweep();
+                }
                 return true;
             }
+            s = nothingToSend(s, c);
         }
-        sweep();
+        if (sweepNeeded) {
+            sweep();
+        }
         return false;
+    }
+
+    /** The first ready slot at or after {@code from}, wrapping once; -1 if none is ready. */
+    private int firstReadyFrom(int from) {
+        int s = ready.next(from);
+        return s >= 0 ? s : ready.next(0);
+    }
+
+    /**
+     * Slot {@code s} ({@code c}) had nothing to send: it waits for its next change or deadline.
+     * Returns the next ready slot after it, wrapping once, or -1.
+     */
+    private int nothingToSend(int s, Connection c) {
+        ready.remove(s);
+        c.scheduledChange = false;
+        return firstReadyFrom(s + 1);
+    }
+
+    private boolean transmitChallenge(Transmit out) {
+        writeChallenge(out);
+        stats.datagramsSent++;
+        return true;
     }
 
     private void writeChallenge(Transmit out) {
@@ -385,11 +458,79 @@ public final class Endpoint {
      * {@link #handleTimeout} then {@link #pollTransmit} at that time), or {@link Long#MAX_VALUE} if none.
      */
     public long pollTimeoutNanos() {
-        long t = Long.MAX_VALUE;
-        for (int i = 0; i < connectionList.size(); i++) {
-            t = Math.min(t, connectionList.get(i).nextTimeoutNanos(latestNanos));
+        releaseDue(latestNanos);
+        // A clean connection's deadlines are what it last reported: only its own entry points
+        // change them, and each marks it dirty (the contract of Connection#nextTimeoutNanos).
+        for (int s = dirty.next(0); s >= 0; s = dirty.next(s + 1)) {
+            Connection c = connectionList.get(s);
+            wakeups.set(s, c.nextTimeoutNanos(latestNanos));
+            rechecks.set(s, c.recheckNanos());
+            dirty.remove(s);
+            c.scheduledChange = false;
         }
-        return t;
+        nextReleaseNanos = Math.min(wakeups.minKey(), rechecks.minKey());
+        return wakeups.minKey();
+    }
+
+    /**
+     * Every connection whose next timeout or controller recheck is at or before {@code nowNanos}
+     * becomes ready and dirty: its timer may run, a paced packet may leave, its pacing term is
+     * computed again.
+     */
+    private void releaseDue(long nowNanos) {
+        if (nowNanos < nextReleaseNanos) {
+            return;
+        }
+        while (wakeups.minKey() <= nowNanos) {
+            markChanged(wakeups.pollMin());
+        }
+        while (rechecks.minKey() <= nowNanos) {
+            markChanged(rechecks.pollMin());
+        }
+        nextReleaseNanos = Math.min(wakeups.minKey(), rechecks.minKey());
+    }
+
+    private void markChanged(int slot) {
+        ready.add(slot);
+        dirty.add(slot);
+    }
+
+    /**
+     * {@code c} changed (an input, a command, a timer run): it may have something to send, and its
+     * deadlines are read again at the next {@link #pollTimeoutNanos}. Every entry point of a
+     * connection calls it, or its caller here does; a connection not yet registered has no slot.
+     */
+    void scheduleChanged(Connection c) {
+        // Already ready and dirty (a run of datagrams for one connection): nothing to mark.
+        if (c.scheduledChange) {
+            return;
+        }
+        int slot = c.scheduleSlot();
+        if (slot >= 0) {
+            markChanged(slot);
+            c.scheduledChange = true;
+        }
+    }
+
+    private void maybeRecomputeShares(long nowNanos) {
+        if (fairShare.maybeRecompute(nowNanos, connectionList)) {
+            sharesRecomputed();
+        }
+    }
+
+    private void recomputeShares(long nowNanos) {
+        fairShare.recompute(nowNanos, connectionList);
+        sharesRecomputed();
+    }
+
+    /** A recomputation may have made connections due to re-announce their shares [SPEC-CONN-17]. */
+    private void sharesRecomputed() {
+        for (int i = 0; i < connectionList.size(); i++) {
+            Connection c = connectionList.get(i);
+            if (c.inbound().reannounceDue) {
+                scheduleChanged(c);
+            }
+        }
     }
 
     /** Delivers up to {@code limit} completions, oldest first; returns how many. */
@@ -414,6 +555,11 @@ public final class Endpoint {
         return latestNanos;
     }
 
+    /** The connections in slot order, closed ones not yet removed included, for tests of the schedule. */
+    java.util.List<Connection> connectionsForTest() {
+        return java.util.Collections.unmodifiableList(connectionList);
+    }
+
     /** Whether the codec's DATA header template belongs to connection {@code c} (for tests of its release). */
     boolean dataTemplateHeldBy(Connection c) {
         return codec.holdsDataTemplateOf(c.dataTemplateOwner());
@@ -424,7 +570,7 @@ public final class Endpoint {
     }
 
     void senderBecameActive(long nowNanos) {
-        fairShare.recompute(nowNanos, connectionList);
+        recomputeShares(nowNanos);
     }
 
     void pathStateChanged(Connection c, int pathId, int state) {
@@ -470,6 +616,8 @@ public final class Endpoint {
             Connection c = connectionList.get(i);
             if (c.state() == ConnectionState.CLOSED) {
                 connectionList.remove(i);
+                c.scheduleSlot(-1); // what its owner still calls on it schedules nothing
+                c.scheduledChange = false;
                 connections.remove(c.localId());
                 if (!c.isClient() && acceptedByClientId.get(c.peerId()) == c) {
                     acceptedByClientId.remove(c.peerId());
@@ -478,6 +626,18 @@ public final class Endpoint {
             }
         }
         transmitCursor = 0;
+        // Slots moved: every connection gets its new one, and is served on the next calls as a
+        // walk would (O(connections), as the removal itself).
+        int n = connectionList.size();
+        for (int i = 0; i < n; i++) {
+            connectionList.get(i).scheduleSlot(i);
+            connectionList.get(i).scheduledChange = true;
+        }
+        wakeups.clear();
+        rechecks.clear();
+        nextReleaseNanos = Long.MAX_VALUE;
+        ready.fill(n);
+        dirty.fill(n);
     }
 
     private void rememberClosedClient(long clientId) {

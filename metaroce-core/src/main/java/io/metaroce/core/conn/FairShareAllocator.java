@@ -68,12 +68,13 @@ final class FairShareAllocator {
         return activeSenders;
     }
 
-    /** Recomputes every connection's share if a period boundary has passed. */
-    void maybeRecompute(long nowNanos, ArrayList<Connection> connections) {
+    /** Recomputes every connection's share if a period boundary has passed; returns whether it did. */
+    boolean maybeRecompute(long nowNanos, ArrayList<Connection> connections) {
         if (capacity == 0 || nowNanos < nextNanos) {
-            return;
+            return false;
         }
         recompute(nowNanos, connections);
+        return true;
     }
 
     /**

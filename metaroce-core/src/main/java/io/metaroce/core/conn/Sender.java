@@ -67,6 +67,12 @@ final class Sender {
      * {@link #repeatExhaustedAllowanceQueries}.
      */
     private long exhaustedPaths;
+    /**
+     * The earliest pacing time after its {@code afterNanos} the last {@link #nextPacedSendNanos}
+     * found on a path allowed to send ({@link Long#MAX_VALUE}: none): a packet may leave from then
+     * on, though the wake-up it reports can be later, to send a batch at once [SPEC-CC-38].
+     */
+    private long pacedGateNanos = Long.MAX_VALUE;
     /** (stream, msn) of a READ this side posted, to the work request slot waiting for its response. */
     private final Long2LongHashMap pendingReads = new Long2LongHashMap(8, 0.65f, -1L);
     /** Capacity of an empty {@link #pendingReads}, to which {@link #shrinkIdleTables} compacts it. */
@@ -635,6 +641,7 @@ final class Sender {
      */
     long nextPacedSendNanos(long afterNanos) {
         exhaustedPaths = 0;
+        pacedGateNanos = Long.MAX_VALUE;
         boolean waiting = writer.hasWaitingWork();
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
@@ -672,6 +679,7 @@ final class Sender {
             long next = congestion.pacedWakeNanos(i, afterNanos, ready); // [SPEC-CC-38]
             if (next > afterNanos) {
                 t = Math.min(t, next);
+                notePacedGate(i, afterNanos);
             }
         }
         if (waiting) {
@@ -685,6 +693,8 @@ final class Sender {
                 // that path's pacing allows [SPEC-LOSS-11]; wake then.
                 t = Math.min(t, writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent));
             }
+        } else if (!anyAllowance) {
+            notePacedGateOfFullWindowResend(afterNanos);
         }
         return due > afterNanos ? Math.min(t, due) : t;
     }
@@ -695,11 +705,38 @@ final class Sender {
      */
     long nextPacedSendNanosForTest(long afterNanos) {
         long saved = exhaustedPaths;
+        long savedGate = pacedGateNanos;
         try {
             return nextPacedSendNanos(afterNanos);
         } finally {
             exhaustedPaths = saved;
+            pacedGateNanos = savedGate;
         }
+    }
+
+    /** Path {@code i}'s pacing time, after {@code afterNanos} since its wake-up is, into {@link #pacedGateNanos}. */
+    private void notePacedGate(int i, long afterNanos) {
+        long gate = congestion.nextSendTimeNanos(i, afterNanos);
+        if (gate < pacedGateNanos) {
+            pacedGateNanos = gate;
+        }
+    }
+
+    /**
+     * Nothing waits, the idle resend is due and every window is full: a poll sends the copy on a
+     * lossy path once its pacing allows [SPEC-LOSS-11], a time no wake-up is reported for (the
+     * walk of every connection found it at the next input): into {@link #pacedGateNanos}.
+     */
+    private void notePacedGateOfFullWindowResend(long afterNanos) {
+        long gate = writer.windowFullLossyPathSendTimeNanos(afterNanos, fullWindowAboveLossPercent);
+        if (gate < pacedGateNanos) {
+            pacedGateNanos = gate;
+        }
+    }
+
+    /** See {@link #pacedGateNanos}. */
+    long pacedGateNanos() {
+        return pacedGateNanos;
     }
 
     /**

@@ -83,7 +83,7 @@ class IdleTimerRunPropertyTest {
         int checked = 0;
         long now = pair.now();
         for (Connection c : new Connection[] {pair.clientConnection(), pair.serverConnection()}) {
-            long ack = c.ackDeadlinesNanosForTest();
+            long ack = c.ackDeadlinesNanos();
             if (ack == Long.MAX_VALUE || c.state() != ConnectionState.ESTABLISHED) {
                 continue;
             }

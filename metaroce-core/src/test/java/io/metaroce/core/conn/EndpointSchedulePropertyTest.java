@@ -1,0 +1,157 @@
+package io.metaroce.core.conn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.metaroce.core.EngineConfig;
+import io.metaroce.core.api.PostResult;
+import io.metaroce.core.api.Transmit;
+import io.metaroce.core.cc.AimdController;
+import io.metaroce.core.cc.FixedWindowController;
+import io.metaroce.core.harness.NetworkConditions;
+import io.metaroce.core.harness.Pair;
+import io.metaroce.core.memory.Access;
+import io.metaroce.core.memory.MemoryRegion;
+import io.metaroce.core.sim.metaroce.MetaroceProtocol;
+import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * The endpoint serves only the connections that may have something to do (its ready set and
+ * deadline heaps, docs/architecture.md), and must miss none: a missed wake-up is a hang. Two
+ * endpoints with many connections between them (opened over time, some with several paths, AIMD
+ * with pacing or the fixed window, a lossy, reordering, CE-marking network) run random WRITEs,
+ * READs and SENDs on random connections in both directions, pauses, closes and aborts. After every
+ * event each endpoint is checked against a brute-force walk of all its connections:
+ * <ul>
+ *   <li>{@link Endpoint#pollTimeoutNanos} equals the minimum of every connection's next timeout;</li>
+ *   <li>once the driver's transmit polls returned false, no connection has anything to send
+ *       (each one polled directly sends nothing);</li>
+ * </ul>
+ * and at the end every work request has completed.
+ */
+class EndpointSchedulePropertyTest {
+    private static final long US = 1_000;
+    private static final int SIZE = 1 << 20;
+
+    @Property(tries = 12)
+    void scheduleServesWhatAWalkOfEveryConnectionWould(@ForAll long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        boolean aimd = rnd.nextBoolean();
+        boolean simulatorSettings = rnd.nextBoolean();
+        int paths = 1 + rnd.nextInt(4);
+        EngineConfig config = simulatorSettings
+                ? MetaroceProtocol.simulatorConfig().toBuilder().receiveCapacityBytesPerSecond(200_000_000L).build()
+                : EngineConfig.defaults();
+        NetworkConditions net = new NetworkConditions(rnd.nextDouble() * 0.03, rnd.nextDouble() * 0.01, 0,
+                2_000 + rnd.nextLong(20_000), rnd.nextLong(3_000), rnd.nextLong(10_000), rnd.nextDouble() * 0.2);
+        System.out.println("EndpointSchedulePropertyTest seed " + seed + ": AIMD " + aimd + ", simulator settings "
+                + simulatorSettings + ", " + paths + " paths, " + net);
+        SplittableRandom phases = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        long[] completed = {0};
+        Pair pair = Pair.create(seed, paths, net, config, config,
+                        aimd ? c -> new AimdController(c, phases.split()) : FixedWindowController::new,
+                        aimd ? c -> new AimdController(c, phases.split()) : FixedWindowController::new)
+                .onClientCompletion((c, s, w, o, st, b, i, h) -> completed[0]++)
+                .onServerCompletion((c, s, w, o, st, b, i, h) -> completed[0]++)
+                .connect();
+        Endpoint client = pair.client();
+        Endpoint server = pair.server();
+        MemoryRegion clientMem = TestMemory.region(client, SIZE, Access.ALL, rnd.nextLong());
+        MemoryRegion serverMem = TestMemory.region(server, SIZE, Access.ALL, rnd.nextLong());
+        List<Connection> opened = new ArrayList<>();
+        List<Connection> ended = new ArrayList<>();
+        opened.add(pair.clientConnection());
+        int[] sockets = new int[paths];
+        for (int i = 0; i < paths; i++) {
+            sockets[i] = i;
+        }
+        int target = 8 + rnd.nextInt(40);
+        long posted = 0;
+        int ops = 100 + rnd.nextInt(200);
+        for (int op = 0; op < ops; op++) {
+            int what = rnd.nextInt(100);
+            if (what < 10 && opened.size() < target) {
+                opened.add(client.connect(pair.now(), Pair.SERVER_ADDRESS, sockets));
+            } else if (what < 12 && opened.size() > 2) {
+                Connection c = opened.remove(rnd.nextInt(opened.size()));
+                ended.add(c);
+                if (rnd.nextBoolean()) {
+                    c.close();
+                } else {
+                    c.abort();
+                }
+            } else if (what < 14 && !ended.isEmpty()) {
+                // The owner still holds a connection that ended (and its endpoint may have dropped):
+                // what it calls on it is refused, and schedules nothing.
+                Connection c = ended.get(rnd.nextInt(ended.size()));
+                if (rnd.nextBoolean()) {
+                    c.close();
+                } else {
+                    assertThat(c.postWrite(0, op, clientMem, 0, 1, serverMem.remoteKey(), 0))
+                            .as("a post on a connection that was closed, seed %d", seed).isNotEqualTo(PostResult.OK);
+                }
+            } else if (what < 80) {
+                Connection c = opened.get(rnd.nextInt(opened.size()));
+                if (c.state() == ConnectionState.ESTABLISHED) {
+                    long length = 1 + rnd.nextLong(64 * 1024);
+                    long offset = rnd.nextLong(SIZE - length);
+                    int stream = rnd.nextInt(4);
+                    int result = rnd.nextInt(3) == 0
+                            ? c.postRead(stream, op, clientMem, offset, length, serverMem.remoteKey(), offset)
+                            : c.postWrite(stream, op, clientMem, offset, length, serverMem.remoteKey(), offset);
+                    if (result == PostResult.OK) {
+                        posted++;
+                    }
+                }
+            } else {
+                pair.advance(rnd.nextLong(200 * US));
+                check(pair, client, seed);
+                check(pair, server, seed);
+                continue;
+            }
+            // A few events, each checked.
+            int steps = 1 + rnd.nextInt(20);
+            for (int i = 0; i < steps && pair.step(); i++) {
+                check(pair, client, seed);
+                check(pair, server, seed);
+            }
+        }
+        // Everything posted completes (a connection closed or aborted completes its work too).
+        long deadline = pair.now() + 20_000_000_000L;
+        long expected = posted;
+        while (completed[0] < expected && pair.now() < deadline && pair.step()) {
+            check(pair, client, seed);
+            check(pair, server, seed);
+        }
+        assertThat(completed[0]).as("work requests completed, seed %d", seed).isGreaterThanOrEqualTo(expected);
+    }
+
+    private static final Transmit SCRATCH = new Transmit(ByteBuffer.allocate(65_536));
+    private static final Packet PACKET = new Packet();
+    private static final PacketCodec CODEC = new PacketCodec();
+
+    /** The endpoint against a walk of all its connections, right after the driver's polls. */
+    private static void check(Pair pair, Endpoint endpoint, long seed) {
+        List<Connection> all = endpoint.connectionsForTest();
+        long scheduled = endpoint.pollTimeoutNanos();
+        long latest = endpoint.latestNanos();
+        long walked = Long.MAX_VALUE;
+        for (Connection c : all) {
+            walked = Math.min(walked, c.nextTimeoutNanos(latest));
+        }
+        assertThat(scheduled).as("next timeout at t=%d against a walk of %d connections, seed %d", pair.now(),
+                all.size(), seed).isEqualTo(walked);
+        for (Connection c : all) {
+            assertThat(c.pollTransmit(pair.now(), SCRATCH, PACKET, CODEC))
+                    .as("a connection (slot %d, %s) had something to send the endpoint did not poll, t=%d, seed %d",
+                            c.scheduleSlot(), c.state(), pair.now(), seed)
+                    .isFalse();
+        }
+    }
+}

@@ -666,8 +666,8 @@ final class Sender {
             if (!paths.inServiceWithRoom(i)) {
                 continue;
             }
-            if (!congestion.carriesNewData(i, afterNanos) && !paths.hasQueuedRetransmission(i)) {
-                continue; // it sends only its own retransmissions, and has none [SPEC-CC-42]
+            if (hasNothingToSend(i, afterNanos)) {
+                continue;
             }
             if (congestion.sendAllowanceBytes(i, afterNanos) <= 0) {
                 if (!congestion.allowanceQuestionSettled(i, afterNanos)) {
@@ -712,6 +712,15 @@ final class Sender {
             exhaustedPaths = saved;
             pacedGateNanos = savedGate;
         }
+    }
+
+    /**
+     * Whether path {@code i} takes no new data and has no retransmission of its own queued: it
+     * sends only its own retransmissions [SPEC-CC-42]. Out of line to keep
+     * {@link #nextPacedSendNanos} under C2's hot inlining limit.
+     */
+    private boolean hasNothingToSend(int i, long afterNanos) {
+        return !congestion.carriesNewData(i, afterNanos) && !paths.hasQueuedRetransmission(i);
     }
 
     /** Path {@code i}'s pacing time, after {@code afterNanos} since its wake-up is, into {@link #pacedGateNanos}. */

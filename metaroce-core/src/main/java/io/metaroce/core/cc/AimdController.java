@@ -176,6 +176,11 @@ public final class AimdController implements CongestionController {
      * the random source's sequence (0 until that draw, and without a random source).
      */
     private short shareOffset;
+    /**
+     * The most paths that took new data under the current hint [SPEC-CC-42]: the count does not
+     * shrink again until the hint changes (0: none yet).
+     */
+    private byte sharePathsFloor;
     /** The time of the latest allowance question before the first ACK: when the announcement's freshness is judged. */
     private long latestAsk;
     private final long firstFlightSpread;
@@ -893,6 +898,9 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
+        if (hintSeen && Math.max(0, bytesPerSecond) != rateHint) {
+            sharePathsFloor = 0;
+        }
         rateHint = Math.max(0, bytesPerSecond);
         hintSeen = true;
         if (rateHint > 0 && !hintScaled) {
@@ -1181,7 +1189,11 @@ public final class AimdController implements CongestionController {
             }
         }
         double bdpDatagrams = perNanos * (rtt > 0 ? rtt : initialRtt);
-        return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(bdpDatagrams)));
+        int count = (int) Math.min(Integer.MAX_VALUE - 1, Math.max(Math.max(pathsForShareMin, sharePathsFloor), Math.ceil(bdpDatagrams)));
+        if (count > sharePathsFloor && count < pathsSeen) {
+            sharePathsFloor = (byte) count;
+        }
+        return count;
     }
 
     /**

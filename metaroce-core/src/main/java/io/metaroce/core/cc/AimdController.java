@@ -184,6 +184,11 @@ public final class AimdController implements CongestionController {
      * a newer announcement is fresh from its arrival on.
      */
     private long shareJudgedAt = Long.MIN_VALUE;
+    /**
+     * The most paths that took new data under the current hint [SPEC-CC-42]: the count does not
+     * shrink again until the hint changes (0: none yet).
+     */
+    private byte sharePathsFloor;
     private final long firstFlightSpread;
     /** Intervals of the announced share the first flight spreads over (0: the announcement is not used) [SPEC-CC-28]. */
     private final int announcedSpreadIntervals;
@@ -546,6 +551,7 @@ public final class AimdController implements CongestionController {
         if (rttNanos > 0) {
             long s = srtt[pathId];
             srtt[pathId] = s == 0 ? rttNanos : s + ((rttNanos - s) >> 3);
+            raiseSharePathsFloor();
             long m = minRtt[pathId];
             minRtt[pathId] = m == 0 ? rttNanos : Math.min(m, rttNanos);
             if (delayThreshold > 0 && !ecnSeen[pathId]) {
@@ -963,8 +969,12 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
+        if (hintSeen && Math.max(0, bytesPerSecond) != rateHint) {
+            sharePathsFloor = 0;
+        }
         rateHint = Math.max(0, bytesPerSecond);
         hintSeen = true;
+        raiseSharePathsFloor();
         if (rateHint > 0 && !hintScaled) {
             scaleToHint();
             if (pacedByAnnouncement) {
@@ -1251,7 +1261,22 @@ public final class AimdController implements CongestionController {
             }
         }
         double bdpDatagrams = perNanos * (rtt > 0 ? rtt : initialRtt);
-        return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(pathsForShareMin, Math.ceil(bdpDatagrams)));
+        return (int) Math.min(Integer.MAX_VALUE - 1, Math.max(Math.max(pathsForShareMin, sharePathsFloor), Math.ceil(bdpDatagrams)));
+    }
+
+    /**
+     * Under a hint, the count of paths for the share reached now stands until the hint changes
+     * [SPEC-CC-42]. Raised only here, on the calls that move the count (an RTT sample, a hint), so
+     * that the answers to questions never depend on how often they were asked.
+     */
+    private void raiseSharePathsFloor() {
+        if (pathsForShareMin == 0 || !hintSeen || rateHint == 0) {
+            return;
+        }
+        int count = pathsForShare();
+        if (count > sharePathsFloor && count < pathsSeen) {
+            sharePathsFloor = (byte) count;
+        }
     }
 
     /**

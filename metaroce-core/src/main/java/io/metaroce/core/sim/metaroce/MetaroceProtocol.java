@@ -189,14 +189,16 @@ public final class MetaroceProtocol implements SimProtocol {
      *       trip, and spread over 8 paths it left every path nearly idle, while the first flights
      *       of a host's connections all took path 0, one plane here, and queued behind one NIC
      *       port (docs/benchmarks.md, "Plane scaling round (session 15)");</li>
-     *   <li>{@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-43]): a connection whose receiver
+     *   <li>not {@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-43], off as by default): a connection whose receiver
      *       announced its share in ACCEPT is paced at that share from its first packet, with up to
      *       the share's bandwidth-delay product in flight before the first hint, instead of one
      *       4 KiB first flight and a round trip's wait: in the k=8 permutation every receiver has
      *       one sender, and data reached the receivers from 6 us on instead of 10 to 14 us (2 ms,
      *       seeds 1 / 2: 0.8937 / 0.8903 to 0.8969 / 0.8927; loss 1% / 10% 0.9532 / 0.5122 to
      *       0.9561 / 0.5222; failover 1.49 to 1.99 base RTTs; docs/benchmarks.md, "Permutation
-     *       round (session 15)");</li>
+     *       round (session 15)"), but its first flight of a bandwidth-delay product costs the plane
+     *       scaling: 2 to 4 planes at 64 connections 1.98 without it, 1.74 with it
+     *       ("Paths for the share with the announced first round trip (session 15)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
@@ -225,7 +227,6 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdBalancedIncrease(true)
                 .aimdBalancedIncreaseMaxDatagrams(8)
                 .aimdSharedMarkByMeanAlpha(true)
-                .aimdAnnouncedFirstRoundTrip(true)
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
                 .aimdPathsForShareMin(2)

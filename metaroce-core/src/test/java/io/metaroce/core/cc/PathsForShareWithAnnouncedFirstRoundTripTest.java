@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * more and a failure names its seed.
  */
 class PathsForShareWithAnnouncedFirstRoundTripTest {
-    /** The simulator's settings with [SPEC-CC-43] on too (the simulator leaves it off since session 15). */
-    private static final EngineConfig SIM = MetaroceProtocol.simulatorConfig().toBuilder().aimdAnnouncedFirstRoundTrip(true).build();
+    /** The simulator's settings with [SPEC-CC-42] at 2 and [SPEC-CC-43] on (the simulator leaves both off since session 15). */
+    private static final EngineConfig SIM = MetaroceProtocol.simulatorConfig().toBuilder().aimdPathsForShareMin(2).aimdAnnouncedFirstRoundTrip(true).build();
     private static final int D = SIM.maxDatagramBytes();
     private static final int PATHS = 8;
 

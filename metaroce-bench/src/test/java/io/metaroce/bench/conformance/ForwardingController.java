@@ -51,6 +51,11 @@ abstract class ForwardingController implements CongestionController {
     }
 
     @Override
+    public long allowanceQuestionChangesNanos(int pathId) {
+        return inner.allowanceQuestionChangesNanos(pathId);
+    }
+
+    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

@@ -170,6 +170,27 @@ public final class Connection implements ScoreboardListener {
         this.lastReceiveNanos = nowNanos;
         this.handshakeNextNanos = nowNanos;
         this.handshakeIntervalNanos = config.handshakeRetryNanos();
+        if (!client) {
+            // The server opens path 0 now and the others as packets arrive on them: until then the
+            // controller must not count them among the paths in service, or it could give its new
+            // data to paths that are not open and none to those that are [SPEC-CC-42].
+            for (int i = 1; i < pathCount; i++) {
+                congestion.onPathNewData(i, false, nowNanos);
+            }
+        }
+    }
+
+    /**
+     * {@link Paths#forInbound}, telling the controller of a path it opens: in service and taking
+     * new data like any new path (the server's paths after the first open so, [SPEC-CC-42]).
+     */
+    private Path inboundPath(int pathId, int localSocket, Object remoteAddress, long nowNanos) {
+        boolean opens = pathId < paths.count() && paths.get(pathId) == null;
+        Path path = paths.forInbound(pathId, localSocket, remoteAddress, config);
+        if (opens && path != null) {
+            congestion.onPathNewData(pathId, true, nowNanos);
+        }
+        return path;
     }
 
     // =====================================================================================
@@ -566,6 +587,9 @@ public final class Connection implements ScoreboardListener {
         if (p.pathCount < paths.count()) {
             // The server granted fewer paths than asked: use only those [SPEC-CONN-15].
             paths.limitTo(p.pathCount);
+            for (int i = p.pathCount; i < paths.count(); i++) {
+                congestion.onPathNewData(i, false, nowNanos); // not granted: not in service [SPEC-CC-42]
+            }
         }
         state = ConnectionState.ESTABLISHED;
         lastReceiveNanos = nowNanos;
@@ -611,7 +635,7 @@ public final class Connection implements ScoreboardListener {
             case PacketType.PATH_PROBE -> {
                 // Before ACCEPT the paths granted are not known yet: nothing to answer on [SPEC-STATE-9].
                 if (state != ConnectionState.CONNECTING) {
-                    queueProbeAck(p.pathId, p.probeId, p.timestampNanos, localSocket, remoteAddress);
+                    queueProbeAck(p.pathId, p.probeId, p.timestampNanos, localSocket, remoteAddress, nowNanos);
                 }
             }
             case PacketType.PROBE_ACK -> onProbeAck(nowNanos, p);
@@ -631,7 +655,7 @@ public final class Connection implements ScoreboardListener {
             // completed already, so nothing may be placed or completed any more.
             return;
         }
-        Path path = paths.forInbound(p.pathId, localSocket, remoteAddress, config);
+        Path path = inboundPath(p.pathId, localSocket, remoteAddress, nowNanos);
         if (path == null) {
             stats.unknownPathPackets++;
             return;
@@ -789,12 +813,13 @@ public final class Connection implements ScoreboardListener {
         }
     }
 
-    private void queueProbeAck(int pathId, long probeId, long timestampNanos, int localSocket, Object remoteAddress) {
+    private void queueProbeAck(int pathId, long probeId, long timestampNanos, int localSocket, Object remoteAddress,
+            long nowNanos) {
         if (pathId >= paths.count()) {
             stats.unknownPathPackets++;
             return;
         }
-        Path path = paths.forInbound(pathId, localSocket, remoteAddress, config);
+        Path path = inboundPath(pathId, localSocket, remoteAddress, nowNanos);
         control.queueProbeAck(pathId, probeId, timestampNanos, path.receiveTracker.answerCopies());
     }
 

@@ -182,9 +182,10 @@ public final class MetaroceProtocol implements SimProtocol {
      *       failover 1.99 → 1.49 base RTTs, multiplane goodput 0.5807 → 0.5825; the 1% loss row's
      *       ratio 0.9551 → 0.9532 with its lossy run level and its lossless reference higher;
      *       "Permutation round (session 14)");</li>
-     *   <li>not {@code aimdPathsForShareMin} ([SPEC-CC-42], 0 as by default, until a stall it can
-     *       cause is fixed: EndpointSchedulePropertyTest with it at 2, seed 35, completes 109 of 116
-     *       work requests; docs/benchmarks.md, "Plane scaling round (session 15)"). With 2, under a hint a connection sends
+     *   <li>not {@code aimdPathsForShareMin} ([SPEC-CC-42], 0 as by default, until it is measured
+     *       at full size after the stall found at the end of session 15 was fixed: a server's
+     *       paths not open yet counted in service; docs/benchmarks.md, "Plane scaling round
+     *       (session 15)"). With 2, under a hint a connection sends
      *       new data on max(2, the hint's bandwidth-delay product in datagrams) of its paths, from
      *       a seeded offset, and its first flight on one: with 4,000 connections over 16 hosts
      *       (250 senders into each receiver) a connection's share is about a datagram per round

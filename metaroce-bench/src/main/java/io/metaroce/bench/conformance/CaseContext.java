@@ -55,9 +55,23 @@ public final class CaseContext implements AutoCloseable {
         return s;
     }
 
+    /**
+     * A new, not yet connected, session of {@code paths} sockets of its own (so another source
+     * address) whose CONNECTs carry the client id {@code localId}, which another session may hold
+     * ([SPEC-CONN-16]).
+     */
+    public WireSession openAs(int paths, long localId) {
+        WirePeer peer = new WirePeer(options.target(), paths);
+        return register(new WireSession(peer, DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW, options.waitMillis(),
+                Long.valueOf(localId)), peer);
+    }
+
     private WireSession add(WirePeer peer, int maxDatagram, int window) {
         long seed = options.seed() * 1_000_003L + caseId.hashCode() * 31L + sessions.size();
-        WireSession s = new WireSession(peer, maxDatagram, window, options.waitMillis(), seed);
+        return register(new WireSession(peer, maxDatagram, window, options.waitMillis(), seed), peer);
+    }
+
+    private WireSession register(WireSession s, WirePeer peer) {
         sessions.add(s);
         for (int port : peer.localPorts()) {
             ports.add(port);

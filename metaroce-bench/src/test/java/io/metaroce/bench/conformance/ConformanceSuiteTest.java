@@ -408,6 +408,20 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aServerThatKeysConnectionsByAddressFailsTheLiveIdCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLIENT_ID_PER_ADDRESS,
+                List.of("handshake.live-id-elsewhere", "handshake.repeated-connect", "handshake.replay-after-close"));
+        assertFailed(r, Set.of("handshake.live-id-elsewhere"), "[SPEC-CONN-16]");
+    }
+
+    @Test
+    void aServerThatForgetsEndedConnectionsFailsTheReplayCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REPLAY_ACCEPTED,
+                List.of("handshake.replay-after-close", "handshake.repeated-connect", "handshake.live-id-elsewhere"));
+        assertFailed(r, Set.of("handshake.replay-after-close"), "[SPEC-CONN-16]");
+    }
+
+    @Test
     void aSenderThatNeverHearsAMarkFailsTheEcnCutCase() {
         // A faulty responder option: the engine's AIMD controller, told of no CE mark; it stays in slow start.
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.MARKS_UNSEEN,

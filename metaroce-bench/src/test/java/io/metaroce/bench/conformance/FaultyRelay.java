@@ -102,8 +102,24 @@ final class FaultyRelay implements AutoCloseable {
          * takes nothing beyond a hole in the connection's sequence, so a message of one stream waits for another's
          * ([SPEC-MSG-14]).
          */
-        STREAMS_SERIALIZED
+        STREAMS_SERIALIZED,
+        /**
+         * A CONNECT towards the responder naming a client id that another of the suite's addresses opened a
+         * connection with reaches it under another client id (and the answers go back under the suite's): a server
+         * that keys its connections by address and client id, so a live id from another address opens a second
+         * connection ([SPEC-CONN-16]).
+         */
+        CLIENT_ID_PER_ADDRESS,
+        /**
+         * A CONNECT with a cookie towards the responder, for a client id whose connection the responder closed, has
+         * its cookie swapped for a fresh one (the relay handshakes for it): a server that does not remember ended
+         * connections, so a replayed CONNECT opens a new one ([SPEC-CONN-16]).
+         */
+        REPLAY_ACCEPTED
     }
+
+    /** For {@link Fault#CLIENT_ID_PER_ADDRESS}: what a second address's client id is turned into. */
+    private static final long ALIAS_MASK = 0x5A5A_5A5A_5A5A_5A5AL;
 
     /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: CSNs this far above 0 count as beyond the window. */
     private static final long FAR_CSN = 1 << 15;
@@ -148,6 +164,12 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<String, Long> firstLength = new HashMap<>();
     /** For {@link Fault#STREAMS_SERIALIZED}: the lowest CSN not passed yet, by connection id. */
     private final Map<Long, Long> nextCsn = new HashMap<>();
+    /** For {@link Fault#CLIENT_ID_PER_ADDRESS}: the suite's first address to CONNECT with each client id. */
+    private final Map<Long, InetSocketAddress> firstConnectFrom = new HashMap<>();
+    /** For {@link Fault#REPLAY_ACCEPTED}: the suite's client ids to which the responder sent a CLOSE. */
+    private final Set<Long> closedClients = new HashSet<>();
+    /** For {@link Fault#REPLAY_ACCEPTED}: client ids whose fresh CHALLENGE the relay awaits, with the CONNECT to complete. */
+    private final Map<Long, Packet> refreshing = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -268,6 +290,17 @@ final class FaultyRelay implements AutoCloseable {
             }
             if (valid && p.type == PacketType.CONNECT) {
                 pathZeroOf.put(p.sourceConnectionId, client);
+                InetSocketAddress firstFrom = firstConnectFrom.putIfAbsent(p.sourceConnectionId, client);
+                if (fault == Fault.CLIENT_ID_PER_ADDRESS && firstFrom != null && !firstFrom.equals(client)) {
+                    buffer.putLong(32, p.sourceConnectionId ^ ALIAS_MASK);
+                    codec.reseal(buffer, 0, length);
+                } else if (fault == Fault.REPLAY_ACCEPTED && p.hasCookie
+                        && closedClients.contains(p.sourceConnectionId)) {
+                    refreshing.put(p.sourceConnectionId, p);
+                    p.hasCookie = false;
+                    buffer.clear();
+                    length = codec.encode(p, buffer, 0, null, 0);
+                }
             }
             if (valid && p.type == PacketType.DATA && p.pathId == 1) {
                 pathOneOf.put(p.destinationConnectionId, client);
@@ -335,6 +368,32 @@ final class FaultyRelay implements AutoCloseable {
             int head = PacketCodec.bundledHeadLength(buffer, 0, length);
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, head, length - head, p) == DecodeError.OK;
+            if (fault == Fault.CLIENT_ID_PER_ADDRESS && valid && !client.equals(
+                    firstConnectFrom.getOrDefault(p.destinationConnectionId ^ ALIAS_MASK, client))) {
+                buffer.putLong(head + 8, p.destinationConnectionId ^ ALIAS_MASK); // back to the suite's id
+                codec.reseal(buffer, head, length - head);
+                if (head > 0) { // the ACK a bundle carries ahead of the packet names the connection too
+                    buffer.putLong(8, p.destinationConnectionId ^ ALIAS_MASK);
+                    codec.reseal(buffer, 0, head);
+                }
+                p.destinationConnectionId ^= ALIAS_MASK;
+            }
+            if (fault == Fault.REPLAY_ACCEPTED && valid && p.type == PacketType.CLOSE) {
+                closedClients.add(p.destinationConnectionId);
+            }
+            if (fault == Fault.REPLAY_ACCEPTED && valid && p.type == PacketType.CHALLENGE
+                    && refreshing.containsKey(p.destinationConnectionId)) {
+                // The fresh cookie goes upstream in the suite's CONNECT instead of the stale one; the suite sees only
+                // the ACCEPT it brings.
+                Packet connect = refreshing.remove(p.destinationConnectionId);
+                connect.hasCookie = true;
+                System.arraycopy(p.cookie, 0, connect.cookie, 0, WireConstants.COOKIE_BYTES);
+                buffer.clear();
+                int n = codec.encode(connect, buffer, 0, null, 0);
+                buffer.limit(n).position(0);
+                up.send(buffer, upstream);
+                continue;
+            }
             if (valid && p.type == PacketType.ACCEPT) {
                 responderIdOf.put(p.destinationConnectionId, p.sourceConnectionId);
             }

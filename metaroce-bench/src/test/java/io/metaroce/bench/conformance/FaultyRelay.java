@@ -115,8 +115,17 @@ final class FaultyRelay implements AutoCloseable {
          * its cookie swapped for a fresh one (the relay handshakes for it): a server that does not remember ended
          * connections, so a replayed CONNECT opens a new one ([SPEC-CONN-16]).
          */
-        REPLAY_ACCEPTED
+        REPLAY_ACCEPTED,
+        /**
+         * The rate hint of every ACK towards the suite is made the mean of the latest hints of the suite's connections
+         * that got an ACK within the last 200 ms: a receiver that splits its capacity equally, whatever the demands
+         * ([SPEC-CC-10]).
+         */
+        HINTS_EQUALIZED
     }
+
+    /** For {@link Fault#HINTS_EQUALIZED}: how recent a connection's latest ACK must be for it to count as a sender. */
+    private static final long EQUALIZED_WINDOW_NANOS = 200_000_000L;
 
     /** For {@link Fault#CLIENT_ID_PER_ADDRESS}: what a second address's client id is turned into. */
     private static final long ALIAS_MASK = 0x5A5A_5A5A_5A5A_5A5AL;
@@ -170,6 +179,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Set<Long> closedClients = new HashSet<>();
     /** For {@link Fault#REPLAY_ACCEPTED}: client ids whose fresh CHALLENGE the relay awaits, with the CONNECT to complete. */
     private final Map<Long, Packet> refreshing = new HashMap<>();
+    /** For {@link Fault#HINTS_EQUALIZED}: each connection's latest hint and when it came, by the suite's id. */
+    private final Map<Long, long[]> latestHints = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -354,6 +365,8 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, ack -> ack.ackDelayNanos += 1_000_000_000L);
             } else if (fault == Fault.CUMULATIVE_INFLATED) {
                 length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
+            } else if (fault == Fault.HINTS_EQUALIZED) {
+                length = rewriteAck(length, this::equalizeHint);
             } else if (fault == Fault.RESEND_ON_PATH_ZERO) {
                 Packet p = new Packet();
                 int head = PacketCodec.bundledHeadLength(buffer, 0, length);
@@ -461,6 +474,21 @@ final class FaultyRelay implements AutoCloseable {
         int written = codec.encode(ack, buffer, 0, null, 0);
         buffer.put(written, rest);
         return written + rest.length;
+    }
+
+    /** Gives the ACK the mean of the latest hints of the connections that got one lately ({@link Fault#HINTS_EQUALIZED}). */
+    private void equalizeHint(Packet ack) {
+        long now = System.nanoTime();
+        latestHints.put(ack.destinationConnectionId, new long[] {ack.rateHintBytesPerSecond, now});
+        long sum = 0;
+        int n = 0;
+        for (long[] h : latestHints.values()) {
+            if (now - h[1] <= EQUALIZED_WINDOW_NANOS) {
+                sum += h[0];
+                n++;
+            }
+        }
+        ack.rateHintBytesPerSecond = sum / n;
     }
 
     /** Reports the ACK's lowest acknowledged PSN missing. */

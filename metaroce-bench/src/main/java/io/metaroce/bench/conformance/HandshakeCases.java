@@ -2,8 +2,10 @@ package io.metaroce.bench.conformance;
 
 import io.metaroce.core.wire.CloseCode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -42,7 +44,17 @@ final class HandshakeCases {
                                 + " again; replayed after the connection ended, it gets no ACCEPT; a fresh handshake with"
                                 + " that client id then opens a new connection",
                         "SPEC-CONN-16, SPEC-CONN-12, SPEC-STATE-6, SPEC-STATE-7, SPEC-CONF-24", "R-CONN-4",
-                        HandshakeCases::replayAfterClose));
+                        HandshakeCases::replayAfterClose),
+                ConformanceCase.of("handshake.bad-connect",
+                        "CONNECTs breaking a rule of their layout (destination id not 0, source id 0, maxDatagramBytes"
+                                + " 255, pathCount 0, cookieLength 23, sequenceWindow 63) get no answer; one whose u32"
+                                + " fields are 2^31 and 2^32 − 1 is valid: CHALLENGE, then ACCEPT",
+                        "SPEC-WIRE-22, SPEC-WIRE-21, SPEC-WIRE-27, SPEC-CONN-9, SPEC-CONN-14", "R-CONN-4, R-JAVA-4",
+                        HandshakeCases::badConnect));
+    }
+
+    /** One way to break a CONNECT's layout ([SPEC-WIRE-21]): a field set to a value the table refuses. */
+    private record BadConnect(String name, int offset, int size, long value) {
     }
 
     /** CONNECTs of a replay the suite sends, each followed by a quiet spell: one could be lost on a loaded host. */
@@ -250,6 +262,64 @@ final class HandshakeCases {
         Scenarios.checkEcho(fresh, 0, n, "the new connection's SEND");
         Checks.check(fresh.echoes().getFirst().messageSequence() == 0, "the new connection's first echo has MSN %d,"
                 + " not 0 [SPEC-CONN-12]", fresh.echoes().getFirst().messageSequence());
+    }
+
+    private static void badConnect(CaseContext c) {
+        WireSession s = c.open(1);
+        List<BadConnect> breakages = List.of(
+                new BadConnect("destinationConnectionId 1", 8, 8, 1),
+                new BadConnect("sourceConnectionId 0", 32, 8, 0),
+                new BadConnect("maxDatagramBytes 255", 40, 4, 255),
+                new BadConnect("pathCount 0", 44, 2, 0),
+                new BadConnect("cookieLength 23", 46, 2, 23),
+                new BadConnect("sequenceWindow 63", 48, 4, 63));
+        for (BadConnect b : breakages) {
+            byte[] d = connectDatagram(s, CaseContext.DEFAULT_MAX_DATAGRAM, CaseContext.DEFAULT_SEQUENCE_WINDOW, null);
+            ByteBuffer buf = ByteBuffer.wrap(d);
+            switch (b.size()) {
+                case 8 -> buf.putLong(b.offset(), b.value());
+                case 4 -> buf.putInt(b.offset(), (int) b.value());
+                default -> buf.putShort(b.offset(), (short) b.value());
+            }
+            new PacketCodec().reseal(buf, 0, d.length);
+            int mark = s.mark();
+            s.sendUnnumbered(0, d, d.length);
+            c.quiet(s);
+            Checks.check(s.mark() == mark, "a CONNECT with %s was answered (%s): a CONNECT breaking a rule of its layout"
+                    + " is dropped [SPEC-WIRE-22]", b.name(), s.received().subList(mark, s.mark()));
+        }
+        // Unsigned u32 fields: 2^31 and 2^32 − 1 are valid sizes, not negative ones.
+        int mark = s.mark();
+        s.sendUnnumbered(0, connectDatagram(s, Integer.MIN_VALUE, -1, null), WireConstants.CONNECT_BYTES);
+        Received challenge = s.awaitType(mark, PacketType.CHALLENGE);
+        Checks.check(challenge != null, "no CHALLENGE for a CONNECT with maxDatagramBytes 2^31 and sequenceWindow"
+                + " 2^32 - 1: u32 fields are unsigned and such values valid [SPEC-WIRE-22]");
+        int accepting = s.mark();
+        s.sendUnnumbered(0, connectDatagram(s, Integer.MIN_VALUE, -1, challenge.packet().cookie),
+                WireConstants.CONNECT_BYTES);
+        Received accept = s.awaitType(accepting, PacketType.ACCEPT);
+        Checks.check(accept != null, "no ACCEPT for a CONNECT with maxDatagramBytes 2^31, sequenceWindow 2^32 - 1"
+                + " and the CHALLENGE's cookie [SPEC-WIRE-22], [SPEC-CONN-14]");
+        s.established(accept);
+        s.sendClose(CloseCode.NO_ERROR, false);
+    }
+
+    /** A CONNECT of {@code s}'s client id with the given u32 values (as bits) and {@code cookie} (null: none). */
+    private static byte[] connectDatagram(WireSession s, int maxDatagram, int window, byte[] cookie) {
+        Packet p = new Packet();
+        p.type = PacketType.CONNECT;
+        p.sourceConnectionId = s.localId();
+        p.maxDatagramBytes = maxDatagram;
+        p.pathCount = 1;
+        p.sequenceWindow = window;
+        if (cookie != null) {
+            p.hasCookie = true;
+            System.arraycopy(cookie, 0, p.cookie, 0, WireConstants.COOKIE_BYTES);
+        }
+        byte[] d = new byte[WireConstants.CONNECT_BYTES];
+        int n = new PacketCodec().encode(p, ByteBuffer.wrap(d), 0, null, 0);
+        Checks.require(n == d.length, "a CONNECT is " + d.length + " bytes");
+        return d;
     }
 
     /** Every ACCEPT in {@code accepts} names {@code ended}: a replayed CONNECT opened no other connection. */

@@ -425,6 +425,20 @@ class ConformanceSuiteTest {
         assertFailed(r, Set.of("handshake.replay-after-close"), "[SPEC-CONN-16]");
     }
 
+    @Test
+    void aServerThatTakesBrokenConnectsFailsTheBadConnectCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CONNECT_REPAIRED,
+                List.of("handshake.bad-connect", "handshake.challenge", "handshake.accept"));
+        assertFailed(r, Set.of("handshake.bad-connect"), "[SPEC-WIRE-22]");
+    }
+
+    @Test
+    void sendingDataWhileDrainingFailsTheDrainingCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.DATA_AFTER_CLOSE,
+                List.of("close.draining-silent", "send.echo", "sack.in-order"));
+        assertFailed(r, Set.of("close.draining-silent"), "[SPEC-STATE-2]");
+    }
+
     /** The fair-share period of the responders of the fair-share tests ([SPEC-CONF-25]). */
     private static final long FAIR_SHARE_PERIOD_MILLIS = 50;
 

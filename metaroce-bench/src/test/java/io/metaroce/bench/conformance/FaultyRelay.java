@@ -121,7 +121,17 @@ final class FaultyRelay implements AutoCloseable {
          * that got an ACK within the last 200 ms: a receiver that splits its capacity equally, whatever the demands
          * ([SPEC-CC-10]).
          */
-        HINTS_EQUALIZED
+        HINTS_EQUALIZED,
+        /**
+         * A CONNECT towards the responder that breaks a rule of its layout is repaired (each field brought to the
+         * nearest valid value): a server that does not check a CONNECT's fields ([SPEC-WIRE-22]).
+         */
+        CONNECT_REPAIRED,
+        /**
+         * After each CLOSE towards the suite, the last DATA the relay passed to that address goes again, as a
+         * retransmission with a PSN of its own: a connection that goes on sending DATA in DRAINING ([SPEC-STATE-2]).
+         */
+        DATA_AFTER_CLOSE
     }
 
     /** For {@link Fault#HINTS_EQUALIZED}: how recent a connection's latest ACK must be for it to count as a sender. */
@@ -181,6 +191,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, Packet> refreshing = new HashMap<>();
     /** For {@link Fault#HINTS_EQUALIZED}: each connection's latest hint and when it came, by the suite's id. */
     private final Map<Long, long[]> latestHints = new HashMap<>();
+    /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
+    private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -253,6 +265,10 @@ final class FaultyRelay implements AutoCloseable {
                 upstreams.put(client, up);
             }
             int length = buffer.remaining();
+            if (fault == Fault.CONNECT_REPAIRED && length == WireConstants.CONNECT_BYTES
+                    && buffer.get(1) == PacketType.CONNECT) {
+                repairConnect();
+            }
             int head = PacketCodec.bundledHeadLength(buffer, 0, length);
             if (fault == Fault.BUNDLED_ACK_DROPPED && head > 0) {
                 buffer.put(0, buffer, head, length - head); // the packet behind the ACK, alone
@@ -434,6 +450,13 @@ final class FaultyRelay implements AutoCloseable {
             }
             buffer.limit(length).position(0);
             front.send(buffer, to);
+            if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.DATA) {
+                byte[] copy = new byte[length - head]; // without the ACK a bundle carries ahead of it
+                buffer.get(head, copy);
+                lastData.put(to, copy);
+            } else if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.CLOSE && lastData.containsKey(to)) {
+                sendAgain(lastData.remove(to), to);
+            }
             if (fault == Fault.PROBES_DOUBLED && valid && p.type == PacketType.PATH_PROBE) {
                 buffer.limit(length).position(0);
                 front.send(buffer, to);
@@ -489,6 +512,35 @@ final class FaultyRelay implements AutoCloseable {
             }
         }
         ack.rateHintBytesPerSecond = sum / n;
+    }
+
+    /** Brings every field of the CONNECT in {@link #buffer} to its nearest valid value ({@link Fault#CONNECT_REPAIRED}). */
+    private void repairConnect() {
+        buffer.putLong(8, 0);
+        if (buffer.getLong(32) == 0) {
+            buffer.putLong(32, 1);
+        }
+        buffer.putInt(40, (int) Math.max(PacketCodec.MIN_DATAGRAM_BYTES, Integer.toUnsignedLong(buffer.getInt(40))));
+        buffer.putShort(44, (short) Math.max(1, Short.toUnsignedInt(buffer.getShort(44))));
+        int cookieLength = Short.toUnsignedInt(buffer.getShort(46));
+        if (cookieLength != 0 && cookieLength != WireConstants.COOKIE_BYTES) {
+            buffer.putShort(46, (short) 0);
+        }
+        buffer.putInt(48, (int) Math.max(64, Integer.toUnsignedLong(buffer.getInt(48))));
+        codec.reseal(buffer, 0, WireConstants.CONNECT_BYTES);
+    }
+
+    /** Sends {@code datagram}, a DATA passed before, to {@code to} again as a retransmission with a PSN of its own. */
+    private void sendAgain(byte[] datagram, InetSocketAddress to) throws IOException {
+        Packet p = new Packet();
+        ByteBuffer b = ByteBuffer.wrap(datagram);
+        if (codec.decode(b, 0, datagram.length, p) != DecodeError.OK) {
+            return;
+        }
+        b.putShort(4, (short) (p.flags | WireConstants.FLAG_RETRANSMISSION));
+        b.putLong(24, p.pathSequence + SECOND_COPY_PSN_OFFSET);
+        codec.reseal(b, 0, datagram.length);
+        front.send(ByteBuffer.wrap(datagram), to);
     }
 
     /** Reports the ACK's lowest acknowledged PSN missing. */

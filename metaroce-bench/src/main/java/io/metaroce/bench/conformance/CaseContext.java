@@ -98,6 +98,25 @@ public final class CaseContext implements AutoCloseable {
         return s;
     }
 
+    /**
+     * With the responder's fair-share period given ([SPEC-CONF-25]), waits three periods: the
+     * connections of earlier cases (counted as senders two periods after their last reliable
+     * packet, or after they were accepted, [SPEC-CC-11]) leave the division, so the case's
+     * connections are the only senders. Without it, returns at once (a period of 100 µs is over
+     * before the next connection is open).
+     */
+    public void awaitEarlierSendersInactive() {
+        long period = options.fairSharePeriodMillis();
+        if (period > 0) {
+            try {
+                Thread.sleep(3 * period);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CaseSkipped("interrupted");
+            }
+        }
+    }
+
     /** Listens on {@code session} for the suite's quiet spell: what must not happen has its chance. */
     public void quiet(WireSession session) {
         session.quiet(options.quietMillis());

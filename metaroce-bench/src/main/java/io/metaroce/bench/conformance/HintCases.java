@@ -130,6 +130,7 @@ final class HintCases {
      * [SPEC-CC-11]); throws the failure otherwise.
      */
     private static String fairShareAttempt(CaseContext c, long periodNanos, long capacity) {
+        c.awaitEarlierSendersInactive(); // two senders: the case's own
         WireSession slow = c.connect(1);
         WireSession busy = c.connect(1);
         // One full packet each, echoed; from then on its copies (duplicates, acknowledged at once, [SPEC-ADM-4]) are

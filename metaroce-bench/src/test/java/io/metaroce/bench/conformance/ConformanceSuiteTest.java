@@ -466,6 +466,17 @@ class ConformanceSuiteTest {
         }
     }
 
+    @Test
+    void aFairSharePeriodTooShortToJudgeByIsRefusedWithWhatToDo() {
+        SuiteOptions o = options(responder.localAddress(), List.of("cc.fair-share"));
+        assertThatThrownBy(() -> o.withFairSharePeriodMillis(SuiteOptions.MIN_FAIR_SHARE_PERIOD_MILLIS - 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 20")
+                .hasMessageContaining("run the responder with a longer period");
+        assertThat(o.withFairSharePeriodMillis(0).fairSharePeriodMillis()).isZero();
+        assertThat(o.withFairSharePeriodMillis(20).withCases(List.of("cc")).withMinRtoMillis(30).fairSharePeriodMillis())
+                .as("kept through the other withers").isEqualTo(20);
+    }
+
     private static ConformanceResponder fairShareResponder() {
         return ConformanceResponder.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 ResponderContract.CAPACITY_BYTES_PER_SECOND, TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),

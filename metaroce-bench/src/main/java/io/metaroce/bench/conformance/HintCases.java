@@ -1,5 +1,6 @@
 package io.metaroce.bench.conformance;
 
+import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
 import java.util.List;
 import java.util.Locale;
@@ -41,8 +42,20 @@ final class HintCases {
                                 + " tell them shares that differ by their demands (max-min, the spare handed out), not"
                                 + " an equal split",
                         "SPEC-CC-10, SPEC-CC-11, SPEC-CC-20, SPEC-SACK-9, SPEC-ADM-4, SPEC-CONF-25", "R-CC-2",
-                        HintCases::fairShare));
+                        HintCases::fairShare),
+                ConformanceCase.of("cc.announced-share",
+                        "four connections accepted together (handshakes side by side) are announced at most C/k (the"
+                                + " k-th) and at least C/4 in their ACCEPTs, and the first ACK of the first of them,"
+                                + " before the others sent anything, carries C/4: accepted connections count as senders"
+                                + " in advance",
+                        "SPEC-CC-23, SPEC-CC-28, SPEC-CC-11, SPEC-WIRE-24, SPEC-CONF-25", "R-CC-2",
+                        HintCases::announcedShare));
     }
+
+    /** Connections {@code cc.announced-share} opens together. */
+    private static final int TOGETHER = 4;
+    /** How close an announced share must be to C / k: the integer steps of [SPEC-CC-10] and no more. */
+    private static final double ANNOUNCED_TOLERANCE = 0.01;
 
     /** Ticks of {@code cc.fair-share} per fair-share period: the slow sender's one packet a tick keeps it active. */
     private static final int TICKS_PER_PERIOD = 4;
@@ -225,6 +238,94 @@ final class HintCases {
         return String.format(Locale.ROOT, "%s (the slow sender's longest gap %.1f ms)", failure, worstGap / 1e6);
     }
 
+    private static void announcedShare(CaseContext c) {
+        long periodMillis = c.options().fairSharePeriodMillis();
+        long capacity = c.options().capacityBytesPerSecond();
+        if (periodMillis == 0) {
+            throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
+                    + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
+        }
+        if (capacity <= 0) {
+            throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
+        }
+        long period = TimeUnit.MILLISECONDS.toNanos(periodMillis);
+        long slowest = 0;
+        for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
+            c.awaitEarlierSendersInactive();
+            List<WireSession> sessions = new java.util.ArrayList<>();
+            long firstCookie = handshakeTogether(c, sessions);
+            WireSession first = sessions.getFirst();
+            Sent sent = Scenarios.sendAll(first, first.send(ECHO, Scenarios.bytes(100, 52)), 0).getLast();
+            Received ack = Scenarios.awaitAckOf(first, 0, sent.pathSequence());
+            // Every connection is counted in advance for two periods from its registration, which is after the first
+            // CONNECT with a cookie left: with the ACK read within two periods of that, all four still count.
+            long span = ack.arrivalNanos() - firstCookie;
+            if (span > 2 * period) {
+                slowest = Math.max(slowest, span);
+                continue;
+            }
+            // The share when the ACCEPT is written: at least k connections count by then (C / k at most), and no
+            // more than the four (C / 4 at least); an IUT that reads the four CONNECTs in one batch before it writes
+            // any ACCEPT tells each C / 4 (the reference does, on loopback).
+            for (int k = 1; k <= TOGETHER; k++) {
+                long announced = sessions.get(k - 1).accept().packet().rateHintBytesPerSecond;
+                long most = capacity / k;
+                long least = capacity / TOGETHER;
+                Checks.check(announced <= most + most * ANNOUNCED_TOLERANCE + 1
+                        && announced >= least - least * ANNOUNCED_TOLERANCE - 1, "the ACCEPT of the %d-th of %d"
+                        + " connections accepted within %.1f ms announces %d bytes/s, outside [C / %d, C / %d] = [%d,"
+                        + " %d]: a connection accepted counts as a sender from its registration [SPEC-CC-28],"
+                        + " [SPEC-CC-23]", k, TOGETHER, (sessions.getLast().accept().arrivalNanos() - firstCookie) / 1e6,
+                        announced, TOGETHER, k, least, most);
+            }
+            long hint = ack.packet().rateHintBytesPerSecond;
+            Checks.check(near(hint, capacity / TOGETHER), "the first ACK of the first of %d connections accepted"
+                    + " together, %.1f ms after its CONNECT and before the others sent anything, carries %d bytes/s, not"
+                    + " C / %d = %d: accepted connections count as senders demanding C for two periods [SPEC-CC-23],"
+                    + " [SPEC-CC-11]", TOGETHER, span / 1e6, hint, TOGETHER, capacity / TOGETHER);
+            return;
+        }
+        throw new CaseSkipped(String.format(Locale.ROOT, "%s: in each of %d attempts the first ACK came more than two"
+                + " fair-share periods after the first CONNECT with a cookie (at last %.1f ms), when the IUT may rightly no longer count"
+                + " the connections in advance", CaseSkipped.HOST_TOO_SLOW, FAIR_SHARE_ATTEMPTS, slowest / 1e6));
+    }
+
+    /**
+     * Opens {@link #TOGETHER} connections into {@code sessions} with their handshakes side by side:
+     * every CONNECT, then every CONNECT with its cookie in one burst, in order, so the IUT accepts
+     * them in that order and within a round trip. Returns when the first CONNECT with a cookie left.
+     */
+    private static long handshakeTogether(CaseContext c, List<WireSession> sessions) {
+        List<Integer> marks = new java.util.ArrayList<>();
+        for (int k = 0; k < TOGETHER; k++) {
+            WireSession s = c.open(1);
+            sessions.add(s);
+            marks.add(s.mark());
+            s.sendConnect(null);
+        }
+        List<byte[]> cookies = new java.util.ArrayList<>();
+        for (int k = 0; k < TOGETHER; k++) {
+            Received challenge = sessions.get(k).awaitType(marks.get(k), PacketType.CHALLENGE);
+            Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
+            cookies.add(challenge.packet().cookie.clone());
+        }
+        long firstCookie = System.nanoTime();
+        for (int k = 0; k < TOGETHER; k++) {
+            marks.set(k, sessions.get(k).mark());
+            sessions.get(k).sendConnect(cookies.get(k));
+        }
+        for (int k = 0; k < TOGETHER; k++) {
+            Received accept = sessions.get(k).awaitType(marks.get(k), PacketType.ACCEPT);
+            Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
+            sessions.get(k).established(accept);
+        }
+        return firstCookie;
+    }
+
+    private static boolean near(long value, long expected) {
+        return Math.abs(value - expected) <= expected * ANNOUNCED_TOLERANCE + 1;
+    }
+
     /** Sends a SEND of one full packet on {@code s} and waits for its echo; returns the packet for its copies. */
     private static Segment firstPacket(WireSession s) {
         Segment seg = s.send(ECHO, Scenarios.bytes(s.payloadSize(), 51)).getFirst();
@@ -236,7 +337,7 @@ final class HintCases {
     /** The rate hints of the ACKs {@code s} received since {@code mark}, each checked against the capacity. */
     private static List<Long> hints(CaseContext c, WireSession s, int mark) {
         List<Long> out = new java.util.ArrayList<>();
-        for (Received ack : s.ofType(mark, io.metaroce.core.wire.PacketType.ACK)) {
+        for (Received ack : s.ofType(mark, PacketType.ACK)) {
             long hint = ack.packet().rateHintBytesPerSecond;
             HandshakeCases.checkAnnouncedShare(c, hint, "an ACK's rateHintBytesPerSecond");
             out.add(hint);

@@ -48,7 +48,8 @@ class ConformanceSuiteTest {
      */
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
             "sack.short-ack", "cc.paced",
-            "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share");
+            "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
+            "cc.announced-share");
 
     @BeforeAll
     static void startResponder() {
@@ -83,7 +84,7 @@ class ConformanceSuiteTest {
                 .containsAll(SKIP_WHEN_HOST_TOO_SLOW);
         for (CaseResult r : results) {
             boolean ecnUnreadable = r.id().equals("ecn.counts") && !responder.endpoint().ecnCapable();
-            if (r.id().equals("cc.fair-share")) {
+            if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share")) {
                 // The suite is not told the engine's 100 µs fair-share period (too short to judge by, [SPEC-CONF-25]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--fair-share-period-ms");
@@ -477,15 +478,49 @@ class ConformanceSuiteTest {
                 .as("kept through the other withers").isEqualTo(20);
     }
 
+    /**
+     * The fair-share period of the responders of the announced-share tests: connections count in
+     * advance for two periods, and four handshakes and a SEND take a few hundred milliseconds on a
+     * loaded 2-core host.
+     */
+    private static final long ANNOUNCED_SHARE_PERIOD_MILLIS = 200;
+
+    @Test
+    void theAnnouncedShareCasePassesAgainstAResponderWithASlowAllocator() {
+        try (ConformanceResponder slowPeriod = fairShareResponder(ANNOUNCED_SHARE_PERIOD_MILLIS)) {
+            Map<String, CaseResult> r = runFairShare(slowPeriod.localAddress(), List.of("handshake.accept",
+                    "cc.announced-share"), ANNOUNCED_SHARE_PERIOD_MILLIS);
+            assertFailed(r, Set.of(), "");
+        }
+    }
+
+    @Test
+    void countingConnectionsOnlyFromTheirFirstPacketFailsTheAnnouncedShareCase() {
+        try (ConformanceResponder slowPeriod = fairShareResponder(ANNOUNCED_SHARE_PERIOD_MILLIS);
+                FaultyRelay relay = new FaultyRelay(slowPeriod.localAddress(), FaultyRelay.Fault.ADVANCE_COUNT_IGNORED)) {
+            Map<String, CaseResult> r = runFairShare(relay.address(), List.of("cc.announced-share", "send.echo"),
+                    ANNOUNCED_SHARE_PERIOD_MILLIS);
+            assertFailed(r, Set.of("cc.announced-share"), "[SPEC-CC-2");
+        }
+    }
+
     private static ConformanceResponder fairShareResponder() {
+        return fairShareResponder(FAIR_SHARE_PERIOD_MILLIS);
+    }
+
+    private static ConformanceResponder fairShareResponder(long periodMillis) {
         return ConformanceResponder.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 ResponderContract.CAPACITY_BYTES_PER_SECOND, TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
                 ConformanceResponder.DEFAULT_KEEP_ALIVE_NANOS, ConformanceResponder.DEFAULT_IDLE_TIMEOUT_NANOS,
-                TimeUnit.MILLISECONDS.toNanos(FAIR_SHARE_PERIOD_MILLIS), Datapath.AUTO);
+                TimeUnit.MILLISECONDS.toNanos(periodMillis), Datapath.AUTO);
     }
 
     private static Map<String, CaseResult> runFairShare(InetSocketAddress target, List<String> cases) {
-        SuiteOptions o = options(target, cases).withFairSharePeriodMillis(FAIR_SHARE_PERIOD_MILLIS);
+        return runFairShare(target, cases, FAIR_SHARE_PERIOD_MILLIS);
+    }
+
+    private static Map<String, CaseResult> runFairShare(InetSocketAddress target, List<String> cases, long periodMillis) {
+        SuiteOptions o = options(target, cases).withFairSharePeriodMillis(periodMillis);
         List<CaseResult> results = ConformanceSuite.run(o, x -> { });
         assertThat(results).hasSize(cases.size());
         return results.stream().collect(Collectors.toMap(CaseResult::id, Function.identity()));

@@ -131,8 +131,17 @@ final class FaultyRelay implements AutoCloseable {
          * After each CLOSE towards the suite, the last DATA the relay passed to that address goes again, as a
          * retransmission with a PSN of its own: a connection that goes on sending DATA in DRAINING ([SPEC-STATE-2]).
          */
-        DATA_AFTER_CLOSE
+        DATA_AFTER_CLOSE,
+        /**
+         * Hints towards the suite as a server that counts a connection only from its first DATA would give: every
+         * ACCEPT announces the whole capacity (the largest hint seen), every ACK the capacity divided among the
+         * connections that sent DATA within the last 100 ms ({@link #ADVANCE_WINDOW_NANOS}) ([SPEC-CC-23]).
+         */
+        ADVANCE_COUNT_IGNORED
     }
+
+    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: two fair-share periods of the test's responder (50 ms). */
+    private static final long ADVANCE_WINDOW_NANOS = 100_000_000L;
 
     /** For {@link Fault#HINTS_EQUALIZED}: how recent a connection's latest ACK must be for it to count as a sender. */
     private static final long EQUALIZED_WINDOW_NANOS = 200_000_000L;
@@ -193,6 +202,10 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, long[]> latestHints = new HashMap<>();
     /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
+    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: when DATA last went to each of the responder's connection ids. */
+    private final Map<Long, Long> lastDataTo = new HashMap<>();
+    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: the largest hint the responder sent (its capacity). */
+    private long largestHint;
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -332,6 +345,9 @@ final class FaultyRelay implements AutoCloseable {
             if (valid && p.type == PacketType.DATA && p.pathId == 1) {
                 pathOneOf.put(p.destinationConnectionId, client);
             }
+            if (valid && p.type == PacketType.DATA) {
+                lastDataTo.put(p.destinationConnectionId, System.nanoTime());
+            }
             if (fault == Fault.WRITE_MISPLACED && valid && p.type == PacketType.DATA && p.opcode == DataOpcode.WRITE
                     && p.payloadMessageOffset > 0) {
                 buffer.putLong(72, p.remoteOffset + 1);
@@ -383,6 +399,15 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
             } else if (fault == Fault.HINTS_EQUALIZED) {
                 length = rewriteAck(length, this::equalizeHint);
+            } else if (fault == Fault.ADVANCE_COUNT_IGNORED) {
+                length = rewriteAck(length, this::countOnlySenders);
+                Packet a = new Packet();
+                if (codec.decode(buffer, 0, length, a) == DecodeError.OK && a.type == PacketType.ACCEPT) {
+                    largestHint = Math.max(largestHint, a.rateHintBytesPerSecond);
+                    a.rateHintBytesPerSecond = largestHint;
+                    buffer.clear();
+                    length = codec.encode(a, buffer, 0, null, 0);
+                }
             } else if (fault == Fault.RESEND_ON_PATH_ZERO) {
                 Packet p = new Packet();
                 int head = PacketCodec.bundledHeadLength(buffer, 0, length);
@@ -541,6 +566,14 @@ final class FaultyRelay implements AutoCloseable {
         b.putLong(24, p.pathSequence + SECOND_COPY_PSN_OFFSET);
         codec.reseal(b, 0, datagram.length);
         front.send(ByteBuffer.wrap(datagram), to);
+    }
+
+    /** The capacity divided among the connections that sent DATA lately ({@link Fault#ADVANCE_COUNT_IGNORED}). */
+    private void countOnlySenders(Packet ack) {
+        largestHint = Math.max(largestHint, ack.rateHintBytesPerSecond);
+        long now = System.nanoTime();
+        long senders = lastDataTo.values().stream().filter(t -> now - t <= ADVANCE_WINDOW_NANOS).count();
+        ack.rateHintBytesPerSecond = largestHint / Math.max(1, senders);
     }
 
     /** Reports the ACK's lowest acknowledged PSN missing. */

@@ -89,6 +89,11 @@ public final class ConformanceCommand implements Callable<Integer> {
             + " responder's idleTimeoutNanos in milliseconds ([SPEC-CONF-13]; default: ${DEFAULT-VALUE}).")
     long idleTimeoutMillis;
 
+    @Option(names = "--fair-share-period-ms", defaultValue = "0", description = "The responder's fairSharePeriodNanos"
+            + " in milliseconds, " + SuiteOptions.MIN_FAIR_SHARE_PERIOD_MILLIS + " or more ([SPEC-CONF-25]); 0 (the"
+            + " default): not given, and the fair-share case SKIPs.")
+    long fairSharePeriodMillis;
+
     @Option(names = "--seed", description = "Seed of the suite's connection ids and shuffles (default: drawn at random"
             + " and printed; a server ignores a CONNECT that reuses the id of one of its connections that ended"
             + " after the cookie was issued, [SPEC-CONN-16], so two runs should not share a seed).")
@@ -115,7 +120,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             address = HostPort.parse(target, ResponderContract.DEFAULT_PORT);
             long s = seed != null ? seed : new SecureRandom().nextLong();
             options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, s, minRtoMillis,
-                    maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis);
+                    maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -55,9 +55,23 @@ public final class CaseContext implements AutoCloseable {
         return s;
     }
 
+    /**
+     * A new, not yet connected, session of {@code paths} sockets of its own (so another source
+     * address) whose CONNECTs carry the client id {@code localId}, which another session may hold
+     * ([SPEC-CONN-16]).
+     */
+    public WireSession openAs(int paths, long localId) {
+        WirePeer peer = new WirePeer(options.target(), paths);
+        return register(new WireSession(peer, DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW, options.waitMillis(),
+                Long.valueOf(localId)), peer);
+    }
+
     private WireSession add(WirePeer peer, int maxDatagram, int window) {
         long seed = options.seed() * 1_000_003L + caseId.hashCode() * 31L + sessions.size();
-        WireSession s = new WireSession(peer, maxDatagram, window, options.waitMillis(), seed);
+        return register(new WireSession(peer, maxDatagram, window, options.waitMillis(), seed), peer);
+    }
+
+    private WireSession register(WireSession s, WirePeer peer) {
         sessions.add(s);
         for (int port : peer.localPorts()) {
             ports.add(port);
@@ -82,6 +96,25 @@ public final class CaseContext implements AutoCloseable {
         WireSession s = open(paths, maxDatagram, window);
         s.handshake();
         return s;
+    }
+
+    /**
+     * With the responder's fair-share period given ([SPEC-CONF-25]), waits three periods: the
+     * connections of earlier cases (counted as senders two periods after their last reliable
+     * packet, or after they were accepted, [SPEC-CC-11]) leave the division, so the case's
+     * connections are the only senders. Without it, returns at once (a period of 100 µs is over
+     * before the next connection is open).
+     */
+    public void awaitEarlierSendersInactive() {
+        long period = options.fairSharePeriodMillis();
+        if (period > 0) {
+            try {
+                Thread.sleep(3 * period);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CaseSkipped("interrupted");
+            }
+        }
     }
 
     /** Listens on {@code session} for the suite's quiet spell: what must not happen has its chance. */

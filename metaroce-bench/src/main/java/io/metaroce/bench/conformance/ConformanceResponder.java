@@ -105,6 +105,17 @@ public final class ConformanceResponder implements AutoCloseable {
     }
 
     /**
+     * Starts a responder as {@link #start(InetSocketAddress, long, long, long, long, Datapath)} does
+     * whose allocator recomputes the shares every {@code fairSharePeriodNanos} ([SPEC-CC-11]): a
+     * period of 20 ms or more lets the suite judge the division by demand ([SPEC-CONF-25]).
+     */
+    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
+            long keepAliveNanos, long idleTimeoutNanos, long fairSharePeriodNanos, Datapath datapath) {
+        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
+                datapath, null, b -> b.fairSharePeriodNanos(fairSharePeriodNanos));
+    }
+
+    /**
      * A responder on {@code bind} with the contract's defaults whose connections' congestion
      * controllers {@code controller} makes instead of the engine's: for the suite's tests, to run
      * a sender that breaks a rule of congestion control.

@@ -36,7 +36,13 @@ final class ControlCases {
                 ConformanceCase.of("close.graceful",
                         "a CLOSE is answered by a CLOSE reply, again for a repeated CLOSE, and DATA after it is ignored",
                         "SPEC-STATE-1, SPEC-STATE-3, SPEC-STATE-5, SPEC-STATE-6, SPEC-STATE-7, SPEC-WIRE-25", "R-CONN-4",
-                        ControlCases::closeGraceful));
+                        ControlCases::closeGraceful),
+                ConformanceCase.of("close.draining-silent",
+                        "closed by the suite while an echo of three packets waits for its ACK, the IUT sends no DATA"
+                                + " and no PATH_PROBE after its CLOSE reply (neither the echo's retransmissions nor a"
+                                + " keep-alive) for three minimum RTOs and past the keep-alive",
+                        "SPEC-STATE-2, SPEC-STATE-6, SPEC-STATE-7, SPEC-CONF-5, SPEC-CONF-13", "R-CONN-4",
+                        ControlCases::drainingSilent));
     }
 
     private static void probe(CaseContext c) {
@@ -158,6 +164,28 @@ final class ControlCases {
                 + " [SPEC-STATE-3]");
         Checks.check(s.echoes().size() == 1, "a SEND after the CLOSE was delivered [SPEC-STATE-3]");
         Checks.check(s.ofType(late, PacketType.DATA).isEmpty(), "the responder sent DATA after the CLOSE [SPEC-STATE-2]");
+    }
+
+    private static void drainingSilent(CaseContext c) {
+        WireSession s = c.connect(1);
+        s.autoAck(false);
+        Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(3 * s.payloadSize() - 7, 66)), 0);
+        Scenarios.awaitEchoes(s, 1, "a SEND whose echo the suite leaves unacknowledged");
+        // The echo is in flight, unacknowledged: its retransmission timer runs, and so does the keep-alive.
+        int mark = s.mark();
+        s.sendClose(CloseCode.NO_ERROR, false);
+        Received reply = s.awaitType(mark, PacketType.CLOSE);
+        Checks.check(reply != null, "no CLOSE reply within %d ms of a CLOSE [SPEC-STATE-6]", c.options().waitMillis());
+        checkReply(reply);
+        int afterReply = s.received().indexOf(reply) + 1;
+        long listen = Math.max(3 * c.options().minRtoMillis(), c.options().keepAliveMillis() + c.options().quietMillis());
+        s.quiet(listen);
+        for (Received r : s.received().subList(afterReply, s.received().size())) {
+            Checks.check(r.type() != PacketType.DATA && r.type() != PacketType.PATH_PROBE
+                    && r.type() != PacketType.READ_REQUEST, "the IUT sent %s %.1f ms after its CLOSE reply: a"
+                    + " connection in DRAINING sends only CLOSE replies, ACK, NAK and PROBE_ACK [SPEC-STATE-2]",
+                    r, (r.arrivalNanos() - reply.arrivalNanos()) / 1e6);
+        }
     }
 
     private static void checkReply(Received reply) {

@@ -1,8 +1,11 @@
 package io.metaroce.bench.conformance;
 
+import io.metaroce.core.wire.CloseCode;
 import io.metaroce.core.wire.Packet;
+import io.metaroce.core.wire.PacketCodec;
 import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -30,8 +33,34 @@ final class HandshakeCases {
                         "SPEC-CONN-12, SPEC-CONN-13", "R-CONN-4", HandshakeCases::repeatedConnect),
                 ConformanceCase.of("handshake.forged-cookie",
                         "a CONNECT with a cookie the server did not issue gets a CHALLENGE, not an ACCEPT",
-                        "SPEC-CONN-9, SPEC-CONN-11", "R-CONN-4", HandshakeCases::forgedCookie));
+                        "SPEC-CONN-9, SPEC-CONN-11", "R-CONN-4", HandshakeCases::forgedCookie),
+                ConformanceCase.of("handshake.live-id-elsewhere",
+                        "a CONNECT with a valid cookie naming the client id of a live connection, from another address,"
+                                + " creates nothing (no ACCEPT) and leaves the live connection as it was",
+                        "SPEC-CONN-16, SPEC-CONN-12, SPEC-CONN-9, SPEC-CONF-24", "R-CONN-4",
+                        HandshakeCases::liveIdElsewhere),
+                ConformanceCase.of("handshake.replay-after-close",
+                        "the CONNECT that opened a connection, replayed during its drain, gets at most its own ACCEPT"
+                                + " again; replayed after the connection ended, it gets no ACCEPT; a fresh handshake with"
+                                + " that client id then opens a new connection",
+                        "SPEC-CONN-16, SPEC-CONN-12, SPEC-STATE-6, SPEC-STATE-7, SPEC-CONF-24", "R-CONN-4",
+                        HandshakeCases::replayAfterClose),
+                ConformanceCase.of("handshake.bad-connect",
+                        "CONNECTs breaking a rule of their layout (destination id not 0, source id 0, maxDatagramBytes"
+                                + " 255, pathCount 0, cookieLength 23, sequenceWindow 63) get no answer; one whose u32"
+                                + " fields are 2^31 and 2^32 − 1 is valid: CHALLENGE, then ACCEPT",
+                        "SPEC-WIRE-22, SPEC-WIRE-21, SPEC-WIRE-27, SPEC-CONN-9, SPEC-CONN-14", "R-CONN-4, R-JAVA-4",
+                        HandshakeCases::badConnect));
     }
+
+    /** One way to break a CONNECT's layout ([SPEC-WIRE-21]): a field set to a value the table refuses. */
+    private record BadConnect(String name, int offset, int size, long value) {
+    }
+
+    /** CONNECTs of a replay the suite sends, each followed by a quiet spell: one could be lost on a loaded host. */
+    private static final int REPLAYS = 2;
+    /** How long the suite polls a closed connection with CLOSEs for the end of its drain ([SPEC-CONF-24]). */
+    private static final long DRAIN_LIMIT_MILLIS = 5_000;
 
     private static void challenge(CaseContext c) {
         WireSession s = c.open(1);
@@ -117,6 +146,190 @@ final class HandshakeCases {
         c.quiet(s);
         Checks.check(s.ofType(mark, PacketType.ACCEPT).isEmpty(), "a CONNECT with a forged cookie was ACCEPTed"
                 + " [SPEC-CONN-11]");
+    }
+
+    private static void liveIdElsewhere(CaseContext c) {
+        WireSession live = c.connect(1);
+        byte[] first = Scenarios.bytes(300, 41);
+        Scenarios.sendAll(live, live.send(ResponderContract.ECHO_STREAM, first), 0);
+        Scenarios.awaitEchoes(live, 1, "a SEND on the live connection");
+        int liveMark = live.mark();
+        // Another socket (another source port) names the live connection's client id: a valid cookie for that
+        // address and id is to be had (the CHALLENGE is stateless), but the CONNECT carrying it must create nothing.
+        WireSession other = c.openAs(1, live.localId());
+        int mark = other.mark();
+        other.sendConnect(null);
+        Received challenge = other.awaitType(mark, PacketType.CHALLENGE);
+        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie from a second address"
+                + " [SPEC-CONN-9]");
+        byte[] cookie = challenge.packet().cookie.clone();
+        int withCookie = other.mark();
+        for (int i = 0; i < REPLAYS; i++) {
+            other.sendConnect(cookie);
+            c.quiet(other);
+        }
+        List<Received> accepts = other.ofType(withCookie, PacketType.ACCEPT);
+        Checks.check(accepts.isEmpty(), "a CONNECT with a valid cookie naming client id %s, which a live connection"
+                + " (the IUT's %s) holds for another address, was ACCEPTed (naming connection %s): it must create"
+                + " nothing [SPEC-CONN-16]", Long.toUnsignedString(live.localId()),
+                Long.toUnsignedString(live.peerId()),
+                accepts.isEmpty() ? "" : Long.toUnsignedString(accepts.getFirst().packet().sourceConnectionId));
+        // The live connection goes on as it was: no CLOSE, and its next SEND is echoed as its second message.
+        byte[] second = Scenarios.bytes(300, 42);
+        Scenarios.sendAll(live, live.send(ResponderContract.ECHO_STREAM, second), 0);
+        Scenarios.awaitEchoes(live, 2, "a SEND on the live connection after a CONNECT for its client id from"
+                + " another address [SPEC-CONN-16]");
+        Scenarios.checkEcho(live, 1, second, "the live connection's second SEND");
+        Checks.check(live.echoes().get(1).messageSequence() == 1, "the live connection's second echo has MSN %d, not 1:"
+                + " the connection was reset by a CONNECT from another address [SPEC-CONN-16]",
+                live.echoes().get(1).messageSequence());
+        Checks.check(live.ofType(liveMark, PacketType.CLOSE).isEmpty(), "the live connection got a CLOSE after a"
+                + " CONNECT for its client id from another address [SPEC-CONN-16]");
+    }
+
+    private static void replayAfterClose(CaseContext c) {
+        WireSession s = c.open(1);
+        int mark = s.mark();
+        s.sendConnect(null);
+        Received challenge = s.awaitType(mark, PacketType.CHALLENGE);
+        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
+        byte[] cookie = challenge.packet().cookie.clone();
+        int first = s.mark();
+        s.sendConnect(cookie);
+        Received accept = s.awaitType(first, PacketType.ACCEPT);
+        Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
+        s.established(accept);
+        long ended = accept.packet().sourceConnectionId;
+        byte[] m = Scenarios.bytes(400, 43);
+        Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, m), 0);
+        Scenarios.awaitEchoes(s, 1, "a SEND before the CLOSE");
+        int closing = s.mark();
+        s.sendClose(CloseCode.NO_ERROR, false);
+        Checks.check(s.awaitType(closing, PacketType.CLOSE) != null, "no CLOSE reply within %d ms of a CLOSE"
+                + " [SPEC-STATE-6]", c.options().waitMillis());
+        // Replayed while the connection drains: the server still holds it, so its ACCEPT may come again
+        // ([SPEC-CONN-12] rule 1), but never one naming another connection.
+        int draining = s.mark();
+        s.sendConnect(cookie);
+        c.quiet(s);
+        checkNoNewConnection(s.ofType(draining, PacketType.ACCEPT), ended, "during its drain");
+        // The drain ends ([SPEC-STATE-7]): a CLOSE then gets no reply, the connection id being unknown.
+        long pollStart = System.nanoTime();
+        int lastPoll;
+        while (true) {
+            lastPoll = s.mark();
+            s.sendClose(CloseCode.NO_ERROR, false);
+            c.quiet(s);
+            if (s.ofType(lastPoll, PacketType.CLOSE).isEmpty()) {
+                break;
+            }
+            if (System.nanoTime() - pollStart > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS)) {
+                throw new CaseSkipped("the closed connection still answered CLOSEs " + DRAIN_LIMIT_MILLIS + " ms after"
+                        + " the first: its drain did not end within the contract's bound [SPEC-CONF-24]");
+            }
+        }
+        int replay = s.mark();
+        for (int i = 0; i < REPLAYS; i++) {
+            s.sendConnect(cookie);
+            c.quiet(s);
+        }
+        List<Received> accepts = s.ofType(replay, PacketType.ACCEPT);
+        checkNoNewConnection(accepts, ended, "after it ended");
+        // A CLOSE reply that came after the poll saw none says the IUT was only slow: its connection may have been
+        // draining still, and the ACCEPT of a connection held is allowed. Otherwise the replay must be ignored.
+        boolean stillHeld = !s.ofType(lastPoll, PacketType.CLOSE).isEmpty();
+        Checks.check(stillHeld || accepts.isEmpty(), "the CONNECT that opened connection %s, replayed after it ended"
+                + " (its CLOSEs no longer answered), got its ACCEPT again: a replay of an ended connection's CONNECT"
+                + " must be ignored [SPEC-CONN-16]", Long.toUnsignedString(ended));
+        // A cookie issued after the end is no replay: a fresh handshake with the same client id opens a new
+        // connection (from a socket of its own, whose echoes start at MSN 0).
+        WireSession fresh = c.openAs(1, s.localId());
+        int again = fresh.mark();
+        fresh.sendConnect(null);
+        Received challenge2 = fresh.awaitType(again, PacketType.CHALLENGE);
+        Checks.check(challenge2 != null, "no CHALLENGE for a CONNECT without a cookie naming an ended connection's"
+                + " client id [SPEC-CONN-9]");
+        int accepting = fresh.mark();
+        fresh.sendConnect(challenge2.packet().cookie.clone());
+        Received accept2 = fresh.awaitType(accepting, PacketType.ACCEPT);
+        Checks.check(accept2 != null, "no ACCEPT for a fresh handshake (a cookie issued after the connection ended)"
+                + " naming the ended connection's client id: only cookies issued before the end are replays"
+                + " [SPEC-CONN-16], [SPEC-CONN-12]");
+        fresh.established(accept2);
+        byte[] n = Scenarios.bytes(400, 44);
+        Scenarios.sendAll(fresh, fresh.send(ResponderContract.ECHO_STREAM, n), 0);
+        Scenarios.awaitEchoes(fresh, 1, "a SEND on the connection a fresh handshake opened");
+        Scenarios.checkEcho(fresh, 0, n, "the new connection's SEND");
+        Checks.check(fresh.echoes().getFirst().messageSequence() == 0, "the new connection's first echo has MSN %d,"
+                + " not 0 [SPEC-CONN-12]", fresh.echoes().getFirst().messageSequence());
+    }
+
+    private static void badConnect(CaseContext c) {
+        WireSession s = c.open(1);
+        List<BadConnect> breakages = List.of(
+                new BadConnect("destinationConnectionId 1", 8, 8, 1),
+                new BadConnect("sourceConnectionId 0", 32, 8, 0),
+                new BadConnect("maxDatagramBytes 255", 40, 4, 255),
+                new BadConnect("pathCount 0", 44, 2, 0),
+                new BadConnect("cookieLength 23", 46, 2, 23),
+                new BadConnect("sequenceWindow 63", 48, 4, 63));
+        for (BadConnect b : breakages) {
+            byte[] d = connectDatagram(s, CaseContext.DEFAULT_MAX_DATAGRAM, CaseContext.DEFAULT_SEQUENCE_WINDOW, null);
+            ByteBuffer buf = ByteBuffer.wrap(d);
+            switch (b.size()) {
+                case 8 -> buf.putLong(b.offset(), b.value());
+                case 4 -> buf.putInt(b.offset(), (int) b.value());
+                default -> buf.putShort(b.offset(), (short) b.value());
+            }
+            new PacketCodec().reseal(buf, 0, d.length);
+            int mark = s.mark();
+            s.sendUnnumbered(0, d, d.length);
+            c.quiet(s);
+            Checks.check(s.mark() == mark, "a CONNECT with %s was answered (%s): a CONNECT breaking a rule of its layout"
+                    + " is dropped [SPEC-WIRE-22]", b.name(), s.received().subList(mark, s.mark()));
+        }
+        // Unsigned u32 fields: 2^31 and 2^32 − 1 are valid sizes, not negative ones.
+        int mark = s.mark();
+        s.sendUnnumbered(0, connectDatagram(s, Integer.MIN_VALUE, -1, null), WireConstants.CONNECT_BYTES);
+        Received challenge = s.awaitType(mark, PacketType.CHALLENGE);
+        Checks.check(challenge != null, "no CHALLENGE for a CONNECT with maxDatagramBytes 2^31 and sequenceWindow"
+                + " 2^32 - 1: u32 fields are unsigned and such values valid [SPEC-WIRE-22]");
+        int accepting = s.mark();
+        s.sendUnnumbered(0, connectDatagram(s, Integer.MIN_VALUE, -1, challenge.packet().cookie),
+                WireConstants.CONNECT_BYTES);
+        Received accept = s.awaitType(accepting, PacketType.ACCEPT);
+        Checks.check(accept != null, "no ACCEPT for a CONNECT with maxDatagramBytes 2^31, sequenceWindow 2^32 - 1"
+                + " and the CHALLENGE's cookie [SPEC-WIRE-22], [SPEC-CONN-14]");
+        s.established(accept);
+        s.sendClose(CloseCode.NO_ERROR, false);
+    }
+
+    /** A CONNECT of {@code s}'s client id with the given u32 values (as bits) and {@code cookie} (null: none). */
+    private static byte[] connectDatagram(WireSession s, int maxDatagram, int window, byte[] cookie) {
+        Packet p = new Packet();
+        p.type = PacketType.CONNECT;
+        p.sourceConnectionId = s.localId();
+        p.maxDatagramBytes = maxDatagram;
+        p.pathCount = 1;
+        p.sequenceWindow = window;
+        if (cookie != null) {
+            p.hasCookie = true;
+            System.arraycopy(cookie, 0, p.cookie, 0, WireConstants.COOKIE_BYTES);
+        }
+        byte[] d = new byte[WireConstants.CONNECT_BYTES];
+        int n = new PacketCodec().encode(p, ByteBuffer.wrap(d), 0, null, 0);
+        Checks.require(n == d.length, "a CONNECT is " + d.length + " bytes");
+        return d;
+    }
+
+    /** Every ACCEPT in {@code accepts} names {@code ended}: a replayed CONNECT opened no other connection. */
+    private static void checkNoNewConnection(List<Received> accepts, long ended, String when) {
+        for (Received a : accepts) {
+            Checks.check(a.packet().sourceConnectionId == ended, "the CONNECT that opened connection %s, replayed %s,"
+                    + " was ACCEPTed as connection %s: a replayed CONNECT opened a second connection [SPEC-CONN-16],"
+                    + " [SPEC-CONN-12]", Long.toUnsignedString(ended), when,
+                    Long.toUnsignedString(a.packet().sourceConnectionId));
+        }
     }
 
     /** A handshake answer: to the client's id, path 0, no sequence numbers, on the socket the CONNECT left from. */

@@ -1,7 +1,10 @@
 package io.metaroce.bench.conformance;
 
+import io.metaroce.core.wire.PacketType;
+import io.metaroce.core.wire.WireConstants;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The suite as a receiver that limits the IUT's sender: its ACKs carry a rate hint
@@ -33,8 +36,39 @@ final class HintCases {
     static List<ConformanceCase> all() {
         return List.of(ConformanceCase.of("cc.hint-obeyed",
                 "under the suite's rate hint, the IUT's echoes keep to the hint (a burst and a third allowed)",
-                "SPEC-SACK-9, SPEC-CC-12, SPEC-CC-13, SPEC-CC-25, SPEC-CONF-14", "R-CC-2", HintCases::hintObeyed));
+                "SPEC-SACK-9, SPEC-CC-12, SPEC-CC-13, SPEC-CC-25, SPEC-CONF-14", "R-CC-2", HintCases::hintObeyed),
+                ConformanceCase.of("cc.fair-share",
+                        "two suite connections send to the IUT, one slowly and one twelve times as fast: the IUT's ACKs"
+                                + " tell them shares that differ by their demands (max-min, the spare handed out), not"
+                                + " an equal split",
+                        "SPEC-CC-10, SPEC-CC-11, SPEC-CC-20, SPEC-SACK-9, SPEC-ADM-4, SPEC-CONF-25", "R-CC-2",
+                        HintCases::fairShare),
+                ConformanceCase.of("cc.announced-share",
+                        "four connections accepted together (handshakes side by side) are announced at most C/k (the"
+                                + " k-th) and at least C/4 in their ACCEPTs, and the first ACK of the first of them,"
+                                + " before the others sent anything, carries C/4: accepted connections count as senders"
+                                + " in advance",
+                        "SPEC-CC-23, SPEC-CC-28, SPEC-CC-11, SPEC-WIRE-24, SPEC-CONF-25", "R-CC-2",
+                        HintCases::announcedShare));
     }
+
+    /** Connections {@code cc.announced-share} opens together. */
+    private static final int TOGETHER = 4;
+    /** How close an announced share must be to C / k: the integer steps of [SPEC-CC-10] and no more. */
+    private static final double ANNOUNCED_TOLERANCE = 0.01;
+
+    /** Ticks of {@code cc.fair-share} per fair-share period: the slow sender's one packet a tick keeps it active. */
+    private static final int TICKS_PER_PERIOD = 4;
+    /** Packets the busy sender sends a tick, to the slow sender's one ([SPEC-CONF-25]). */
+    private static final int BUSY_PER_TICK = 12;
+    /** Periods before the hints are read: the advance count and the first measurement windows are over. */
+    private static final int WARM_UP_PERIODS = 12;
+    /** Periods whose hints are judged. */
+    private static final int JUDGED_PERIODS = 20;
+    /** Attempts of {@code cc.fair-share} before it gives up on a host that stalls the suite. */
+    private static final int FAIR_SHARE_ATTEMPTS = 3;
+    /** A sender not held back by its share demands 5/4 of its rate ([SPEC-CC-11] item 2). */
+    private static final double HEADROOM = 1.25;
 
     private static void hintObeyed(CaseContext c) {
         WireSession s = c.connect(1);
@@ -80,5 +114,239 @@ final class HintCases {
                     "an echo under the rate hint");
         }
         Scenarios.checkAllAcks(s);
+    }
+
+    private static void fairShare(CaseContext c) {
+        long periodMillis = c.options().fairSharePeriodMillis();
+        long capacity = c.options().capacityBytesPerSecond();
+        if (periodMillis == 0) {
+            throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
+                    + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
+        }
+        if (capacity <= 0) {
+            throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
+        }
+        String last = null;
+        for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
+            last = fairShareAttempt(c, TimeUnit.MILLISECONDS.toNanos(periodMillis), capacity);
+            if (last == null) {
+                return;
+            }
+        }
+        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + FAIR_SHARE_ATTEMPTS + " attempts the"
+                + " suite's slow sender stalled for a period or more, so the IUT may have seen it stop; last: " + last);
+    }
+
+    /**
+     * One attempt of {@code cc.fair-share}: null when it passed; the failure when the suite's slow
+     * sender stalled for a period or more (the IUT may then rightly have taken it for a new sender,
+     * [SPEC-CC-11]); throws the failure otherwise.
+     */
+    private static String fairShareAttempt(CaseContext c, long periodNanos, long capacity) {
+        c.awaitEarlierSendersInactive(); // two senders: the case's own
+        WireSession slow = c.connect(1);
+        WireSession busy = c.connect(1);
+        // One full packet each, echoed; from then on its copies (duplicates, acknowledged at once, [SPEC-ADM-4]) are
+        // the senders' traffic: reliable packets the allocator counts, admitted or not ([SPEC-CC-11] item 1).
+        Segment slowSegment = firstPacket(slow);
+        Segment busySegment = firstPacket(busy);
+        long datagram = slowSegment.payload.length + WireConstants.DATA_OVERHEAD_BYTES;
+        long iutMaxDatagram = Integer.toUnsignedLong(slow.accept().packet().maxDatagramBytes);
+        long tick = periodNanos / TICKS_PER_PERIOD;
+        int ticks = (WARM_UP_PERIODS + JUDGED_PERIODS) * TICKS_PER_PERIOD;
+        int slowMark = 0;
+        int busyMark = 0;
+        long judgedFrom = 0;
+        long slowBytes = 0;
+        long busyBytes = 0;
+        long worstGap = 0;
+        long lastSlow = 0;
+        long next = System.nanoTime();
+        for (int t = 0; t < ticks; t++) {
+            long now = System.nanoTime();
+            if (t == WARM_UP_PERIODS * TICKS_PER_PERIOD) {
+                slowMark = slow.mark();
+                busyMark = busy.mark();
+                judgedFrom = now;
+                slowBytes = 0;
+                busyBytes = 0;
+            }
+            if (lastSlow != 0) {
+                worstGap = Math.max(worstGap, now - lastSlow);
+            }
+            lastSlow = now;
+            slow.resend(slowSegment, 0);
+            slowBytes += datagram;
+            for (int i = 0; i < BUSY_PER_TICK; i++) {
+                busy.resend(busySegment, 0);
+            }
+            busyBytes += BUSY_PER_TICK * datagram;
+            // A stall is not made up for with a burst: the next tick is a tick from now at the latest.
+            next = Math.max(next + tick, System.nanoTime());
+            long deadline = next;
+            slow.await(() -> false, Math.max(0, (deadline - System.nanoTime()) / 4));
+            busy.await(() -> false, Math.max(0, deadline - System.nanoTime()));
+        }
+        long judgedNanos = System.nanoTime() - judgedFrom;
+        slow.await(() -> false, tick);
+        busy.await(() -> false, tick);
+        double slowRate = slowBytes * 1e9 / judgedNanos;
+        double busyRate = busyBytes * 1e9 / judgedNanos;
+        List<Long> slowHints = hints(c, slow, slowMark);
+        List<Long> busyHints = hints(c, busy, busyMark);
+        Checks.check(!slowHints.isEmpty() && !busyHints.isEmpty(), "no ACK came in the %d judged periods (%d to the"
+                + " slow sender, %d to the busy one) for DATA already delivered [SPEC-ADM-4]", JUDGED_PERIODS,
+                slowHints.size(), busyHints.size());
+        long slowShare = median(slowHints);
+        long busyShare = median(busyHints);
+        // Demands as the allocator estimates them: 5/4 of the rate, at least a datagram of the IUT's a period.
+        double slowDemand = Math.max(HEADROOM * slowRate, iutMaxDatagram * 1e9 / periodNanos);
+        double busyDemand = Math.min(capacity, HEADROOM * busyRate);
+        if (busyDemand < 4 * slowDemand) {
+            throw new CaseSkipped(String.format(Locale.ROOT, "the busy sender's demand (%.0f bytes/s) is not four times"
+                    + " the slow one's (%.0f: a datagram of %d bytes a period at least) below the capacity %d: the case"
+                    + " cannot tell a division by demand from an equal split [SPEC-CONF-25]", busyDemand, slowDemand,
+                    iutMaxDatagram, capacity));
+        }
+        // Max-min with the spare handed out: the busy share exceeds the slow one by its demand's excess if the two
+        // fit (d_b − d_s, [SPEC-CC-20]), by C − 2·d_s if not ([SPEC-CC-10]); at least min(C, d_b) − 2·d_s either way.
+        double floor = (busyDemand - 2 * slowDemand) / 2;
+        String seen = String.format(Locale.ROOT, "the slow sender (%.0f bytes/s, %d ACKs) was told a median of %d"
+                + " bytes/s, the busy one (%.0f bytes/s, %d ACKs) %d, capacity %d", slowRate, slowHints.size(),
+                slowShare, busyRate, busyHints.size(), busyShare, capacity);
+        String failure = null;
+        if (busyShare - slowShare < floor) {
+            failure = String.format(Locale.ROOT, "%s: shares %d apart, where a division by demand puts them at least"
+                    + " %.0f apart (half of min(C, 5/4 of the busy rate) less twice the slow demand) [SPEC-CC-10],"
+                    + " [SPEC-CC-11]", seen, busyShare - slowShare, floor);
+        } else if (slowShare < HEADROOM * slowRate / 2) {
+            failure = String.format(Locale.ROOT, "%s: the slow sender is told less than half its demand (%.0f): a"
+                    + " satisfied sender's share is at least its demand [SPEC-CC-10]", seen, HEADROOM * slowRate);
+        } else if (slowShare + busyShare > capacity + capacity / 50) {
+            failure = String.format(Locale.ROOT, "%s: the shares add up to more than the capacity [SPEC-CC-10]", seen);
+        } else if (2 * (slowDemand + HEADROOM * busyRate) <= capacity && slowShare + busyShare < capacity * 9 / 10) {
+            failure = String.format(Locale.ROOT, "%s: the demands leave most of the capacity unused, and the shares add up"
+                    + " to %d, not the capacity: the spare is to be handed out [SPEC-CC-20]", seen,
+                    slowShare + busyShare);
+        }
+        if (failure == null) {
+            return null;
+        }
+        if (worstGap < periodNanos) {
+            throw new CaseFailure(failure);
+        }
+        return String.format(Locale.ROOT, "%s (the slow sender's longest gap %.1f ms)", failure, worstGap / 1e6);
+    }
+
+    private static void announcedShare(CaseContext c) {
+        long periodMillis = c.options().fairSharePeriodMillis();
+        long capacity = c.options().capacityBytesPerSecond();
+        if (periodMillis == 0) {
+            throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
+                    + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
+        }
+        if (capacity <= 0) {
+            throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
+        }
+        long period = TimeUnit.MILLISECONDS.toNanos(periodMillis);
+        long slowest = 0;
+        for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
+            c.awaitEarlierSendersInactive();
+            List<WireSession> sessions = new java.util.ArrayList<>();
+            long firstCookie = handshakeTogether(c, sessions);
+            WireSession first = sessions.getFirst();
+            Sent sent = Scenarios.sendAll(first, first.send(ECHO, Scenarios.bytes(100, 52)), 0).getLast();
+            Received ack = Scenarios.awaitAckOf(first, 0, sent.pathSequence());
+            // Every connection is counted in advance for two periods from its registration, which is after the first
+            // CONNECT with a cookie left: with the ACK read within two periods of that, all four still count.
+            long span = ack.arrivalNanos() - firstCookie;
+            if (span > 2 * period) {
+                slowest = Math.max(slowest, span);
+                continue;
+            }
+            // The share when the ACCEPT is written: at least k connections count by then (C / k at most), and no
+            // more than the four (C / 4 at least); an IUT that reads the four CONNECTs in one batch before it writes
+            // any ACCEPT tells each C / 4 (the reference does, on loopback).
+            for (int k = 1; k <= TOGETHER; k++) {
+                long announced = sessions.get(k - 1).accept().packet().rateHintBytesPerSecond;
+                long most = capacity / k;
+                long least = capacity / TOGETHER;
+                Checks.check(announced <= most + most * ANNOUNCED_TOLERANCE + 1
+                        && announced >= least - least * ANNOUNCED_TOLERANCE - 1, "the ACCEPT of the %d-th of %d"
+                        + " connections accepted within %.1f ms announces %d bytes/s, outside [C / %d, C / %d] = [%d,"
+                        + " %d]: a connection accepted counts as a sender from its registration [SPEC-CC-28],"
+                        + " [SPEC-CC-23]", k, TOGETHER, (sessions.getLast().accept().arrivalNanos() - firstCookie) / 1e6,
+                        announced, TOGETHER, k, least, most);
+            }
+            long hint = ack.packet().rateHintBytesPerSecond;
+            Checks.check(near(hint, capacity / TOGETHER), "the first ACK of the first of %d connections accepted"
+                    + " together, %.1f ms after its CONNECT and before the others sent anything, carries %d bytes/s, not"
+                    + " C / %d = %d: accepted connections count as senders demanding C for two periods [SPEC-CC-23],"
+                    + " [SPEC-CC-11]", TOGETHER, span / 1e6, hint, TOGETHER, capacity / TOGETHER);
+            return;
+        }
+        throw new CaseSkipped(String.format(Locale.ROOT, "%s: in each of %d attempts the first ACK came more than two"
+                + " fair-share periods after the first CONNECT with a cookie (at last %.1f ms), when the IUT may rightly no longer count"
+                + " the connections in advance", CaseSkipped.HOST_TOO_SLOW, FAIR_SHARE_ATTEMPTS, slowest / 1e6));
+    }
+
+    /**
+     * Opens {@link #TOGETHER} connections into {@code sessions} with their handshakes side by side:
+     * every CONNECT, then every CONNECT with its cookie in one burst, in order, so the IUT accepts
+     * them in that order and within a round trip. Returns when the first CONNECT with a cookie left.
+     */
+    private static long handshakeTogether(CaseContext c, List<WireSession> sessions) {
+        List<Integer> marks = new java.util.ArrayList<>();
+        for (int k = 0; k < TOGETHER; k++) {
+            WireSession s = c.open(1);
+            sessions.add(s);
+            marks.add(s.mark());
+            s.sendConnect(null);
+        }
+        List<byte[]> cookies = new java.util.ArrayList<>();
+        for (int k = 0; k < TOGETHER; k++) {
+            Received challenge = sessions.get(k).awaitType(marks.get(k), PacketType.CHALLENGE);
+            Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
+            cookies.add(challenge.packet().cookie.clone());
+        }
+        long firstCookie = System.nanoTime();
+        for (int k = 0; k < TOGETHER; k++) {
+            marks.set(k, sessions.get(k).mark());
+            sessions.get(k).sendConnect(cookies.get(k));
+        }
+        for (int k = 0; k < TOGETHER; k++) {
+            Received accept = sessions.get(k).awaitType(marks.get(k), PacketType.ACCEPT);
+            Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
+            sessions.get(k).established(accept);
+        }
+        return firstCookie;
+    }
+
+    private static boolean near(long value, long expected) {
+        return Math.abs(value - expected) <= expected * ANNOUNCED_TOLERANCE + 1;
+    }
+
+    /** Sends a SEND of one full packet on {@code s} and waits for its echo; returns the packet for its copies. */
+    private static Segment firstPacket(WireSession s) {
+        Segment seg = s.send(ECHO, Scenarios.bytes(s.payloadSize(), 51)).getFirst();
+        s.send(seg, 0);
+        Scenarios.awaitEchoes(s, 1, "a SEND of one packet");
+        return seg;
+    }
+
+    /** The rate hints of the ACKs {@code s} received since {@code mark}, each checked against the capacity. */
+    private static List<Long> hints(CaseContext c, WireSession s, int mark) {
+        List<Long> out = new java.util.ArrayList<>();
+        for (Received ack : s.ofType(mark, PacketType.ACK)) {
+            long hint = ack.packet().rateHintBytesPerSecond;
+            HandshakeCases.checkAnnouncedShare(c, hint, "an ACK's rateHintBytesPerSecond");
+            out.add(hint);
+        }
+        return out;
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
     }
 }

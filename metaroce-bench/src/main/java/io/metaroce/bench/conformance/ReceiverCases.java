@@ -623,6 +623,7 @@ final class ReceiverCases {
     }
 
     private static void rateHint(CaseContext c) {
+        c.awaitEarlierSendersInactive(); // a lone sender: told the whole capacity
         WireSession s = c.connect(1);
         HandshakeCases.checkAnnouncedShare(c, s.accept().packet().rateHintBytesPerSecond,
                 "the ACCEPT's rateHintBytesPerSecond");

@@ -25,12 +25,20 @@ import java.util.Objects;
  *     the contract's 400 by default): the keep-alive case checks against it
  * @param idleTimeoutMillis the responder's {@code idleTimeoutNanos} in milliseconds ([SPEC-CONF-13];
  *     the contract's 1,200 by default): the idle-timeout case checks against it
+ * @param fairSharePeriodMillis the responder's {@code fairSharePeriodNanos} in milliseconds
+ *     ([SPEC-CONF-25]): 0 when not given (the fair-share case then SKIPs), otherwise at least
+ *     {@link #MIN_FAIR_SHARE_PERIOD_MILLIS}
  *
  * <p>Immutable; thread-safe.
  */
 public record SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
         boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros,
-        long keepAliveMillis, long idleTimeoutMillis) {
+        long keepAliveMillis, long idleTimeoutMillis, long fairSharePeriodMillis) {
+    /**
+     * The shortest fair-share period the suite can judge by ([SPEC-CONF-25]): a sender is active for
+     * two periods, and the suite keeps its slow sender's packets within a quarter period apart.
+     */
+    public static final long MIN_FAIR_SHARE_PERIOD_MILLIS = 20;
     /** The minimum RTO a responder SHOULD run with ([SPEC-CONF-5]), the suite's default. */
     public static final long DEFAULT_MIN_RTO_MILLIS = 20;
     /** The default {@code maxAckDelayNanos} of docs/spec.md §12.1, in microseconds. */
@@ -53,7 +61,19 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
             throw new IllegalArgumentException("keepAliveMillis (" + keepAliveMillis + ") must be at least 1 and below"
                     + " idleTimeoutMillis (" + idleTimeoutMillis + ")");
         }
+        if (fairSharePeriodMillis != 0 && fairSharePeriodMillis < MIN_FAIR_SHARE_PERIOD_MILLIS) {
+            throw new IllegalArgumentException("fairSharePeriodMillis is " + fairSharePeriodMillis + " but must be 0 (not"
+                    + " given) or at least " + MIN_FAIR_SHARE_PERIOD_MILLIS + ": run the responder with a longer period");
+        }
         cases = List.copyOf(cases);
+    }
+
+    /** Options without the responder's fair-share period (the fair-share case SKIPs). */
+    public SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
+            boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros,
+            long keepAliveMillis, long idleTimeoutMillis) {
+        this(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, minRtoMillis,
+                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, 0);
     }
 
     /** Options with the contract's keep-alive and idle timeout ([SPEC-CONF-13]). */
@@ -73,13 +93,19 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     /** The same options with the responder's minimum RTO {@code millis}. */
     public SuiteOptions withMinRtoMillis(long millis) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, millis,
-                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis);
+                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
     }
 
     /** The same options with the responder's keep-alive {@code keepAlive} and idle timeout {@code idle}, ms. */
     public SuiteOptions withIdleTimers(long keepAlive, long idle) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed,
-                minRtoMillis, maxAckDelayMicros, keepAlive, idle);
+                minRtoMillis, maxAckDelayMicros, keepAlive, idle, fairSharePeriodMillis);
+    }
+
+    /** The same options with the responder's fair-share period {@code millis} ([SPEC-CONF-25]). */
+    public SuiteOptions withFairSharePeriodMillis(long millis) {
+        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed,
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, millis);
     }
 
     /** Defaults for {@code target}: waits of 2 s, quiet spells of 200 ms, the contract's capacity, every case. */
@@ -90,7 +116,7 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     /** The same options running only the cases {@code ids} (ids or prefixes). */
     public SuiteOptions withCases(List<String> ids) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, ids, seed,
-                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis);
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
     }
 
     /** Whether the case {@code id} is selected. */

@@ -104,12 +104,21 @@ public final class WireSession implements AutoCloseable {
      * {@code sequenceWindow} in its CONNECTs; every wait for the IUT lasts at most {@code waitMillis}.
      */
     public WireSession(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis, long seed) {
+        this(peer, maxDatagramBytes, sequenceWindow, waitMillis, idFromSeed(seed));
+    }
+
+    /**
+     * A session as {@link #WireSession(WirePeer, int, int, long, long)} whose connection id (its
+     * CONNECTs' {@code sourceConnectionId}) is {@code localId}, not one drawn from a seed: for the
+     * cases that send a client id another session of theirs holds ([SPEC-CONN-16]).
+     */
+    WireSession(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis, Long localId) {
+        Checks.require(localId != 0, "connection id 0 is no connection's [SPEC-CONN-2]");
         this.peer = peer;
         this.ownMaxDatagram = maxDatagramBytes;
         this.ownWindow = sequenceWindow;
         this.waitNanos = TimeUnit.MILLISECONDS.toNanos(waitMillis);
-        long id = new SplittableRandom(seed).nextLong();
-        this.localId = id == 0 ? 1 : id;
+        this.localId = localId;
         int paths = peer.paths();
         this.nextPsn = new long[paths];
         this.iutHighest = new long[paths];
@@ -126,6 +135,11 @@ public final class WireSession implements AutoCloseable {
             iutPsnToCsn.add(new HashMap<>());
             withheld.add(new java.util.HashSet<>());
         }
+    }
+
+    private static Long idFromSeed(long seed) {
+        long id = new SplittableRandom(seed).nextLong();
+        return id == 0 ? 1 : id;
     }
 
     // =====================================================================================

@@ -102,8 +102,52 @@ final class FaultyRelay implements AutoCloseable {
          * takes nothing beyond a hole in the connection's sequence, so a message of one stream waits for another's
          * ([SPEC-MSG-14]).
          */
-        STREAMS_SERIALIZED
+        STREAMS_SERIALIZED,
+        /**
+         * A CONNECT towards the responder naming a client id that another of the suite's addresses opened a
+         * connection with reaches it under another client id (and the answers go back under the suite's): a server
+         * that keys its connections by address and client id, so a live id from another address opens a second
+         * connection ([SPEC-CONN-16]).
+         */
+        CLIENT_ID_PER_ADDRESS,
+        /**
+         * A CONNECT with a cookie towards the responder, for a client id whose connection the responder closed, has
+         * its cookie swapped for a fresh one (the relay handshakes for it): a server that does not remember ended
+         * connections, so a replayed CONNECT opens a new one ([SPEC-CONN-16]).
+         */
+        REPLAY_ACCEPTED,
+        /**
+         * The rate hint of every ACK towards the suite is made the mean of the latest hints of the suite's connections
+         * that got an ACK within the last 200 ms: a receiver that splits its capacity equally, whatever the demands
+         * ([SPEC-CC-10]).
+         */
+        HINTS_EQUALIZED,
+        /**
+         * A CONNECT towards the responder that breaks a rule of its layout is repaired (each field brought to the
+         * nearest valid value): a server that does not check a CONNECT's fields ([SPEC-WIRE-22]).
+         */
+        CONNECT_REPAIRED,
+        /**
+         * After each CLOSE towards the suite, the last DATA the relay passed to that address goes again, as a
+         * retransmission with a PSN of its own: a connection that goes on sending DATA in DRAINING ([SPEC-STATE-2]).
+         */
+        DATA_AFTER_CLOSE,
+        /**
+         * Hints towards the suite as a server that counts a connection only from its first DATA would give: every
+         * ACCEPT announces the whole capacity (the largest hint seen), every ACK the capacity divided among the
+         * connections that sent DATA within the last 100 ms ({@link #ADVANCE_WINDOW_NANOS}) ([SPEC-CC-23]).
+         */
+        ADVANCE_COUNT_IGNORED
     }
+
+    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: two fair-share periods of the test's responder (50 ms). */
+    private static final long ADVANCE_WINDOW_NANOS = 100_000_000L;
+
+    /** For {@link Fault#HINTS_EQUALIZED}: how recent a connection's latest ACK must be for it to count as a sender. */
+    private static final long EQUALIZED_WINDOW_NANOS = 200_000_000L;
+
+    /** For {@link Fault#CLIENT_ID_PER_ADDRESS}: what a second address's client id is turned into. */
+    private static final long ALIAS_MASK = 0x5A5A_5A5A_5A5A_5A5AL;
 
     /** For {@link Fault#IMPLAUSIBLE_ADMITTED}: CSNs this far above 0 count as beyond the window. */
     private static final long FAR_CSN = 1 << 15;
@@ -148,6 +192,20 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<String, Long> firstLength = new HashMap<>();
     /** For {@link Fault#STREAMS_SERIALIZED}: the lowest CSN not passed yet, by connection id. */
     private final Map<Long, Long> nextCsn = new HashMap<>();
+    /** For {@link Fault#CLIENT_ID_PER_ADDRESS}: the suite's first address to CONNECT with each client id. */
+    private final Map<Long, InetSocketAddress> firstConnectFrom = new HashMap<>();
+    /** For {@link Fault#REPLAY_ACCEPTED}: the suite's client ids to which the responder sent a CLOSE. */
+    private final Set<Long> closedClients = new HashSet<>();
+    /** For {@link Fault#REPLAY_ACCEPTED}: client ids whose fresh CHALLENGE the relay awaits, with the CONNECT to complete. */
+    private final Map<Long, Packet> refreshing = new HashMap<>();
+    /** For {@link Fault#HINTS_EQUALIZED}: each connection's latest hint and when it came, by the suite's id. */
+    private final Map<Long, long[]> latestHints = new HashMap<>();
+    /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
+    private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
+    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: when DATA last went to each of the responder's connection ids. */
+    private final Map<Long, Long> lastDataTo = new HashMap<>();
+    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: the largest hint the responder sent (its capacity). */
+    private long largestHint;
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -220,6 +278,10 @@ final class FaultyRelay implements AutoCloseable {
                 upstreams.put(client, up);
             }
             int length = buffer.remaining();
+            if (fault == Fault.CONNECT_REPAIRED && length == WireConstants.CONNECT_BYTES
+                    && buffer.get(1) == PacketType.CONNECT) {
+                repairConnect();
+            }
             int head = PacketCodec.bundledHeadLength(buffer, 0, length);
             if (fault == Fault.BUNDLED_ACK_DROPPED && head > 0) {
                 buffer.put(0, buffer, head, length - head); // the packet behind the ACK, alone
@@ -268,9 +330,23 @@ final class FaultyRelay implements AutoCloseable {
             }
             if (valid && p.type == PacketType.CONNECT) {
                 pathZeroOf.put(p.sourceConnectionId, client);
+                InetSocketAddress firstFrom = firstConnectFrom.putIfAbsent(p.sourceConnectionId, client);
+                if (fault == Fault.CLIENT_ID_PER_ADDRESS && firstFrom != null && !firstFrom.equals(client)) {
+                    buffer.putLong(32, p.sourceConnectionId ^ ALIAS_MASK);
+                    codec.reseal(buffer, 0, length);
+                } else if (fault == Fault.REPLAY_ACCEPTED && p.hasCookie
+                        && closedClients.contains(p.sourceConnectionId)) {
+                    refreshing.put(p.sourceConnectionId, p);
+                    p.hasCookie = false;
+                    buffer.clear();
+                    length = codec.encode(p, buffer, 0, null, 0);
+                }
             }
             if (valid && p.type == PacketType.DATA && p.pathId == 1) {
                 pathOneOf.put(p.destinationConnectionId, client);
+            }
+            if (valid && p.type == PacketType.DATA) {
+                lastDataTo.put(p.destinationConnectionId, System.nanoTime());
             }
             if (fault == Fault.WRITE_MISPLACED && valid && p.type == PacketType.DATA && p.opcode == DataOpcode.WRITE
                     && p.payloadMessageOffset > 0) {
@@ -321,6 +397,17 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, ack -> ack.ackDelayNanos += 1_000_000_000L);
             } else if (fault == Fault.CUMULATIVE_INFLATED) {
                 length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
+            } else if (fault == Fault.HINTS_EQUALIZED) {
+                length = rewriteAck(length, this::equalizeHint);
+            } else if (fault == Fault.ADVANCE_COUNT_IGNORED) {
+                length = rewriteAck(length, this::countOnlySenders);
+                Packet a = new Packet();
+                if (codec.decode(buffer, 0, length, a) == DecodeError.OK && a.type == PacketType.ACCEPT) {
+                    largestHint = Math.max(largestHint, a.rateHintBytesPerSecond);
+                    a.rateHintBytesPerSecond = largestHint;
+                    buffer.clear();
+                    length = codec.encode(a, buffer, 0, null, 0);
+                }
             } else if (fault == Fault.RESEND_ON_PATH_ZERO) {
                 Packet p = new Packet();
                 int head = PacketCodec.bundledHeadLength(buffer, 0, length);
@@ -335,6 +422,32 @@ final class FaultyRelay implements AutoCloseable {
             int head = PacketCodec.bundledHeadLength(buffer, 0, length);
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, head, length - head, p) == DecodeError.OK;
+            if (fault == Fault.CLIENT_ID_PER_ADDRESS && valid && !client.equals(
+                    firstConnectFrom.getOrDefault(p.destinationConnectionId ^ ALIAS_MASK, client))) {
+                buffer.putLong(head + 8, p.destinationConnectionId ^ ALIAS_MASK); // back to the suite's id
+                codec.reseal(buffer, head, length - head);
+                if (head > 0) { // the ACK a bundle carries ahead of the packet names the connection too
+                    buffer.putLong(8, p.destinationConnectionId ^ ALIAS_MASK);
+                    codec.reseal(buffer, 0, head);
+                }
+                p.destinationConnectionId ^= ALIAS_MASK;
+            }
+            if (fault == Fault.REPLAY_ACCEPTED && valid && p.type == PacketType.CLOSE) {
+                closedClients.add(p.destinationConnectionId);
+            }
+            if (fault == Fault.REPLAY_ACCEPTED && valid && p.type == PacketType.CHALLENGE
+                    && refreshing.containsKey(p.destinationConnectionId)) {
+                // The fresh cookie goes upstream in the suite's CONNECT instead of the stale one; the suite sees only
+                // the ACCEPT it brings.
+                Packet connect = refreshing.remove(p.destinationConnectionId);
+                connect.hasCookie = true;
+                System.arraycopy(p.cookie, 0, connect.cookie, 0, WireConstants.COOKIE_BYTES);
+                buffer.clear();
+                int n = codec.encode(connect, buffer, 0, null, 0);
+                buffer.limit(n).position(0);
+                up.send(buffer, upstream);
+                continue;
+            }
             if (valid && p.type == PacketType.ACCEPT) {
                 responderIdOf.put(p.destinationConnectionId, p.sourceConnectionId);
             }
@@ -362,6 +475,13 @@ final class FaultyRelay implements AutoCloseable {
             }
             buffer.limit(length).position(0);
             front.send(buffer, to);
+            if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.DATA) {
+                byte[] copy = new byte[length - head]; // without the ACK a bundle carries ahead of it
+                buffer.get(head, copy);
+                lastData.put(to, copy);
+            } else if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.CLOSE && lastData.containsKey(to)) {
+                sendAgain(lastData.remove(to), to);
+            }
             if (fault == Fault.PROBES_DOUBLED && valid && p.type == PacketType.PATH_PROBE) {
                 buffer.limit(length).position(0);
                 front.send(buffer, to);
@@ -402,6 +522,58 @@ final class FaultyRelay implements AutoCloseable {
         int written = codec.encode(ack, buffer, 0, null, 0);
         buffer.put(written, rest);
         return written + rest.length;
+    }
+
+    /** Gives the ACK the mean of the latest hints of the connections that got one lately ({@link Fault#HINTS_EQUALIZED}). */
+    private void equalizeHint(Packet ack) {
+        long now = System.nanoTime();
+        latestHints.put(ack.destinationConnectionId, new long[] {ack.rateHintBytesPerSecond, now});
+        long sum = 0;
+        int n = 0;
+        for (long[] h : latestHints.values()) {
+            if (now - h[1] <= EQUALIZED_WINDOW_NANOS) {
+                sum += h[0];
+                n++;
+            }
+        }
+        ack.rateHintBytesPerSecond = sum / n;
+    }
+
+    /** Brings every field of the CONNECT in {@link #buffer} to its nearest valid value ({@link Fault#CONNECT_REPAIRED}). */
+    private void repairConnect() {
+        buffer.putLong(8, 0);
+        if (buffer.getLong(32) == 0) {
+            buffer.putLong(32, 1);
+        }
+        buffer.putInt(40, (int) Math.max(PacketCodec.MIN_DATAGRAM_BYTES, Integer.toUnsignedLong(buffer.getInt(40))));
+        buffer.putShort(44, (short) Math.max(1, Short.toUnsignedInt(buffer.getShort(44))));
+        int cookieLength = Short.toUnsignedInt(buffer.getShort(46));
+        if (cookieLength != 0 && cookieLength != WireConstants.COOKIE_BYTES) {
+            buffer.putShort(46, (short) 0);
+        }
+        buffer.putInt(48, (int) Math.max(64, Integer.toUnsignedLong(buffer.getInt(48))));
+        codec.reseal(buffer, 0, WireConstants.CONNECT_BYTES);
+    }
+
+    /** Sends {@code datagram}, a DATA passed before, to {@code to} again as a retransmission with a PSN of its own. */
+    private void sendAgain(byte[] datagram, InetSocketAddress to) throws IOException {
+        Packet p = new Packet();
+        ByteBuffer b = ByteBuffer.wrap(datagram);
+        if (codec.decode(b, 0, datagram.length, p) != DecodeError.OK) {
+            return;
+        }
+        b.putShort(4, (short) (p.flags | WireConstants.FLAG_RETRANSMISSION));
+        b.putLong(24, p.pathSequence + SECOND_COPY_PSN_OFFSET);
+        codec.reseal(b, 0, datagram.length);
+        front.send(ByteBuffer.wrap(datagram), to);
+    }
+
+    /** The capacity divided among the connections that sent DATA lately ({@link Fault#ADVANCE_COUNT_IGNORED}). */
+    private void countOnlySenders(Packet ack) {
+        largestHint = Math.max(largestHint, ack.rateHintBytesPerSecond);
+        long now = System.nanoTime();
+        long senders = lastDataTo.values().stream().filter(t -> now - t <= ADVANCE_WINDOW_NANOS).count();
+        ack.rateHintBytesPerSecond = largestHint / Math.max(1, senders);
     }
 
     /** Reports the ACK's lowest acknowledged PSN missing. */

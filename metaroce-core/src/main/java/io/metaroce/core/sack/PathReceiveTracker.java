@@ -148,12 +148,20 @@ public final class PathReceiveTracker {
      */
     public void noteAckEliciting(boolean immediate, int ackEveryPackets, long maxAckDelayNanos, long nowNanos) {
         unacknowledged++;
+        // Published only when ackDeadlineNanos() changes: with nothing pending (0 unacknowledged)
+        // ackNow is false and the deadline unset (only writeAck empties the count, and it resets
+        // both), so the first packet after an ACK always takes one of the two publishing
+        // branches; a packet that changes neither (most of a run between two ACKs) leaves the
+        // published value as it is. It runs for every DATA packet received.
         if (immediate || unacknowledged >= ackEveryPackets || ackEachAfterGap && gapSeen) {
-            ackNow = true;
+            if (!ackNow) {
+                ackNow = true;
+                publishAckDeadline();
+            }
         } else if (ackDeadlineNanos == Long.MAX_VALUE) {
             ackDeadlineNanos = nowNanos + maxAckDelayNanos;
+            publishAckDeadline();
         }
-        publishAckDeadline();
     }
 
     /** Whether an ACK for this path should be sent at {@code nowNanos}. */

@@ -206,6 +206,11 @@ class PathReceiveTrackerPropertyTest {
         int every = 1 + rnd.nextInt(6);
         long delay = rnd.nextInt(4) == 0 ? 0 : 1 + rnd.nextInt(100_000);
         PathReceiveTracker tracker = new PathReceiveTracker();
+        // The connection's array of its paths' ACK deadlines: kept equal to ackDeadlineNanos()
+        // after every change, whichever branch of noteAckEliciting ran.
+        long[] sink = new long[3];
+        int slot = rnd.nextInt(3);
+        tracker.publishAckDeadlineTo(sink, slot);
         Packet ack = new Packet();
         long now = rnd.nextLong(-1_000_000_000L, 1_000_000_000L);
         long psn = 0;
@@ -238,6 +243,7 @@ class PathReceiveTrackerPropertyTest {
                     + " first at %d, delay %d, now %d", seed, st, unacknowledged, every, immediateDue, firstAt, delay, now)
                     .isEqualTo(expDue);
             long deadline = tracker.ackDeadlineNanos();
+            assertThat(sink[slot]).as("seed %d step %d: the published ACK deadline", seed, st).isEqualTo(deadline);
             if (unacknowledged == 0) {
                 assertThat(deadline).as("seed %d step %d: no deadline when nothing is pending", seed, st)
                         .isEqualTo(Long.MAX_VALUE);

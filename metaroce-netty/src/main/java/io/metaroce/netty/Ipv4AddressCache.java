@@ -37,8 +37,30 @@ final class Ipv4AddressCache {
         return a;
     }
 
+    /**
+     * The address {@link #toPacked} last packed and its packed form. A connection's datagrams go to
+     * the same address object (the engine keeps one per path), so the next datagram is usually
+     * answered here, by identity, without the map's hash and {@code equals} (an
+     * {@code InetSocketAddress} is immutable: its packed form never changes).
+     */
+    private InetSocketAddress lastPackedAddress;
+    private long lastPacked = MISSING;
+
     /** The packed form of {@code address}, or -1 if it is not IPv4. */
     long toPacked(InetSocketAddress address) {
+        if (address == lastPackedAddress) {
+            return lastPacked;
+        }
+        long packed = packedOf(address);
+        if (packed != MISSING) {
+            lastPackedAddress = address;
+            lastPacked = packed;
+        }
+        return packed;
+    }
+
+    /** {@link #toPacked} through the map. */
+    private long packedOf(InetSocketAddress address) {
         long packed = byAddress.getValue(address);
         if (packed == MISSING) {
             if (!(address.getAddress() instanceof Inet4Address v4)) {

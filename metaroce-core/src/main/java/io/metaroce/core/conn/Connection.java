@@ -912,6 +912,30 @@ public final class Connection implements ScoreboardListener {
         return t;
     }
 
+    /** Whether the cached deadlines of {@link #nextTimeoutNanos} hold: nothing changed them since it last ran. */
+    boolean deadlinesFresh() {
+        return !deadlinesStale && !pathTouched;
+    }
+
+    /**
+     * For a connection whose {@link #nextTimeoutNanos} has just answered a time at or before the
+     * latest call (a due ACK or a paced packet waiting for the driver's transmit poll): the
+     * earliest time at which, with nothing changed and no transmit poll, asking it again (for its
+     * next timeout, or to run its timers) could do something, or {@link Long#MIN_VALUE} if at every
+     * call. Before then {@link #nextTimeoutNanos} answers the same from its cache (only its pacing
+     * term moves with time, and that is later) and {@link #handleTimeout} returns at its first
+     * test; the controller questions a reuse repeats are {@link #recheckNanos}'s. So: the pacing
+     * term (asked again then), and the timers' earliest deadline (the paths' ACK deadlines aside:
+     * a timer pass acts on none); at every call in a state whose timer pass has no such test, or
+     * while the pacing term is not reused.
+     */
+    long overdueRecheckNanos() {
+        if (state != ConnectionState.ESTABLISHED || deadlinesStale || pathTouched || !pacingKnown) {
+            return Long.MIN_VALUE;
+        }
+        return Math.min(pacedSendNanos, cachedTimerDeadlineNanos());
+    }
+
     /** The earliest of the paths' ACK deadlines ({@link Long#MAX_VALUE}: none). */
     long ackDeadlinesNanos() {
         long t = Long.MAX_VALUE;

@@ -235,9 +235,16 @@ final class DataWriter {
             return false;
         }
         tellFirstPacketBytes(nowNanos);
+        // The round-robin cursor over the paths moves only when a packet leaves: a poll that picks
+        // a path and then sends nothing (no resend due, no work the scheduler may send) puts it
+        // back, so which path a connection sends on next does not depend on how often its
+        // endpoint polls it (every call, as a walk of every connection did, or only when it may
+        // have work, as the ready set does).
+        int cursor = paths.nextForData();
         if (!packets.canIssue(peerWindow)) {
             stats.sequenceWindowStalls++;
-            return idleResend && writeIdleResend(nowNanos, pickPathForNewData(nowNanos), out, p, codec);
+            return idleResend && sentOrCursorBack(cursor,
+                    writeIdleResend(nowNanos, pickPathForNewData(nowNanos), out, p, codec));
         }
         Path path = pickPathForNewData(nowNanos);
         if (path == null) {
@@ -251,7 +258,7 @@ final class DataWriter {
         }
         int w = scheduler.nextWorkToSend(nowNanos);
         if (w == StreamTable.NONE) {
-            return writeIdleResend(nowNanos, path, out, p, codec);
+            return sentOrCursorBack(cursor, writeIdleResend(nowNanos, path, out, p, codec));
         }
         // [SPEC-MSG-3]: packets of one length, the last overlapping its predecessor; without
         // equalLengthPackets, full packets and a shorter last one.
@@ -271,6 +278,22 @@ final class DataWriter {
             scheduler.advanceCursor(w);
         }
         return writeReliable(nowNanos, path, csn, false, out, p, codec);
+    }
+
+    /**
+     * Whether a write with nothing new to send still picks a path for an idle resend (the rule is
+     * on and packets are outstanding), for tests of the path cursor.
+     */
+    boolean idleResendsConsideredForTest() {
+        return idleResend && packets.floor() != packets.next();
+    }
+
+    /** {@code sent}, after putting the path cursor back to {@code cursor} if nothing was sent. */
+    private boolean sentOrCursorBack(int cursor, boolean sent) {
+        if (!sent) {
+            paths.nextForData(cursor);
+        }
+        return sent;
     }
 
     /**

@@ -81,8 +81,23 @@ public final class Endpoint {
     private final IndexSet ready = new IndexSet();
     /** Slots whose deadlines may have changed since {@link #pollTimeoutNanos} last read them. */
     private final IndexSet dirty = new IndexSet();
-    /** Each clean slot keyed by its connection's next timeout ({@code Connection#nextTimeoutNanos}). */
+    /**
+     * Each clean slot keyed by its connection's next timeout ({@code Connection#nextTimeoutNanos}),
+     * or, for a parked slot (see {@link #overdue}), by the time it must be looked at again.
+     */
     private final DeadlineHeap wakeups = new DeadlineHeap();
+    /**
+     * The parked slots, each keyed by its connection's next timeout, which has passed: a clean
+     * connection with something due (an ACK, a paced packet) that waits for the driver's transmit
+     * poll, which a driver whose NIC is busy does not make. A walk of every connection would find
+     * the same next timeout for it at every call until it changes (only its pacing term moves with
+     * time, and that is later), so it is read again only when it changes, is polled, or its
+     * {@code Connection#overdueRecheckNanos} comes (its key in {@link #wakeups} meanwhile); until
+     * then it is ready, as the walk would serve it at every call. Without parking it was released,
+     * read again and put back at every call: the walk's cost again, for every overdue connection
+     * of a busy host.
+     */
+    private final DeadlineHeap overdue = new DeadlineHeap();
     /**
      * Each clean slot keyed by the time a poll of its connection could next do something that is
      * not a wake-up ({@code Connection#recheckNanos}): not reported to the driver, but the first
@@ -220,6 +235,7 @@ public final class Endpoint {
         dirty.ensureCapacity(slot + 1);
         wakeups.ensureCapacity(slot + 1);
         rechecks.ensureCapacity(slot + 1);
+        overdue.ensureCapacity(slot + 1);
         c.scheduleSlot(slot);
         scheduleChanged(c);
         if (fairShare.enabled()) {
@@ -391,9 +407,7 @@ public final class Endpoint {
         while (s >= 0) {
             Connection c = connectionList.get(s);
             if (!c.scheduledChange) {
-                // A send changes its deadlines: read again at the next pollTimeoutNanos.
-                dirty.add(s);
-                c.scheduledChange = true;
+                polled(s, c);
             }
             if (c.pollTransmit(nowNanos, out, tx, codec)) {
                 // Next call starts with the next connection, so one busy connection cannot starve
@@ -411,6 +425,15 @@ public final class Endpoint {
             sweep();
         }
         return false;
+    }
+
+    /** Slot {@code s} ({@code c}) is polled: a send changes its deadlines, read again at the next pollTimeoutNanos. */
+    private void polled(int s, Connection c) {
+        dirty.add(s);
+        c.scheduledChange = true;
+        if (overdue.contains(s)) {
+            unpark(s);
+        }
     }
 
     /** The first ready slot at or after {@code from}, wrapping once; -1 if none is ready. */
@@ -463,13 +486,45 @@ public final class Endpoint {
         // change them, and each marks it dirty (the contract of Connection#nextTimeoutNanos).
         for (int s = dirty.next(0); s >= 0; s = dirty.next(s + 1)) {
             Connection c = connectionList.get(s);
-            wakeups.set(s, c.nextTimeoutNanos(latestNanos));
+            // Only a connection whose deadlines did not change is parked: one that changed (a
+            // datagram for it, a send) most likely changes again before the next call, and
+            // parking it would cost more than reading it again (the permutation's receivers).
+            boolean unchanged = c.deadlinesFresh();
+            long wake = c.nextTimeoutNanos(latestNanos);
             rechecks.set(s, c.recheckNanos());
+            wakeups.set(s, wake > latestNanos || !unchanged ? wake : parkIfSettled(s, c, wake));
             dirty.remove(s);
             c.scheduledChange = false;
         }
         nextReleaseNanos = Math.min(wakeups.minKey(), rechecks.minKey());
-        return wakeups.minKey();
+        // A parked slot's key in wakeups is later than the latest call, its next timeout not.
+        return Math.min(overdue.minKey(), wakeups.minKey());
+    }
+
+    /**
+     * Slot {@code s} ({@code c}, clean) has next timeout {@code wake}, at or before the latest
+     * call: it is parked (ready, its timeout kept in {@link #overdue}) unless it must be looked at
+     * again at the next call anyway. Returns its key in {@link #wakeups}: the time it must be looked
+     * at again if parked, else {@code wake} (released at the next call, as before parking).
+     */
+    private long parkIfSettled(int s, Connection c, long wake) {
+        long recheck = c.overdueRecheckNanos();
+        if (recheck <= latestNanos) {
+            return wake;
+        }
+        overdue.set(s, wake);
+        ready.add(s);
+        return recheck;
+    }
+
+    /**
+     * Parked slot {@code s} changed, was polled or is due: its next timeout is read again at the
+     * next {@link #pollTimeoutNanos}, and until then it is in no heap but the rechecks, as a
+     * released slot is.
+     */
+    private void unpark(int s) {
+        overdue.set(s, Long.MAX_VALUE);
+        wakeups.set(s, Long.MAX_VALUE);
     }
 
     /**
@@ -493,6 +548,9 @@ public final class Endpoint {
     private void markChanged(int slot) {
         ready.add(slot);
         dirty.add(slot);
+        if (overdue.contains(slot)) {
+            unpark(slot);
+        }
     }
 
     /**
@@ -553,6 +611,38 @@ public final class Endpoint {
     /** The latest time the endpoint was given (its clock as far as it knows). */
     long latestNanos() {
         return latestNanos;
+    }
+
+    /** Slots parked (overdue, ready, clean; see {@link #overdue}), for tests of the schedule. */
+    int parkedForTest() {
+        return overdue.size();
+    }
+
+    /**
+     * What is wrong with the parked slots, or null: each is ready and clean, its next timeout at
+     * or before the latest call, its key in the wake-up heap (if any) after it. For tests of the schedule.
+     */
+    String parkingViolationForTest() {
+        for (int s = 0; s < connectionList.size(); s++) {
+            if (!overdue.contains(s)) {
+                continue;
+            }
+            if (!ready.contains(s)) {
+                return "parked slot " + s + " is not ready";
+            }
+            if (dirty.contains(s)) {
+                return "parked slot " + s + " is dirty";
+            }
+            if (overdue.keyOf(s) > latestNanos) {
+                return "parked slot " + s + " has its next timeout " + overdue.keyOf(s) + " after the latest call "
+                        + latestNanos;
+            }
+            if (wakeups.contains(s) && wakeups.keyOf(s) <= latestNanos) {
+                return "parked slot " + s + " is to be looked at again at " + wakeups.keyOf(s)
+                        + ", not after the latest call " + latestNanos;
+            }
+        }
+        return null;
     }
 
     /** The connections in slot order, closed ones not yet removed included, for tests of the schedule. */
@@ -635,6 +725,7 @@ public final class Endpoint {
         }
         wakeups.clear();
         rechecks.clear();
+        overdue.clear();
         nextReleaseNanos = Long.MAX_VALUE;
         ready.fill(n);
         dirty.fill(n);

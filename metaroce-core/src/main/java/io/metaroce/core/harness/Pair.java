@@ -67,6 +67,14 @@ public final class Pair {
     private Connection serverConnection;
     private long now;
     private long stepsWithoutProgress;
+    /** Time each side's NIC takes per datagram (0: it takes any number at once). */
+    private long nicNanosPerDatagram;
+    /** When the client's / server's NIC can take the next datagram. */
+    private long clientNicFreeNanos;
+    private long serverNicFreeNanos;
+    /** Whether the last {@link #flush} polled the client / server until it had nothing to send. */
+    private boolean clientPolledOut = true;
+    private boolean serverPolledOut = true;
 
     private long dropped;
     private long duplicated;
@@ -154,6 +162,28 @@ public final class Pair {
         return this;
     }
 
+    /**
+     * Gives each side a NIC that takes {@code nanos} to put a datagram on the wire: while it is
+     * busy the side is not polled for datagrams (its timers, ACKs and paced packets wait, as on a
+     * host whose link is the bottleneck, like the simulator's), and the time it frees is an event
+     * of {@link #step()}. 0 (the default): a side is polled until it has nothing to send.
+     */
+    public Pair nicNanosPerDatagram(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("nicNanosPerDatagram must be 0 or more, got " + nanos);
+        }
+        this.nicNanosPerDatagram = nanos;
+        return this;
+    }
+
+    /**
+     * Whether the last {@link #flush} polled {@code side} (this pair's client or server) until it
+     * had nothing to send; false while its NIC held its datagrams back.
+     */
+    public boolean polledOut(Endpoint side) {
+        return side == client ? clientPolledOut : serverPolledOut;
+    }
+
     public Pair onClientCompletion(CompletionHandler handler) {
         this.clientCompletions = handler;
         return this;
@@ -221,7 +251,7 @@ public final class Pair {
         // Work posted since the last step (a command) may be ready to go: poll it out first.
         flush();
         long arrival = inFlight.peekTime();
-        long timer = Math.min(client.pollTimeoutNanos(), server.pollTimeoutNanos());
+        long timer = Math.min(timerOf(client), timerOf(server));
         long t = Math.min(arrival, timer);
         if (t == Long.MAX_VALUE) {
             return false;
@@ -242,6 +272,18 @@ public final class Pair {
         return true;
     }
 
+    /**
+     * {@code side}'s next event: its next timeout, or, while its NIC holds datagrams back, the
+     * time that NIC frees if that is later (work due now that waits for the NIC: an ACK to send).
+     */
+    private long timerOf(Endpoint side) {
+        long t = side.pollTimeoutNanos();
+        if (side == client ? clientPolledOut : serverPolledOut) {
+            return t;
+        }
+        return Math.max(t, side == client ? clientNicFreeNanos : serverNicFreeNanos);
+    }
+
     /** Steps until {@code done} holds; fails naming the seed if it does not within {@code maxNanos} of virtual time. */
     public void driveUntil(BooleanSupplier done, long maxNanos, String what) {
         long deadline = now + maxNanos;
@@ -258,7 +300,7 @@ public final class Pair {
         long until = now + nanos;
         flush();
         while (true) {
-            long next = Math.min(inFlight.peekTime(), Math.min(client.pollTimeoutNanos(), server.pollTimeoutNanos()));
+            long next = Math.min(inFlight.peekTime(), Math.min(timerOf(client), timerOf(server)));
             if (next > until) {
                 break;
             }
@@ -275,11 +317,23 @@ public final class Pair {
     public void flush() {
         client.pollCompletions(clientCompletions, Integer.MAX_VALUE);
         server.pollCompletions(serverCompletions, Integer.MAX_VALUE);
-        while (client.pollTransmit(now, transmit)) {
+        clientPolledOut = false;
+        while (clientNicFreeNanos <= now) {
+            if (!client.pollTransmit(now, transmit)) {
+                clientPolledOut = true;
+                break;
+            }
             send(true);
+            clientNicFreeNanos = now + nicNanosPerDatagram;
         }
-        while (server.pollTransmit(now, transmit)) {
+        serverPolledOut = false;
+        while (serverNicFreeNanos <= now) {
+            if (!server.pollTransmit(now, transmit)) {
+                serverPolledOut = true;
+                break;
+            }
             send(false);
+            serverNicFreeNanos = now + nicNanosPerDatagram;
         }
         client.pollCompletions(clientCompletions, Integer.MAX_VALUE);
         server.pollCompletions(serverCompletions, Integer.MAX_VALUE);

@@ -200,6 +200,10 @@ import io.metaroce.core.wire.WireConstants;
  *     to the share's bandwidth-delay product ({@code initialRttNanos}) instead of
  *     {@code aimdFirstFlightBytes} ([SPEC-CC-43]); false: one first flight, then the first
  *     hint
+ * @param aimdAnnouncedFirstFlightPercent with {@code aimdAnnouncedFirstRoundTrip}, the percent of
+ *     the announced share's bandwidth-delay product ({@code initialRttNanos}) the first round trip
+ *     may hold in flight before the first hint, 1 to 100 (at least {@code aimdFirstFlightBytes}
+ *     still) ([SPEC-CC-44])
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -274,7 +278,8 @@ public record EngineConfig(
         boolean shortAcks,
         long pacingWakeQuantumBytes,
         int aimdPathsForShareMin,
-        boolean aimdAnnouncedFirstRoundTrip) {
+        boolean aimdAnnouncedFirstRoundTrip,
+        int aimdAnnouncedFirstFlightPercent) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -370,6 +375,7 @@ public record EngineConfig(
         range("aimdAnnouncedSpreadIntervals", aimdAnnouncedSpreadIntervals, 0, 64);
         range("acceptReannouncePercent", acceptReannouncePercent, 0, 99);
         range("aimdPathsForShareMin", aimdPathsForShareMin, 0, 64);
+        range("aimdAnnouncedFirstFlightPercent", aimdAnnouncedFirstFlightPercent, 1, 100);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -441,7 +447,8 @@ public record EngineConfig(
                 true, // shortAcks: an ACK without a hole older than 64 packets in the 84-byte form
                 32L << 10, // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
                 0, // aimdPathsForShareMin: every path in service takes new data, whatever the share
-                false); // aimdAnnouncedFirstRoundTrip: one first flight, then the first hint
+                false, // aimdAnnouncedFirstRoundTrip: one first flight, then the first hint
+                100); // aimdAnnouncedFirstFlightPercent: the announced share's whole bandwidth-delay product
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -557,6 +564,7 @@ public record EngineConfig(
         private int aimdBalancedIncreaseMaxDatagrams;
         private boolean aimdSharedMarkByMeanAlpha;
         private boolean aimdAnnouncedFirstRoundTrip;
+        private int aimdAnnouncedFirstFlightPercent;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -626,6 +634,7 @@ public record EngineConfig(
             aimdBalancedIncreaseMaxDatagrams = c.aimdBalancedIncreaseMaxDatagrams;
             aimdSharedMarkByMeanAlpha = c.aimdSharedMarkByMeanAlpha;
             aimdAnnouncedFirstRoundTrip = c.aimdAnnouncedFirstRoundTrip;
+            aimdAnnouncedFirstFlightPercent = c.aimdAnnouncedFirstFlightPercent;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -725,6 +734,8 @@ public record EngineConfig(
         public Builder aimdSharedMarkByMeanAlpha(boolean v) { aimdSharedMarkByMeanAlpha = v; return this; }
         /** Sets {@link EngineConfig#aimdAnnouncedFirstRoundTrip}. */
         public Builder aimdAnnouncedFirstRoundTrip(boolean v) { aimdAnnouncedFirstRoundTrip = v; return this; }
+        /** Sets {@link EngineConfig#aimdAnnouncedFirstFlightPercent}. */
+        public Builder aimdAnnouncedFirstFlightPercent(int v) { aimdAnnouncedFirstFlightPercent = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -744,7 +755,8 @@ public record EngineConfig(
                     aimdSlowStart, aimdBalancedIncrease, aimdAlphaRoundTripGainShift, aimdBalancedIncreaseMaxDatagrams,
                     aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
-                    pacingWakeQuantumBytes, aimdPathsForShareMin, aimdAnnouncedFirstRoundTrip);
+                    pacingWakeQuantumBytes, aimdPathsForShareMin, aimdAnnouncedFirstRoundTrip,
+                    aimdAnnouncedFirstFlightPercent);
         }
     }
 }

@@ -126,6 +126,8 @@ public final class AimdController implements CongestionController {
 
     /** Whether a fresh announced share paces the first round trip [SPEC-CC-43]. */
     private final boolean announcedFirstRoundTrip;
+    /** Percent of the announced share's bandwidth-delay product the first round trip holds at most [SPEC-CC-44]. */
+    private final byte announcedFirstFlightPercent;
     /**
      * The connection's bytes in flight until the first ACK [SPEC-CC-16]: {@code aimdFirstFlightBytes},
      * or the announced share's bandwidth-delay product when that paces the first round trip
@@ -339,6 +341,7 @@ public final class AimdController implements CongestionController {
         this.firstFlightBytes = config.aimdFirstFlightBytes();
         this.firstFlightCap = firstFlightBytes;
         this.announcedFirstRoundTrip = config.aimdAnnouncedFirstRoundTrip();
+        this.announcedFirstFlightPercent = (byte) config.aimdAnnouncedFirstFlightPercent();
         this.startWindow = initialWindow;
         this.pathsForShareMin = (byte) config.aimdPathsForShareMin();
     }
@@ -902,7 +905,9 @@ public final class AimdController implements CongestionController {
         pacedByAnnouncement = true;
         rateHint = announcedShare;
         connectionNext = firstSendAt;
-        firstFlightCap = Math.max(firstFlightBytes, (long) (announcedShare * (initialRtt / 1e9)));
+        // [SPEC-CC-44]: a part of that product only.
+        firstFlightCap = Math.max(firstFlightBytes,
+                (long) (announcedShare * (initialRtt / 1e9) * (announcedFirstFlightPercent / 100.0)));
     }
 
     @Override

@@ -357,6 +357,48 @@ class AimdControllerTest {
     }
 
     @Test
+    void theAnnouncedFirstFlightPercentBoundsTheFirstRoundTripToThatPartOfTheSharesProduct() {
+        // [SPEC-CC-44]: the share of the test above (409.6 MB/s, 10 datagrams over the default
+        // initialRttNanos of 100 us) with 50 percent: 5 datagrams before the first hint, still 10 us
+        // apart from the first packet's draw; 100 (the default) keeps all 10; a percent so small that
+        // its part is below aimdFirstFlightBytes still sends that first flight.
+        EngineConfig on = CONFIG.toBuilder().aimdFirstFlightBytes(D).aimdFirstFlightSpreadNanos(50_000)
+                .aimdAnnouncedSpreadIntervals(1).aimdAnnouncedFirstRoundTrip(true).build();
+        assertThat(on.aimdAnnouncedFirstFlightPercent()).as("the whole product by default").isEqualTo(100);
+        EngineConfig half = on.toBuilder().aimdAnnouncedFirstFlightPercent(50).build();
+        EngineConfig tiny = on.toBuilder().aimdAnnouncedFirstFlightPercent(1).build();
+        long share = 409_600_000L;
+        for (long seed = 0; seed < 20; seed++) {
+            AimdController whole = new AimdController(on, new SplittableRandom(seed));
+            whole.onAnnouncedShare(share, 0);
+            assertThat(sendWhileAllowed(whole, 1_000, 1_000_000, 100)).as("seed %d", seed).hasSize(10);
+
+            AimdController cc = new AimdController(half, new SplittableRandom(seed));
+            cc.onAnnouncedShare(share, 0);
+            java.util.List<Long> sent = sendWhileAllowed(cc, 1_000, 1_000_000, 100);
+            assertThat(sent).as("seed %d: half the share's bandwidth-delay product", seed).hasSize(5);
+            assertThat(cc.bytesInFlight()).isEqualTo(5L * D);
+            for (int i = 1; i < sent.size(); i++) {
+                assertThat(sent.get(i) - sent.get(i - 1)).as("seed %d: paced at the share", seed)
+                        .isBetween(9_999L, 10_001L);
+            }
+            // The first hint ends the cap: the next packets leave at the hint's pace.
+            long ack = sent.get(sent.size() - 1) + 5_000;
+            cc.onPacketAcked(0, D, ack - sent.get(0), ack);
+            cc.onRateHint(share, ack);
+            assertThat(sendWhileAllowed(cc, ack, ack + 100_000, 4)).as("seed %d: after the first hint", seed).hasSize(4);
+
+            AimdController least = new AimdController(tiny, new SplittableRandom(seed));
+            least.onAnnouncedShare(share, 0);
+            assertThat(sendWhileAllowed(least, 1_000, 1_000_000, 100)).as("seed %d: the first flight", seed).hasSize(1);
+        }
+        assertThatThrownBy(() -> on.toBuilder().aimdAnnouncedFirstFlightPercent(0).build())
+                .hasMessageContaining("aimdAnnouncedFirstFlightPercent");
+        assertThatThrownBy(() -> on.toBuilder().aimdAnnouncedFirstFlightPercent(101).build())
+                .hasMessageContaining("aimdAnnouncedFirstFlightPercent");
+    }
+
+    @Test
     void aNewerAnnouncementBeforeTheFirstPacketRescalesItsDelayFromTheSameAsk() {
         // [SPEC-CONN-17]: asked at 1 us with 409.6 MB/s announced (one interval: 10 us), the draw
         // is the fraction v of 10 us; the server then announces a fifth of that (50 us): the first

@@ -152,8 +152,6 @@ public final class Network {
     private long now;
     private long sameTimeSteps;
     private long lastStepTime = -1;
-    /** Where {@link #lookAhead} puts what it reads, so the JIT keeps the loads; never read. */
-    private long lookAheadSink;
 
     /**
      * Builds the network described by {@code fabric}, with packet buffers of
@@ -486,9 +484,7 @@ public final class Network {
 
     private void step() {
         long t = events.peekTime();
-        long e = events.peekPayload();
-        events.pop();
-        lookAhead();
+        long e = events.poll();
         if (t == lastStepTime) {
             if (++sameTimeSteps > 50_000_000L) {
                 throw new IllegalStateException("livelock at t=" + t + "ns: events keep arriving at the same instant (seed "
@@ -513,29 +509,6 @@ public final class Network {
             }
             case SAMPLE -> sample();
             default -> throw new IllegalStateException("unknown event kind " + kind);
-        }
-    }
-
-    /**
-     * Starts the loads the next pending event will need first, while this one runs: its queue
-     * node, and for an arrival its packet's header (and, at a host, the datagram's first bytes,
-     * which the receiver reads first). With thousands of packets in flight between one event of a
-     * packet and its next, and every event touching engine state, those lines are cold; read by
-     * the next event itself each was a stall at its start (the node, the header and the
-     * datagram's first read 3.3, 2.7 and 4.7 % of the 2 ms permutation's samples, session 16).
-     * Read here, their results go to {@link #lookAheadSink} only, so nothing waits for them.
-     * Changes nothing: an event pushed meanwhile ahead of that one just makes the loads early.
-     */
-    private void lookAhead() {
-        if (events.isEmpty()) {
-            return;
-        }
-        long next = events.peekPayload();
-        int pkt = (int) ((next >>> 30) & MASK30);
-        int ingress = (int) (next & MASK30);
-        boolean arrival = (int) (next >>> 60) == ARRIVE;
-        if (arrival) {
-            lookAheadSink += packets.touch(pkt, portNode[ingress] < hosts);
         }
     }
 

@@ -25,12 +25,6 @@ final class PacketPool {
     /** Per slot, the {@code Transmit} a sender fills; its buffer is the packet's bytes. */
     Transmit[] transmit = new Transmit[256];
     /**
-     * Per slot, the array behind its buffer (the same bytes as {@code transmit[slot].buffer}), and
-     * {@link #UNUSED} for a slot not made yet: {@link #touch} reaches a packet's first bytes with
-     * one reference load instead of three (slot's Transmit, its buffer, the buffer's array).
-     */
-    private byte[][] bytes = filled(new byte[256][]);
-    /**
      * Per packet: [0] 5-tuple hash, [1] destination host (high) and source host (low),
      * [2] destination socket (high) and source socket (low), [3] length (high) and ECN (low).
      */
@@ -39,9 +33,6 @@ final class PacketPool {
     private int freeCount;
     private int slots;
     private int inUse;
-
-    /** What {@link #bytes} holds for a slot not made yet: {@link #touch} reads it harmlessly. */
-    private static final byte[] UNUSED = new byte[1];
 
     PacketPool(int bufferBytes) {
         this.bufferBytes = bufferBytes;
@@ -61,11 +52,8 @@ final class PacketPool {
             transmit = Arrays.copyOf(transmit, n);
             header = Arrays.copyOf(header, n * WORDS);
             free = Arrays.copyOf(free, n);
-            bytes = filled(Arrays.copyOf(bytes, n));
         }
-        ByteBuffer b = ByteBuffer.allocate(bufferBytes);
-        transmit[slots] = new Transmit(b);
-        bytes[slots] = b.array();
+        transmit[slots] = new Transmit(ByteBuffer.allocate(bufferBytes));
         return slots++;
     }
 
@@ -113,34 +101,6 @@ final class PacketPool {
     void ecn(int slot, int codepoint) {
         int i = slot * WORDS + 3;
         header[i] = (header[i] & 0xFFFF_FFFF_0000_0000L) | (codepoint & 0xFFFF_FFFFL);
-    }
-
-    /**
-     * Reads the header of the packet in slot {@code slot & (capacity - 1)} and, if
-     * {@code withBytes}, its buffer's first byte, and returns a value made of them, for
-     * {@link Network}'s look-ahead: the caller stores it where the JIT cannot drop the loads, so
-     * the lines they miss are on their way while other work runs. Any int is safe: the slot is
-     * masked into the arrays (whose lengths are powers of two) and a slot not made yet reads
-     * {@link #UNUSED}.
-     */
-    long touch(int slot, boolean withBytes) {
-        long[] h = header;
-        int s = slot & ((h.length / WORDS) - 1);
-        long v = h[s * WORDS + 1];
-        if (withBytes) {
-            byte[][] all = bytes;
-            v += all[s & (all.length - 1)][0];
-        }
-        return v;
-    }
-
-    private static byte[][] filled(byte[][] a) {
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] == null) {
-                a[i] = UNUSED;
-            }
-        }
-        return a;
     }
 
     void release(int slot) {

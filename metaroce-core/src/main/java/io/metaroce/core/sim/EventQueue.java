@@ -155,33 +155,50 @@ public final class EventQueue {
 
     /** Removes the earliest event (read it first with {@link #peekTime} and {@link #peekPayload}). */
     public void pop() {
+        poll();
+    }
+
+    /**
+     * Removes the earliest event and returns its payload ({@link #peekTime} before the call is its
+     * time): a peek and a pop in one, deciding once which of the wheel and the heap holds it.
+     */
+    public long poll() {
         if (isEmpty()) {
             throw new IllegalStateException("pop on an empty event queue: check isEmpty() first");
         }
         popped++;
         if (!wheelFirst()) {
-            long t = far.peekTime();
-            far.pop();
-            if (t > base) {
-                base = t; // every pending event is at or after t, so the wheel's window may move up
-            }
-            return;
+            return pollFar();
         }
         long t = wheelNext;
         int b = (int) t & wheelMask;
         int n = bucket[2 * b];
-        int next = (int) node[n * NODE_WORDS + NEXT];
-        node[n * NODE_WORDS + NEXT] = freeNode;
+        long[] nd = node;
+        long payload = nd[n * NODE_WORDS + PAYLOAD];
+        int next = (int) nd[n * NODE_WORDS + NEXT];
+        nd[n * NODE_WORDS + NEXT] = freeNode;
         freeNode = n;
         wheelCount--;
         base = t;
         if (next != NONE) {
             bucket[2 * b] = next;
-            return;
+            return payload;
         }
         bucket[2 * b] = NONE;
         occupied[b >>> 6] &= ~(1L << b);
         wheelNext = wheelCount == 0 ? Long.MAX_VALUE : t + distanceToNextBucket(b);
+        return payload;
+    }
+
+    /** {@link #poll} of the heap's first event, out of line: most events are the wheel's. */
+    private long pollFar() {
+        long t = far.peekTime();
+        long payload = far.peekPayload();
+        far.pop();
+        if (t > base) {
+            base = t; // every pending event is at or after t, so the wheel's window may move up
+        }
+        return payload;
     }
 
     /** Buckets from {@code from} (empty now) to the next occupied one, going round the wheel. */

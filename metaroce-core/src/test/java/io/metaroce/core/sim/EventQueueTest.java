@@ -100,16 +100,20 @@ class EventQueueTest {
                         Entry least = reference.poll();
                         assertThat(new Entry(q.peekTime(), q.peekPayload())).as("wheelBits %d seed %d op %d", wheelBits, seed, i)
                                 .isEqualTo(least);
-                        q.pop();
+                        if (r.nextBoolean()) {
+                            q.pop();
+                        } else {
+                            // poll: the peek and the pop in one
+                            assertThat(q.poll()).as("wheelBits %d seed %d op %d poll", wheelBits, seed, i).isEqualTo(least.seq());
+                        }
                         now = Math.max(now, least.time());
                     }
                     assertThat(q.size()).isEqualTo(reference.size());
                 }
                 while (!reference.isEmpty()) {
                     Entry least = reference.poll();
-                    assertThat(new Entry(q.peekTime(), q.peekPayload())).as("wheelBits %d seed %d drain", wheelBits, seed)
-                            .isEqualTo(least);
-                    q.pop();
+                    assertThat(q.peekTime()).as("wheelBits %d seed %d drain", wheelBits, seed).isEqualTo(least.time());
+                    assertThat(q.poll()).as("wheelBits %d seed %d drain", wheelBits, seed).isEqualTo(least.seq());
                 }
                 assertThat(q.isEmpty()).isTrue();
                 assertThat(q.peekTime()).isEqualTo(Long.MAX_VALUE);
@@ -127,6 +131,7 @@ class EventQueueTest {
     @Test
     void popOnEmptyFailsWithAHint() {
         assertThatThrownBy(() -> new EventQueue().pop()).isInstanceOf(IllegalStateException.class).hasMessageContaining("isEmpty");
+        assertThatThrownBy(() -> new EventQueue().poll()).isInstanceOf(IllegalStateException.class).hasMessageContaining("isEmpty");
         assertThat(new EventQueue().peekTime()).isEqualTo(Long.MAX_VALUE);
     }
 }

@@ -42,7 +42,8 @@ class HotMethodSizeTest {
             new Hot("io.metaroce.core.sim.fabric.Network", "drain"),
             new Hot("io.metaroce.core.sim.fabric.Network", "pushRing"),
             new Hot("io.metaroce.core.sim.EventQueue", "push"),
-            new Hot("io.metaroce.core.sim.EventQueue", "pop"));
+            new Hot("io.metaroce.core.sim.EventQueue", "pop"),
+            new Hot("io.metaroce.core.sim.EventQueue", "poll"));
 
     @Test
     void theEventLoopsPerHopAndPerQuestionMethodsStayUnderTheHotInliningLimit() throws IOException {

@@ -484,8 +484,7 @@ public final class Network {
 
     private void step() {
         long t = events.peekTime();
-        long e = events.peekPayload();
-        events.pop();
+        long e = events.poll();
         if (t == lastStepTime) {
             if (++sameTimeSteps > 50_000_000L) {
                 throw new IllegalStateException("livelock at t=" + t + "ns: events keep arriving at the same instant (seed "

@@ -1398,15 +1398,8 @@ public final class Connection implements ScoreboardListener {
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;
         }
-        // Only a SUSPECT or FAILED path is due a health probe (PathHealth#probeDue).
-        for (int i = 0; i < paths.count() && !paths.allOpenActive(); i++) {
-            Path path = paths.get(i);
-            if (path != null && health.probeDue(path, nowNanos)) {
-                controlWriter.writeProbeOn(path, nowNanos, out, p, codec, path.state != PathState.FAILED);
-                health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
-                reportPathStates(nowNanos);
-                return true;
-            }
+        if (writeDueProbe(nowNanos, out, p, codec)) {
+            return true;
         }
         if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
             return true;
@@ -1418,9 +1411,29 @@ public final class Connection implements ScoreboardListener {
             abort();
             return transmit(nowNanos, out, p, codec); // the CLOSE goes out now
         }
+        // The data writer drops the retransmissions it finds acknowledged: a SUSPECT path whose
+        // queue that emptied, with nothing in flight, is due its probe now, not at the next change
+        // (this poll returning false tells the endpoint there is nothing to send).
+        if (writeDueProbe(nowNanos, out, p, codec)) {
+            return true;
+        }
         if (keepAliveDue) {
             keepAliveDue = false;
             return controlWriter.writeProbe(nowNanos, out, p, codec);
+        }
+        return false;
+    }
+
+    /** A health probe on the first SUSPECT or FAILED path due one (PathHealth#probeDue), if any. */
+    private boolean writeDueProbe(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        for (int i = 0; i < paths.count() && !paths.allOpenActive(); i++) {
+            Path path = paths.get(i);
+            if (path != null && health.probeDue(path, nowNanos)) {
+                controlWriter.writeProbeOn(path, nowNanos, out, p, codec, path.state != PathState.FAILED);
+                health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
+                reportPathStates(nowNanos);
+                return true;
+            }
         }
         return false;
     }

@@ -80,11 +80,38 @@ class EndpointSchedulePropertyTest {
         run(35L, MetaroceProtocol.simulatorConfig().toBuilder().aimdPathsForShareMin(2).build(), 0);
     }
 
+    /**
+     * [SPEC-CC-42] on at 1 to 3 (the simulator runs 2) with AIMD and the simulator's settings every
+     * time, the runs where the rule decides which paths take new data.
+     */
+    @Property(tries = 12)
+    void withPathsForTheShareTheScheduleServesWhatAWalkWould(@ForAll long seed) {
+        int min = 1 + (int) Math.floorMod(seed, 3L);
+        run(seed, MetaroceProtocol.simulatorConfig().toBuilder().aimdPathsForShareMin(min).build(), 0, true);
+    }
+
+    /**
+     * A SUSPECT path with nothing in flight is due a probe at once, and the poll asked about it
+     * before the data writer dropped the retransmission queued on that path, already acknowledged
+     * through a copy on another path: the poll returned false, so the endpoint stopped serving the
+     * connection, with the probe due (a poll of the connection alone sent it). Seed 1534979: 4
+     * paths, [SPEC-CC-42] at 3, path 1 SUSPECT at 1.147 ms with its own loss still queued on it.
+     */
+    @Example
+    void aProbeDueOnceTheWriterDropsAnAcknowledgedRetransmissionLeavesInThatPoll() {
+        run(1534979L, MetaroceProtocol.simulatorConfig().toBuilder().aimdPathsForShareMin(3).build(), 0, true);
+    }
+
     /** Runs one random scenario; returns how many checks found a parked connection. */
     private static long run(long seed, EngineConfig simulator, long nicNanos) {
+        return run(seed, simulator, nicNanos, false);
+    }
+
+    /** {@code aimdWithSimulatorSettings}: AIMD and {@code simulator}'s settings whatever the seed draws. */
+    private static long run(long seed, EngineConfig simulator, long nicNanos, boolean aimdWithSimulatorSettings) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        boolean aimd = rnd.nextBoolean();
-        boolean simulatorSettings = rnd.nextBoolean();
+        boolean aimd = rnd.nextBoolean() || aimdWithSimulatorSettings;
+        boolean simulatorSettings = rnd.nextBoolean() || aimdWithSimulatorSettings;
         int paths = 1 + rnd.nextInt(4);
         EngineConfig config = simulatorSettings
                 ? simulator.toBuilder().receiveCapacityBytesPerSecond(200_000_000L).build()

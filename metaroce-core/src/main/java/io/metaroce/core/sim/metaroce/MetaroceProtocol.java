@@ -182,16 +182,18 @@ public final class MetaroceProtocol implements SimProtocol {
      *       failover 1.99 → 1.49 base RTTs, multiplane goodput 0.5807 → 0.5825; the 1% loss row's
      *       ratio 0.9551 → 0.9532 with its lossy run level and its lossless reference higher;
      *       "Permutation round (session 14)");</li>
-     *   <li>not {@code aimdPathsForShareMin} ([SPEC-CC-42], 0 as by default, until it is measured
-     *       at full size after the stall found at the end of session 15 was fixed: a server's
-     *       paths not open yet counted in service; docs/benchmarks.md, "Plane scaling round
-     *       (session 15)"). With 2, under a hint a connection sends
-     *       new data on max(2, the hint's bandwidth-delay product in datagrams) of its paths, from
-     *       a seeded offset, and its first flight on one: with 4,000 connections over 16 hosts
-     *       (250 senders into each receiver) a connection's share is about a datagram per round
-     *       trip, and spread over 8 paths it left every path nearly idle, while the first flights
-     *       of a host's connections all took path 0, one plane here, and queued behind one NIC
-     *       port (docs/benchmarks.md, "Plane scaling round (session 15)");</li>
+     *   <li>{@code aimdPathsForShareMin} 2 ([SPEC-CC-42]): under a hint a connection sends new
+     *       data on max(2, the hint's bandwidth-delay product in datagrams) of its paths, from a
+     *       seeded offset: with 4,000 connections over 16 hosts (250 senders into each receiver) a
+     *       connection's share is about a datagram per round trip, and spread over 8 paths it left
+     *       every path nearly idle, while the first flights of a host's connections all took path
+     *       0, one plane here, and queued behind one NIC port (docs/benchmarks.md, "Plane scaling
+     *       round (session 15)"). At full size ({@code sim planes --planes 4,8}, 500 us) 4 to 8
+     *       planes scale 1.21x without it and 1.95x with it (4 planes 0.4599 to 0.6668 of line, 8
+     *       planes 0.2772 to 0.6491); where a connection's share fills its paths (one sender a
+     *       receiver: the permutation, loss, failover and multiplane scenarios) every path takes
+     *       data as without it, and the incasts' senders use 2 paths, their figures unchanged
+     *       ("CC-42 in the simulator round (session 16)");</li>
      *   <li>not {@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-43], off as by default): a connection whose receiver
      *       announced its share in ACCEPT is paced at that share from its first packet, with up to
      *       the share's bandwidth-delay product in flight before the first hint, instead of one
@@ -232,6 +234,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdSharedMarkByMeanAlpha(true)
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
+                .aimdPathsForShareMin(2)
                 .build();
     }
 

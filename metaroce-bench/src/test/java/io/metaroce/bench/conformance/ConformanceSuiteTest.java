@@ -496,11 +496,26 @@ class ConformanceSuiteTest {
 
     @Test
     void countingConnectionsOnlyFromTheirFirstPacketFailsTheAnnouncedShareCase() {
+        // The case alone: the fault does not lean on an earlier case having shown the relay the capacity.
         try (ConformanceResponder slowPeriod = fairShareResponder(ANNOUNCED_SHARE_PERIOD_MILLIS);
                 FaultyRelay relay = new FaultyRelay(slowPeriod.localAddress(), FaultyRelay.Fault.ADVANCE_COUNT_IGNORED)) {
-            Map<String, CaseResult> r = runFairShare(relay.address(), List.of("cc.announced-share", "send.echo"),
+            Map<String, CaseResult> r = runFairShare(relay.address(), List.of("cc.announced-share"),
                     ANNOUNCED_SHARE_PERIOD_MILLIS);
             assertFailed(r, Set.of("cc.announced-share"), "[SPEC-CC-2");
+        }
+    }
+
+    @Test
+    void countingConnectionsOnlyFromTheirFirstPacketInAcksAloneFailsTheAnnouncedShareCase() {
+        // The ACCEPTs are right: only the first ACK (the whole capacity for the one connection that sent) shows it.
+        try (ConformanceResponder slowPeriod = fairShareResponder(ANNOUNCED_SHARE_PERIOD_MILLIS);
+                FaultyRelay relay = new FaultyRelay(slowPeriod.localAddress(),
+                        FaultyRelay.Fault.ADVANCE_COUNT_IGNORED_IN_ACKS)) {
+            Map<String, CaseResult> r = runFairShare(relay.address(), List.of("cc.announced-share"),
+                    ANNOUNCED_SHARE_PERIOD_MILLIS);
+            assertFailed(r, Set.of("cc.announced-share"), "[SPEC-CC-23], [SPEC-CC-11]");
+            assertThat(r.get("cc.announced-share").detail()).as("failed by the ACK, not an ACCEPT")
+                    .satisfiesAnyOf(d -> assertThat(d).contains("the first ACK"), d -> assertThat(d).contains("too slow"));
         }
     }
 

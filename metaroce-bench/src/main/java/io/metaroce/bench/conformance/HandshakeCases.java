@@ -7,6 +7,7 @@ import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -59,8 +60,13 @@ final class HandshakeCases {
 
     /** CONNECTs of a replay the suite sends, each followed by a quiet spell: one could be lost on a loaded host. */
     private static final int REPLAYS = 2;
-    /** How long the suite polls a closed connection with CLOSEs for the end of its drain ([SPEC-CONF-24]). */
+    /** The longest drain the contract allows ([SPEC-CONF-24], [SPEC-STATE-7]), from the CLOSE reply. */
     private static final long DRAIN_LIMIT_MILLIS = 5_000;
+    /**
+     * Added to {@link #DRAIN_LIMIT_MILLIS} before a drain still going FAILs: the IUT's timer may fire late on a
+     * loaded host. A host that stalled the suite itself longer than this makes the case SKIP instead.
+     */
+    private static final long DRAIN_MARGIN_MILLIS = 2_000;
 
     private static void challenge(CaseContext c) {
         WireSession s = c.open(1);
@@ -205,27 +211,44 @@ final class HandshakeCases {
         Scenarios.awaitEchoes(s, 1, "a SEND before the CLOSE");
         int closing = s.mark();
         s.sendClose(CloseCode.NO_ERROR, false);
-        Checks.check(s.awaitType(closing, PacketType.CLOSE) != null, "no CLOSE reply within %d ms of a CLOSE"
-                + " [SPEC-STATE-6]", c.options().waitMillis());
+        Received closeReply = s.awaitType(closing, PacketType.CLOSE);
+        Checks.check(closeReply != null, "no CLOSE reply within %d ms of a CLOSE [SPEC-STATE-6]",
+                c.options().waitMillis());
         // Replayed while the connection drains: the server still holds it, so its ACCEPT may come again
         // ([SPEC-CONN-12] rule 1), but never one naming another connection.
         int draining = s.mark();
         s.sendConnect(cookie);
         c.quiet(s);
         checkNoNewConnection(s.ofType(draining, PacketType.ACCEPT), ended, "during its drain");
-        // The drain ends ([SPEC-STATE-7]): a CLOSE then gets no reply, the connection id being unknown.
-        long pollStart = System.nanoTime();
+        // The drain ends ([SPEC-STATE-7]), within 5 s ([SPEC-CONF-24]): a CLOSE then gets no reply, the connection id
+        // being unknown. A drain still going past the bound and a margin FAILs, unless the host stalled the suite for
+        // longer than the margin (then the host, not the IUT, may be the cause); datagrams the host dropped turn the
+        // failure into a SKIP as for every case.
+        long quietNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(c.options().quietMillis());
+        long stalled = 0;
         int lastPoll;
         while (true) {
             lastPoll = s.mark();
+            long pollFrom = System.nanoTime();
             s.sendClose(CloseCode.NO_ERROR, false);
             c.quiet(s);
+            stalled += Math.max(0, System.nanoTime() - pollFrom - quietNanos);
             if (s.ofType(lastPoll, PacketType.CLOSE).isEmpty()) {
                 break;
             }
-            if (System.nanoTime() - pollStart > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS)) {
-                throw new CaseSkipped("the closed connection still answered CLOSEs " + DRAIN_LIMIT_MILLIS + " ms after"
-                        + " the first: its drain did not end within the contract's bound [SPEC-CONF-24]");
+            long drained = System.nanoTime() - closeReply.arrivalNanos();
+            if (drained > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS + DRAIN_MARGIN_MILLIS)) {
+                String seen = String.format(Locale.ROOT, "the closed connection still answered CLOSEs %.1f s after its"
+                        + " CLOSE reply", drained / 1e9);
+                if (stalled > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_MARGIN_MILLIS)) {
+                    throw new CaseSkipped(String.format(Locale.ROOT, "%s: %s (the suite's own waits overran by %.1f"
+                            + " s in all), so a late drain timer cannot be told from one that never fires"
+                            + " [SPEC-CONF-24]", CaseSkipped.HOST_TOO_SLOW, seen, stalled / 1e9));
+                }
+                throw new CaseFailure(String.format(Locale.ROOT, "%s: a drain lasts at most %d ms for the contract"
+                        + " (%d ms allowed with the margin), then the connection is CLOSED and its CLOSEs unanswered"
+                        + " [SPEC-STATE-7], [SPEC-CONF-24]", seen, DRAIN_LIMIT_MILLIS,
+                        DRAIN_LIMIT_MILLIS + DRAIN_MARGIN_MILLIS));
             }
         }
         int replay = s.mark();

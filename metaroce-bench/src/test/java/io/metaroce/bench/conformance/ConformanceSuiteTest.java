@@ -49,7 +49,7 @@ class ConformanceSuiteTest {
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
-            "cc.announced-share");
+            "cc.announced-share", "handshake.replay-after-close");
 
     @BeforeAll
     static void startResponder() {
@@ -424,6 +424,12 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.REPLAY_ACCEPTED,
                 List.of("handshake.replay-after-close", "handshake.repeated-connect", "handshake.live-id-elsewhere"));
         assertFailed(r, Set.of("handshake.replay-after-close"), "[SPEC-CONN-16]");
+    }
+
+    @Test
+    void aDrainThatNeverEndsFailsTheReplayCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.DRAIN_ENDLESS, List.of("handshake.replay-after-close"));
+        assertFailed(r, Set.of("handshake.replay-after-close"), "[SPEC-STATE-7], [SPEC-CONF-24]");
     }
 
     @Test

@@ -144,7 +144,12 @@ final class FaultyRelay implements AutoCloseable {
          * {@link #ADVANCE_COUNT_IGNORED} in the ACKs only: the ACCEPTs pass as the responder wrote them, so only
          * the ACK half of {@code cc.announced-share} can see the fault ([SPEC-CC-23], [SPEC-CC-11]).
          */
-        ADVANCE_COUNT_IGNORED_IN_ACKS
+        ADVANCE_COUNT_IGNORED_IN_ACKS,
+        /**
+         * A drain that never ends ([SPEC-STATE-7]): once the responder answered a CLOSE from an address, every later
+         * CLOSE from there gets that answer again, from the relay, however long after.
+         */
+        DRAIN_ENDLESS
     }
 
     /**
@@ -212,6 +217,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, long[]> latestHints = new HashMap<>();
     /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
+    /** For {@link Fault#DRAIN_ENDLESS}: the responder's first CLOSE reply to each of the suite's addresses. */
+    private final Map<InetSocketAddress, byte[]> firstCloseReply = new HashMap<>();
     /** For {@link Fault#ADVANCE_COUNT_IGNORED}: when DATA last went to each of the responder's connection ids. */
     private final Map<Long, Long> lastDataTo = new HashMap<>();
     private final PacketCodec codec = new PacketCodec();
@@ -298,6 +305,10 @@ final class FaultyRelay implements AutoCloseable {
             }
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, 0, length, p) == DecodeError.OK;
+            if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && !p.closeReply
+                    && firstCloseReply.containsKey(client)) {
+                front.send(ByteBuffer.wrap(firstCloseReply.get(client)), client);
+            }
             if (fault == Fault.SHORT_ACK_DROPPED && valid && p.type == PacketType.ACK
                     && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
                 continue;
@@ -440,6 +451,11 @@ final class FaultyRelay implements AutoCloseable {
                     codec.reseal(buffer, 0, head);
                 }
                 p.destinationConnectionId ^= ALIAS_MASK;
+            }
+            if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && p.closeReply) {
+                byte[] reply = new byte[length];
+                buffer.get(0, reply);
+                firstCloseReply.putIfAbsent(client, reply);
             }
             if (fault == Fault.REPLAY_ACCEPTED && valid && p.type == PacketType.CLOSE) {
                 closedClients.add(p.destinationConnectionId);

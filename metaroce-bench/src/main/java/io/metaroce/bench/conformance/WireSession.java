@@ -104,7 +104,7 @@ public final class WireSession implements AutoCloseable {
      * {@code sequenceWindow} in its CONNECTs; every wait for the IUT lasts at most {@code waitMillis}.
      */
     public WireSession(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis, long seed) {
-        this(peer, maxDatagramBytes, sequenceWindow, waitMillis, idFromSeed(seed));
+        this(idFromSeed(seed), peer, maxDatagramBytes, sequenceWindow, waitMillis);
     }
 
     /**
@@ -112,7 +112,12 @@ public final class WireSession implements AutoCloseable {
      * CONNECTs' {@code sourceConnectionId}) is {@code localId}, not one drawn from a seed: for the
      * cases that send a client id another session of theirs holds ([SPEC-CONN-16]).
      */
-    WireSession(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis, Long localId) {
+    static WireSession withLocalId(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis,
+            long localId) {
+        return new WireSession(localId, peer, maxDatagramBytes, sequenceWindow, waitMillis);
+    }
+
+    private WireSession(long localId, WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis) {
         Checks.require(localId != 0, "connection id 0 is no connection's [SPEC-CONN-2]");
         this.peer = peer;
         this.ownMaxDatagram = maxDatagramBytes;
@@ -137,7 +142,7 @@ public final class WireSession implements AutoCloseable {
         }
     }
 
-    private static Long idFromSeed(long seed) {
+    private static long idFromSeed(long seed) {
         long id = new SplittableRandom(seed).nextLong();
         return id == 0 ? 1 : id;
     }

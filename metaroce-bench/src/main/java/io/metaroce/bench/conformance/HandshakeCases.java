@@ -163,12 +163,7 @@ final class HandshakeCases {
         // Another socket (another source port) names the live connection's client id: a valid cookie for that
         // address and id is to be had (the CHALLENGE is stateless), but the CONNECT carrying it must create nothing.
         WireSession other = c.openAs(1, live.localId());
-        int mark = other.mark();
-        other.sendConnect(null);
-        Received challenge = other.awaitType(mark, PacketType.CHALLENGE);
-        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie from a second address"
-                + " [SPEC-CONN-9]");
-        byte[] cookie = challenge.packet().cookie.clone();
+        byte[] cookie = other.requestCookie(" from a second address");
         int withCookie = other.mark();
         for (int i = 0; i < REPLAYS; i++) {
             other.sendConnect(cookie);
@@ -195,17 +190,9 @@ final class HandshakeCases {
 
     private static void replayAfterClose(CaseContext c) {
         WireSession s = c.open(1);
-        int mark = s.mark();
-        s.sendConnect(null);
-        Received challenge = s.awaitType(mark, PacketType.CHALLENGE);
-        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
-        byte[] cookie = challenge.packet().cookie.clone();
-        int first = s.mark();
-        s.sendConnect(cookie);
-        Received accept = s.awaitType(first, PacketType.ACCEPT);
-        Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
-        s.established(accept);
-        long ended = accept.packet().sourceConnectionId;
+        WireSession.Handshake opened = s.handshakeOnce("");
+        byte[] cookie = opened.cookie();
+        long ended = opened.accept().packet().sourceConnectionId;
         byte[] m = Scenarios.bytes(400, 43);
         Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, m), 0);
         Scenarios.awaitEchoes(s, 1, "a SEND before the CLOSE");
@@ -267,18 +254,8 @@ final class HandshakeCases {
         // A cookie issued after the end is no replay: a fresh handshake with the same client id opens a new
         // connection (from a socket of its own, whose echoes start at MSN 0).
         WireSession fresh = c.openAs(1, s.localId());
-        int again = fresh.mark();
-        fresh.sendConnect(null);
-        Received challenge2 = fresh.awaitType(again, PacketType.CHALLENGE);
-        Checks.check(challenge2 != null, "no CHALLENGE for a CONNECT without a cookie naming an ended connection's"
-                + " client id [SPEC-CONN-9]");
-        int accepting = fresh.mark();
-        fresh.sendConnect(challenge2.packet().cookie.clone());
-        Received accept2 = fresh.awaitType(accepting, PacketType.ACCEPT);
-        Checks.check(accept2 != null, "no ACCEPT for a fresh handshake (a cookie issued after the connection ended)"
-                + " naming the ended connection's client id: only cookies issued before the end are replays"
-                + " [SPEC-CONN-16], [SPEC-CONN-12]");
-        fresh.established(accept2);
+        fresh.handshakeOnce(" naming an ended connection's client id, in a fresh handshake (a cookie issued after"
+                + " the connection ended): only cookies issued before the end are replays [SPEC-CONN-16]");
         byte[] n = Scenarios.bytes(400, 44);
         Scenarios.sendAll(fresh, fresh.send(ResponderContract.ECHO_STREAM, n), 0);
         Scenarios.awaitEchoes(fresh, 1, "a SEND on the connection a fresh handshake opened");

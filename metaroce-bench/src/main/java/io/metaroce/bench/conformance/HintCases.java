@@ -117,16 +117,24 @@ final class HintCases {
         Scenarios.checkAllAcks(s);
     }
 
-    private static void fairShare(CaseContext c) {
-        long periodMillis = c.options().fairSharePeriodMillis();
-        long capacity = c.options().capacityBytesPerSecond();
-        if (periodMillis == 0) {
+    /**
+     * SKIPs the case unless the suite was told the responder's fair-share period ([SPEC-CONF-25]) and
+     * capacity ([SPEC-CONF-4]), without which the allocator's hints cannot be judged.
+     */
+    private static void requireAllocatorKnown(CaseContext c) {
+        if (c.options().fairSharePeriodMillis() == 0) {
             throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
                     + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
         }
-        if (capacity <= 0) {
+        if (c.options().capacityBytesPerSecond() <= 0) {
             throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
         }
+    }
+
+    private static void fairShare(CaseContext c) {
+        long periodMillis = c.options().fairSharePeriodMillis();
+        long capacity = c.options().capacityBytesPerSecond();
+        requireAllocatorKnown(c);
         String last = null;
         for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
             last = fairShareAttempt(c, TimeUnit.MILLISECONDS.toNanos(periodMillis), capacity);
@@ -242,13 +250,7 @@ final class HintCases {
     private static void announcedShare(CaseContext c) {
         long periodMillis = c.options().fairSharePeriodMillis();
         long capacity = c.options().capacityBytesPerSecond();
-        if (periodMillis == 0) {
-            throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
-                    + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
-        }
-        if (capacity <= 0) {
-            throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
-        }
+        requireAllocatorKnown(c);
         long period = TimeUnit.MILLISECONDS.toNanos(periodMillis);
         long slowest = 0;
         for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
@@ -314,9 +316,7 @@ final class HintCases {
         }
         List<byte[]> cookies = new java.util.ArrayList<>();
         for (int k = 0; k < TOGETHER; k++) {
-            Received challenge = sessions.get(k).awaitType(marks.get(k), PacketType.CHALLENGE);
-            Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
-            cookies.add(challenge.packet().cookie.clone());
+            cookies.add(sessions.get(k).awaitCookie(marks.get(k), ""));
         }
         long firstCookie = System.nanoTime();
         for (int k = 0; k < TOGETHER; k++) {
@@ -324,9 +324,7 @@ final class HintCases {
             sessions.get(k).sendConnect(cookies.get(k));
         }
         for (int k = 0; k < TOGETHER; k++) {
-            Received accept = sessions.get(k).awaitType(marks.get(k), PacketType.ACCEPT);
-            Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
-            sessions.get(k).established(accept);
+            sessions.get(k).awaitAccept(marks.get(k), "");
         }
         return firstCookie;
     }

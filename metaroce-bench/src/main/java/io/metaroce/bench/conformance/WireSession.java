@@ -192,6 +192,49 @@ public final class WireSession implements AutoCloseable {
         return accepted;
     }
 
+    /** A handshake run once, without resending: the cookie its CONNECT carried and the ACCEPT. */
+    record Handshake(byte[] cookie, Received accept) {
+    }
+
+    /**
+     * Runs the handshake once, no CONNECT resent (for the cases that replay the cookie or count the
+     * answers): CONNECT, CHALLENGE, CONNECT with its cookie, ACCEPT. Fails the case, the failure
+     * naming {@code what} (e.g. " from a second address"; may be empty), if an answer does not come.
+     */
+    Handshake handshakeOnce(String what) {
+        byte[] cookie = requestCookie(what);
+        return new Handshake(cookie, connectWith(cookie, what));
+    }
+
+    /** Sends a CONNECT without a cookie and returns the cookie of the CHALLENGE that answers it ({@link #awaitCookie}). */
+    byte[] requestCookie(String what) {
+        int mark = received.size();
+        sendConnect(null);
+        return awaitCookie(mark, what);
+    }
+
+    /** Sends a CONNECT carrying {@code cookie} and returns the ACCEPT that answers it ({@link #awaitAccept}). */
+    Received connectWith(byte[] cookie, String what) {
+        int mark = received.size();
+        sendConnect(cookie);
+        return awaitAccept(mark, what);
+    }
+
+    /** The cookie (a copy) of the first CHALLENGE from {@code mark} on; fails the case if none comes. */
+    byte[] awaitCookie(int mark, String what) {
+        Received challenge = awaitType(mark, PacketType.CHALLENGE, waitNanos);
+        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie%s [SPEC-CONN-9]", what);
+        return challenge.packet().cookie.clone();
+    }
+
+    /** The first ACCEPT from {@code mark} on, taken as this session's ({@link #established}); fails the case if none. */
+    Received awaitAccept(int mark, String what) {
+        Received accept = awaitType(mark, PacketType.ACCEPT, waitNanos);
+        Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie%s [SPEC-CONN-12]", what);
+        established(accept);
+        return accept;
+    }
+
     /** Takes the server's values from {@code accepted} ([SPEC-CONN-7], [SPEC-CONN-14]). */
     void established(Received accepted) {
         Packet a = accepted.packet();

@@ -62,8 +62,8 @@ public final class CaseContext implements AutoCloseable {
      */
     public WireSession openAs(int paths, long localId) {
         WirePeer peer = new WirePeer(options.target(), paths);
-        return register(new WireSession(peer, DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW, options.waitMillis(),
-                Long.valueOf(localId)), peer);
+        return register(WireSession.withLocalId(peer, DEFAULT_MAX_DATAGRAM, DEFAULT_SEQUENCE_WINDOW,
+                options.waitMillis(), localId), peer);
     }
 
     private WireSession add(WirePeer peer, int maxDatagram, int window) {

@@ -181,11 +181,24 @@ final class ControlCases {
         long listen = Math.max(3 * c.options().minRtoMillis(), c.options().keepAliveMillis() + c.options().quietMillis());
         s.quiet(listen);
         for (Received r : s.received().subList(afterReply, s.received().size())) {
-            Checks.check(r.type() != PacketType.DATA && r.type() != PacketType.PATH_PROBE
-                    && r.type() != PacketType.READ_REQUEST, "the IUT sent %s %.1f ms after its CLOSE reply: a"
-                    + " connection in DRAINING sends only CLOSE replies, ACK, NAK and PROBE_ACK [SPEC-STATE-2]",
-                    r, (r.arrivalNanos() - reply.arrivalNanos()) / 1e6);
+            Checks.check(allowedWhileDraining(r, s.peerId()), "the IUT sent %s %.1f ms after its CLOSE reply: a"
+                    + " connection in DRAINING sends only CLOSE replies, ACK, NAK, PROBE_ACK and its ACCEPT again"
+                    + " [SPEC-STATE-2], [SPEC-CONN-12]", r, (r.arrivalNanos() - reply.arrivalNanos()) / 1e6);
         }
+    }
+
+    /**
+     * Whether a connection in DRAINING may send {@code r} ([SPEC-STATE-2]): a CLOSE reply, ACK, NAK,
+     * PROBE_ACK, or the connection's own ACCEPT sent again ([SPEC-CONN-12] rule 1). Anything else (DATA,
+     * a CLOSE without the reply flag, a PATH_PROBE, an ACCEPT naming another connection) is not.
+     */
+    private static boolean allowedWhileDraining(Received r, long connection) {
+        return switch (r.type()) {
+            case PacketType.ACK, PacketType.NAK, PacketType.PROBE_ACK -> true;
+            case PacketType.CLOSE -> r.packet().closeReply;
+            case PacketType.ACCEPT -> r.packet().sourceConnectionId == connection;
+            default -> false;
+        };
     }
 
     private static void checkReply(Received reply) {

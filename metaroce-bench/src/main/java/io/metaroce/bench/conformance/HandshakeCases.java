@@ -7,6 +7,7 @@ import io.metaroce.core.wire.PacketType;
 import io.metaroce.core.wire.WireConstants;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -59,8 +60,13 @@ final class HandshakeCases {
 
     /** CONNECTs of a replay the suite sends, each followed by a quiet spell: one could be lost on a loaded host. */
     private static final int REPLAYS = 2;
-    /** How long the suite polls a closed connection with CLOSEs for the end of its drain ([SPEC-CONF-24]). */
+    /** The longest drain the contract allows ([SPEC-CONF-24], [SPEC-STATE-7]), from the CLOSE reply. */
     private static final long DRAIN_LIMIT_MILLIS = 5_000;
+    /**
+     * Added to {@link #DRAIN_LIMIT_MILLIS} before a drain still going FAILs: the IUT's timer may fire late on a
+     * loaded host. A host that stalled the suite itself longer than this makes the case SKIP instead.
+     */
+    private static final long DRAIN_MARGIN_MILLIS = 2_000;
 
     private static void challenge(CaseContext c) {
         WireSession s = c.open(1);
@@ -157,12 +163,7 @@ final class HandshakeCases {
         // Another socket (another source port) names the live connection's client id: a valid cookie for that
         // address and id is to be had (the CHALLENGE is stateless), but the CONNECT carrying it must create nothing.
         WireSession other = c.openAs(1, live.localId());
-        int mark = other.mark();
-        other.sendConnect(null);
-        Received challenge = other.awaitType(mark, PacketType.CHALLENGE);
-        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie from a second address"
-                + " [SPEC-CONN-9]");
-        byte[] cookie = challenge.packet().cookie.clone();
+        byte[] cookie = other.requestCookie(" from a second address");
         int withCookie = other.mark();
         for (int i = 0; i < REPLAYS; i++) {
             other.sendConnect(cookie);
@@ -189,43 +190,52 @@ final class HandshakeCases {
 
     private static void replayAfterClose(CaseContext c) {
         WireSession s = c.open(1);
-        int mark = s.mark();
-        s.sendConnect(null);
-        Received challenge = s.awaitType(mark, PacketType.CHALLENGE);
-        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
-        byte[] cookie = challenge.packet().cookie.clone();
-        int first = s.mark();
-        s.sendConnect(cookie);
-        Received accept = s.awaitType(first, PacketType.ACCEPT);
-        Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
-        s.established(accept);
-        long ended = accept.packet().sourceConnectionId;
+        WireSession.Handshake opened = s.handshakeOnce("");
+        byte[] cookie = opened.cookie();
+        long ended = opened.accept().packet().sourceConnectionId;
         byte[] m = Scenarios.bytes(400, 43);
         Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, m), 0);
         Scenarios.awaitEchoes(s, 1, "a SEND before the CLOSE");
         int closing = s.mark();
         s.sendClose(CloseCode.NO_ERROR, false);
-        Checks.check(s.awaitType(closing, PacketType.CLOSE) != null, "no CLOSE reply within %d ms of a CLOSE"
-                + " [SPEC-STATE-6]", c.options().waitMillis());
+        Received closeReply = s.awaitType(closing, PacketType.CLOSE);
+        Checks.check(closeReply != null, "no CLOSE reply within %d ms of a CLOSE [SPEC-STATE-6]",
+                c.options().waitMillis());
         // Replayed while the connection drains: the server still holds it, so its ACCEPT may come again
         // ([SPEC-CONN-12] rule 1), but never one naming another connection.
         int draining = s.mark();
         s.sendConnect(cookie);
         c.quiet(s);
         checkNoNewConnection(s.ofType(draining, PacketType.ACCEPT), ended, "during its drain");
-        // The drain ends ([SPEC-STATE-7]): a CLOSE then gets no reply, the connection id being unknown.
-        long pollStart = System.nanoTime();
+        // The drain ends ([SPEC-STATE-7]), within 5 s ([SPEC-CONF-24]): a CLOSE then gets no reply, the connection id
+        // being unknown. A drain still going past the bound and a margin FAILs, unless the host stalled the suite for
+        // longer than the margin (then the host, not the IUT, may be the cause); datagrams the host dropped turn the
+        // failure into a SKIP as for every case.
+        long quietNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(c.options().quietMillis());
+        long stalled = 0;
         int lastPoll;
         while (true) {
             lastPoll = s.mark();
+            long pollFrom = System.nanoTime();
             s.sendClose(CloseCode.NO_ERROR, false);
             c.quiet(s);
+            stalled += Math.max(0, System.nanoTime() - pollFrom - quietNanos);
             if (s.ofType(lastPoll, PacketType.CLOSE).isEmpty()) {
                 break;
             }
-            if (System.nanoTime() - pollStart > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS)) {
-                throw new CaseSkipped("the closed connection still answered CLOSEs " + DRAIN_LIMIT_MILLIS + " ms after"
-                        + " the first: its drain did not end within the contract's bound [SPEC-CONF-24]");
+            long drained = System.nanoTime() - closeReply.arrivalNanos();
+            if (drained > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS + DRAIN_MARGIN_MILLIS)) {
+                String seen = String.format(Locale.ROOT, "the closed connection still answered CLOSEs %.1f s after its"
+                        + " CLOSE reply", drained / 1e9);
+                if (stalled > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DRAIN_MARGIN_MILLIS)) {
+                    throw new CaseSkipped(String.format(Locale.ROOT, "%s: %s (the suite's own waits overran by %.1f"
+                            + " s in all), so a late drain timer cannot be told from one that never fires"
+                            + " [SPEC-CONF-24]", CaseSkipped.HOST_TOO_SLOW, seen, stalled / 1e9));
+                }
+                throw new CaseFailure(String.format(Locale.ROOT, "%s: a drain lasts at most %d ms for the contract"
+                        + " (%d ms allowed with the margin), then the connection is CLOSED and its CLOSEs unanswered"
+                        + " [SPEC-STATE-7], [SPEC-CONF-24]", seen, DRAIN_LIMIT_MILLIS,
+                        DRAIN_LIMIT_MILLIS + DRAIN_MARGIN_MILLIS));
             }
         }
         int replay = s.mark();
@@ -244,18 +254,8 @@ final class HandshakeCases {
         // A cookie issued after the end is no replay: a fresh handshake with the same client id opens a new
         // connection (from a socket of its own, whose echoes start at MSN 0).
         WireSession fresh = c.openAs(1, s.localId());
-        int again = fresh.mark();
-        fresh.sendConnect(null);
-        Received challenge2 = fresh.awaitType(again, PacketType.CHALLENGE);
-        Checks.check(challenge2 != null, "no CHALLENGE for a CONNECT without a cookie naming an ended connection's"
-                + " client id [SPEC-CONN-9]");
-        int accepting = fresh.mark();
-        fresh.sendConnect(challenge2.packet().cookie.clone());
-        Received accept2 = fresh.awaitType(accepting, PacketType.ACCEPT);
-        Checks.check(accept2 != null, "no ACCEPT for a fresh handshake (a cookie issued after the connection ended)"
-                + " naming the ended connection's client id: only cookies issued before the end are replays"
-                + " [SPEC-CONN-16], [SPEC-CONN-12]");
-        fresh.established(accept2);
+        fresh.handshakeOnce(" naming an ended connection's client id, in a fresh handshake (a cookie issued after"
+                + " the connection ended): only cookies issued before the end are replays [SPEC-CONN-16]");
         byte[] n = Scenarios.bytes(400, 44);
         Scenarios.sendAll(fresh, fresh.send(ResponderContract.ECHO_STREAM, n), 0);
         Scenarios.awaitEchoes(fresh, 1, "a SEND on the connection a fresh handshake opened");

@@ -44,8 +44,9 @@ final class HintCases {
                         "SPEC-CC-10, SPEC-CC-11, SPEC-CC-20, SPEC-SACK-9, SPEC-ADM-4, SPEC-CONF-25", "R-CC-2",
                         HintCases::fairShare),
                 ConformanceCase.of("cc.announced-share",
-                        "four connections accepted together (handshakes side by side) are announced at most C/k (the"
-                                + " k-th) and at least C/4 in their ACCEPTs, and the first ACK of the first of them,"
+                        "four connections accepted together (handshakes side by side) are announced at most C/j (the"
+                                + " j-th largest share, in whatever order the IUT accepted them) and at least C/4 in"
+                                + " their ACCEPTs, and the first ACK of the first of them,"
                                 + " before the others sent anything, carries C/4: accepted connections count as senders"
                                 + " in advance",
                         "SPEC-CC-23, SPEC-CC-28, SPEC-CC-11, SPEC-WIRE-24, SPEC-CONF-25", "R-CC-2",
@@ -54,7 +55,7 @@ final class HintCases {
 
     /** Connections {@code cc.announced-share} opens together. */
     private static final int TOGETHER = 4;
-    /** How close an announced share must be to C / k: the integer steps of [SPEC-CC-10] and no more. */
+    /** How close an announced share must be to C / j: the integer steps of [SPEC-CC-10] and no more. */
     private static final double ANNOUNCED_TOLERANCE = 0.01;
 
     /** Ticks of {@code cc.fair-share} per fair-share period: the slow sender's one packet a tick keeps it active. */
@@ -116,16 +117,24 @@ final class HintCases {
         Scenarios.checkAllAcks(s);
     }
 
-    private static void fairShare(CaseContext c) {
-        long periodMillis = c.options().fairSharePeriodMillis();
-        long capacity = c.options().capacityBytesPerSecond();
-        if (periodMillis == 0) {
+    /**
+     * SKIPs the case unless the suite was told the responder's fair-share period ([SPEC-CONF-25]) and
+     * capacity ([SPEC-CONF-4]), without which the allocator's hints cannot be judged.
+     */
+    private static void requireAllocatorKnown(CaseContext c) {
+        if (c.options().fairSharePeriodMillis() == 0) {
             throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
                     + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
         }
-        if (capacity <= 0) {
+        if (c.options().capacityBytesPerSecond() <= 0) {
             throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
         }
+    }
+
+    private static void fairShare(CaseContext c) {
+        long periodMillis = c.options().fairSharePeriodMillis();
+        long capacity = c.options().capacityBytesPerSecond();
+        requireAllocatorKnown(c);
         String last = null;
         for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
             last = fairShareAttempt(c, TimeUnit.MILLISECONDS.toNanos(periodMillis), capacity);
@@ -241,13 +250,7 @@ final class HintCases {
     private static void announcedShare(CaseContext c) {
         long periodMillis = c.options().fairSharePeriodMillis();
         long capacity = c.options().capacityBytesPerSecond();
-        if (periodMillis == 0) {
-            throw new CaseSkipped("the responder's fair-share period was not given: run it with a fairSharePeriodNanos"
-                    + " of 20 ms or more and tell the suite (--fair-share-period-ms) [SPEC-CONF-25]");
-        }
-        if (capacity <= 0) {
-            throw new CaseSkipped("the responder's allocator is off or its capacity unknown (--capacity) [SPEC-CONF-4]");
-        }
+        requireAllocatorKnown(c);
         long period = TimeUnit.MILLISECONDS.toNanos(periodMillis);
         long slowest = 0;
         for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
@@ -264,19 +267,27 @@ final class HintCases {
                 slowest = Math.max(slowest, span);
                 continue;
             }
-            // The share when the ACCEPT is written: at least k connections count by then (C / k at most), and no
-            // more than the four (C / 4 at least); an IUT that reads the four CONNECTs in one batch before it writes
-            // any ACCEPT tells each C / 4 (the reference does, on loopback).
-            for (int k = 1; k <= TOGETHER; k++) {
-                long announced = sessions.get(k - 1).accept().packet().rateHintBytesPerSecond;
-                long most = capacity / k;
+            // The shares the ACCEPTs announce: the j-th largest was written when at least j connections counted (C / j
+            // at most), and none when more than the four did (C / 4 at least). Sorted, not in send order: the four
+            // CONNECTs leave from four source ports, so a multi-queue IUT may register them in any order. An IUT that
+            // reads the four CONNECTs in one batch before it writes any ACCEPT tells each C / 4 (the reference does,
+            // on loopback).
+            List<Long> announced = new java.util.ArrayList<>();
+            for (WireSession s : sessions) {
+                announced.add(s.accept().packet().rateHintBytesPerSecond);
+            }
+            announced.sort(java.util.Comparator.reverseOrder());
+            for (int j = 1; j <= TOGETHER; j++) {
+                long share = announced.get(j - 1);
+                long most = capacity / j;
                 long least = capacity / TOGETHER;
-                Checks.check(announced <= most + most * ANNOUNCED_TOLERANCE + 1
-                        && announced >= least - least * ANNOUNCED_TOLERANCE - 1, "the ACCEPT of the %d-th of %d"
-                        + " connections accepted within %.1f ms announces %d bytes/s, outside [C / %d, C / %d] = [%d,"
-                        + " %d]: a connection accepted counts as a sender from its registration [SPEC-CC-28],"
-                        + " [SPEC-CC-23]", k, TOGETHER, (sessions.getLast().accept().arrivalNanos() - firstCookie) / 1e6,
-                        announced, TOGETHER, k, least, most);
+                Checks.check(share <= most + most * ANNOUNCED_TOLERANCE + 1
+                        && share >= least - least * ANNOUNCED_TOLERANCE - 1, "the %d-th largest share announced by the"
+                        + " ACCEPTs of %d connections accepted within %.1f ms is %d bytes/s (all: %s), outside [C / %d,"
+                        + " C / %d] = [%d, %d]: a connection accepted counts as a sender from its registration"
+                        + " [SPEC-CC-28], [SPEC-CC-23]", j, TOGETHER,
+                        (sessions.getLast().accept().arrivalNanos() - firstCookie) / 1e6, share, announced, TOGETHER, j,
+                        least, most);
             }
             long hint = ack.packet().rateHintBytesPerSecond;
             Checks.check(near(hint, capacity / TOGETHER), "the first ACK of the first of %d connections accepted"
@@ -292,8 +303,8 @@ final class HintCases {
 
     /**
      * Opens {@link #TOGETHER} connections into {@code sessions} with their handshakes side by side:
-     * every CONNECT, then every CONNECT with its cookie in one burst, in order, so the IUT accepts
-     * them in that order and within a round trip. Returns when the first CONNECT with a cookie left.
+     * every CONNECT, then every CONNECT with its cookie in one burst, so the IUT accepts them within
+     * a round trip (in an order of its own: they leave from different source ports). Returns when the first CONNECT with a cookie left.
      */
     private static long handshakeTogether(CaseContext c, List<WireSession> sessions) {
         List<Integer> marks = new java.util.ArrayList<>();
@@ -305,9 +316,7 @@ final class HintCases {
         }
         List<byte[]> cookies = new java.util.ArrayList<>();
         for (int k = 0; k < TOGETHER; k++) {
-            Received challenge = sessions.get(k).awaitType(marks.get(k), PacketType.CHALLENGE);
-            Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie [SPEC-CONN-9]");
-            cookies.add(challenge.packet().cookie.clone());
+            cookies.add(sessions.get(k).awaitCookie(marks.get(k), ""));
         }
         long firstCookie = System.nanoTime();
         for (int k = 0; k < TOGETHER; k++) {
@@ -315,9 +324,7 @@ final class HintCases {
             sessions.get(k).sendConnect(cookies.get(k));
         }
         for (int k = 0; k < TOGETHER; k++) {
-            Received accept = sessions.get(k).awaitType(marks.get(k), PacketType.ACCEPT);
-            Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie [SPEC-CONN-12]");
-            sessions.get(k).established(accept);
+            sessions.get(k).awaitAccept(marks.get(k), "");
         }
         return firstCookie;
     }

@@ -104,7 +104,7 @@ public final class WireSession implements AutoCloseable {
      * {@code sequenceWindow} in its CONNECTs; every wait for the IUT lasts at most {@code waitMillis}.
      */
     public WireSession(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis, long seed) {
-        this(peer, maxDatagramBytes, sequenceWindow, waitMillis, idFromSeed(seed));
+        this(idFromSeed(seed), peer, maxDatagramBytes, sequenceWindow, waitMillis);
     }
 
     /**
@@ -112,7 +112,12 @@ public final class WireSession implements AutoCloseable {
      * CONNECTs' {@code sourceConnectionId}) is {@code localId}, not one drawn from a seed: for the
      * cases that send a client id another session of theirs holds ([SPEC-CONN-16]).
      */
-    WireSession(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis, Long localId) {
+    static WireSession withLocalId(WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis,
+            long localId) {
+        return new WireSession(localId, peer, maxDatagramBytes, sequenceWindow, waitMillis);
+    }
+
+    private WireSession(long localId, WirePeer peer, int maxDatagramBytes, int sequenceWindow, long waitMillis) {
         Checks.require(localId != 0, "connection id 0 is no connection's [SPEC-CONN-2]");
         this.peer = peer;
         this.ownMaxDatagram = maxDatagramBytes;
@@ -137,7 +142,7 @@ public final class WireSession implements AutoCloseable {
         }
     }
 
-    private static Long idFromSeed(long seed) {
+    private static long idFromSeed(long seed) {
         long id = new SplittableRandom(seed).nextLong();
         return id == 0 ? 1 : id;
     }
@@ -185,6 +190,49 @@ public final class WireSession implements AutoCloseable {
                 HANDSHAKE_ATTEMPTS);
         established(accepted);
         return accepted;
+    }
+
+    /** A handshake run once, without resending: the cookie its CONNECT carried and the ACCEPT. */
+    record Handshake(byte[] cookie, Received accept) {
+    }
+
+    /**
+     * Runs the handshake once, no CONNECT resent (for the cases that replay the cookie or count the
+     * answers): CONNECT, CHALLENGE, CONNECT with its cookie, ACCEPT. Fails the case, the failure
+     * naming {@code what} (e.g. " from a second address"; may be empty), if an answer does not come.
+     */
+    Handshake handshakeOnce(String what) {
+        byte[] cookie = requestCookie(what);
+        return new Handshake(cookie, connectWith(cookie, what));
+    }
+
+    /** Sends a CONNECT without a cookie and returns the cookie of the CHALLENGE that answers it ({@link #awaitCookie}). */
+    byte[] requestCookie(String what) {
+        int mark = received.size();
+        sendConnect(null);
+        return awaitCookie(mark, what);
+    }
+
+    /** Sends a CONNECT carrying {@code cookie} and returns the ACCEPT that answers it ({@link #awaitAccept}). */
+    Received connectWith(byte[] cookie, String what) {
+        int mark = received.size();
+        sendConnect(cookie);
+        return awaitAccept(mark, what);
+    }
+
+    /** The cookie (a copy) of the first CHALLENGE from {@code mark} on; fails the case if none comes. */
+    byte[] awaitCookie(int mark, String what) {
+        Received challenge = awaitType(mark, PacketType.CHALLENGE, waitNanos);
+        Checks.check(challenge != null, "no CHALLENGE for a CONNECT without a cookie%s [SPEC-CONN-9]", what);
+        return challenge.packet().cookie.clone();
+    }
+
+    /** The first ACCEPT from {@code mark} on, taken as this session's ({@link #established}); fails the case if none. */
+    Received awaitAccept(int mark, String what) {
+        Received accept = awaitType(mark, PacketType.ACCEPT, waitNanos);
+        Checks.check(accept != null, "no ACCEPT for a CONNECT with the CHALLENGE's cookie%s [SPEC-CONN-12]", what);
+        established(accept);
+        return accept;
     }
 
     /** Takes the server's values from {@code accepted} ([SPEC-CONN-7], [SPEC-CONN-14]). */

@@ -134,13 +134,28 @@ final class FaultyRelay implements AutoCloseable {
         DATA_AFTER_CLOSE,
         /**
          * Hints towards the suite as a server that counts a connection only from its first DATA would give: every
-         * ACCEPT announces the whole capacity (the largest hint seen), every ACK the capacity divided among the
-         * connections that sent DATA within the last 100 ms ({@link #ADVANCE_WINDOW_NANOS}) ([SPEC-CC-23]).
+         * ACCEPT announces the whole capacity ({@link ResponderContract#CAPACITY_BYTES_PER_SECOND}, given, not
+         * learnt from the hints seen, so that the fault shows whatever ran before), every ACK the capacity divided
+         * among the connections that sent DATA within the last 100 ms ({@link #ADVANCE_WINDOW_NANOS})
+         * ([SPEC-CC-23]).
          */
-        ADVANCE_COUNT_IGNORED
+        ADVANCE_COUNT_IGNORED,
+        /**
+         * {@link #ADVANCE_COUNT_IGNORED} in the ACKs only: the ACCEPTs pass as the responder wrote them, so only
+         * the ACK half of {@code cc.announced-share} can see the fault ([SPEC-CC-23], [SPEC-CC-11]).
+         */
+        ADVANCE_COUNT_IGNORED_IN_ACKS,
+        /**
+         * A drain that never ends ([SPEC-STATE-7]): once the responder answered a CLOSE from an address, every later
+         * CLOSE from there gets that answer again, from the relay, however long after.
+         */
+        DRAIN_ENDLESS
     }
 
-    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: two fair-share periods of the test's responder (50 ms). */
+    /**
+     * For {@link Fault#ADVANCE_COUNT_IGNORED}: half a fair-share period of the test's responder (200 ms), so within
+     * the two periods a connection accepted counts in advance.
+     */
     private static final long ADVANCE_WINDOW_NANOS = 100_000_000L;
 
     /** For {@link Fault#HINTS_EQUALIZED}: how recent a connection's latest ACK must be for it to count as a sender. */
@@ -202,10 +217,10 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, long[]> latestHints = new HashMap<>();
     /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
+    /** For {@link Fault#DRAIN_ENDLESS}: the responder's first CLOSE reply to each of the suite's addresses. */
+    private final Map<InetSocketAddress, byte[]> firstCloseReply = new HashMap<>();
     /** For {@link Fault#ADVANCE_COUNT_IGNORED}: when DATA last went to each of the responder's connection ids. */
     private final Map<Long, Long> lastDataTo = new HashMap<>();
-    /** For {@link Fault#ADVANCE_COUNT_IGNORED}: the largest hint the responder sent (its capacity). */
-    private long largestHint;
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -290,6 +305,10 @@ final class FaultyRelay implements AutoCloseable {
             }
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, 0, length, p) == DecodeError.OK;
+            if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && !p.closeReply
+                    && firstCloseReply.containsKey(client)) {
+                front.send(ByteBuffer.wrap(firstCloseReply.get(client)), client);
+            }
             if (fault == Fault.SHORT_ACK_DROPPED && valid && p.type == PacketType.ACK
                     && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
                 continue;
@@ -399,12 +418,13 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
             } else if (fault == Fault.HINTS_EQUALIZED) {
                 length = rewriteAck(length, this::equalizeHint);
+            } else if (fault == Fault.ADVANCE_COUNT_IGNORED_IN_ACKS) {
+                length = rewriteAck(length, this::countOnlySenders);
             } else if (fault == Fault.ADVANCE_COUNT_IGNORED) {
                 length = rewriteAck(length, this::countOnlySenders);
                 Packet a = new Packet();
                 if (codec.decode(buffer, 0, length, a) == DecodeError.OK && a.type == PacketType.ACCEPT) {
-                    largestHint = Math.max(largestHint, a.rateHintBytesPerSecond);
-                    a.rateHintBytesPerSecond = largestHint;
+                    a.rateHintBytesPerSecond = ResponderContract.CAPACITY_BYTES_PER_SECOND;
                     buffer.clear();
                     length = codec.encode(a, buffer, 0, null, 0);
                 }
@@ -431,6 +451,11 @@ final class FaultyRelay implements AutoCloseable {
                     codec.reseal(buffer, 0, head);
                 }
                 p.destinationConnectionId ^= ALIAS_MASK;
+            }
+            if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && p.closeReply) {
+                byte[] reply = new byte[length];
+                buffer.get(0, reply);
+                firstCloseReply.putIfAbsent(client, reply);
             }
             if (fault == Fault.REPLAY_ACCEPTED && valid && p.type == PacketType.CLOSE) {
                 closedClients.add(p.destinationConnectionId);
@@ -568,12 +593,14 @@ final class FaultyRelay implements AutoCloseable {
         front.send(ByteBuffer.wrap(datagram), to);
     }
 
-    /** The capacity divided among the connections that sent DATA lately ({@link Fault#ADVANCE_COUNT_IGNORED}). */
+    /**
+     * The responder's capacity ({@link ResponderContract#CAPACITY_BYTES_PER_SECOND}, which every test responder
+     * runs) divided among the connections that sent DATA lately ({@link Fault#ADVANCE_COUNT_IGNORED}).
+     */
     private void countOnlySenders(Packet ack) {
-        largestHint = Math.max(largestHint, ack.rateHintBytesPerSecond);
         long now = System.nanoTime();
         long senders = lastDataTo.values().stream().filter(t -> now - t <= ADVANCE_WINDOW_NANOS).count();
-        ack.rateHintBytesPerSecond = largestHint / Math.max(1, senders);
+        ack.rateHintBytesPerSecond = ResponderContract.CAPACITY_BYTES_PER_SECOND / Math.max(1, senders);
     }
 
     /** Reports the ACK's lowest acknowledged PSN missing. */

@@ -1398,17 +1398,17 @@ public final class Connection implements ScoreboardListener {
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;
         }
-        // Only a SUSPECT or FAILED path is due a health probe (PathHealth#probeDue).
-        for (int i = 0; i < paths.count() && !paths.allOpenActive(); i++) {
-            Path path = paths.get(i);
-            if (path != null && health.probeDue(path, nowNanos)) {
-                controlWriter.writeProbeOn(path, nowNanos, out, p, codec, path.state != PathState.FAILED);
-                health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
-                reportPathStates(nowNanos);
-                return true;
-            }
+        if (!paths.allOpenActive() && writeDueProbe(nowNanos, out, p, codec)) {
+            return true;
         }
         if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
+            return true;
+        }
+        if (!paths.allOpenActive() && writeDueProbe(nowNanos, out, p, codec)) {
+            // The packetizer drops the queued retransmissions of packets acknowledged or abandoned
+            // since: a SUSPECT path whose queue held only those has nothing queued now, and its
+            // probe is due at once [SPEC-PATH-10]. A poll that sends nothing must leave nothing to
+            // send: the endpoint polls the connection again only when it changes or a deadline comes.
             return true;
         }
         if (sender.takeLocalProtectionFault()) {
@@ -1421,6 +1421,20 @@ public final class Connection implements ScoreboardListener {
         if (keepAliveDue) {
             keepAliveDue = false;
             return controlWriter.writeProbe(nowNanos, out, p, codec);
+        }
+        return false;
+    }
+
+    /** A health probe on the first path due one (only a SUSPECT or FAILED path is: PathHealth#probeDue). */
+    private boolean writeDueProbe(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
+        for (int i = 0; i < paths.count(); i++) {
+            Path path = paths.get(i);
+            if (path != null && health.probeDue(path, nowNanos)) {
+                controlWriter.writeProbeOn(path, nowNanos, out, p, codec, path.state != PathState.FAILED);
+                health.probeSent(path, controlWriter.lastProbeId(), nowNanos);
+                reportPathStates(nowNanos);
+                return true;
+            }
         }
         return false;
     }

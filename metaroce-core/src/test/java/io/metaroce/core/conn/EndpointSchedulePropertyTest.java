@@ -32,7 +32,7 @@ import net.jqwik.api.Property;
  * <ul>
  *   <li>{@link Endpoint#pollTimeoutNanos} equals the minimum of every connection's next timeout;</li>
  *   <li>once the driver's transmit polls returned false, no connection has anything to send
- *       (each one polled directly sends nothing);</li>
+ *       (each one polled directly at the time of that call sends nothing);</li>
  * </ul>
  * and at the end every work request has completed. With a NIC that takes time per datagram
  * ({@link Pair#nicNanosPerDatagram}), a side is not polled while its NIC is busy, so connections

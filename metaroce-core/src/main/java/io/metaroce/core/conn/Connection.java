@@ -1398,7 +1398,7 @@ public final class Connection implements ScoreboardListener {
         if (state == ConnectionState.DRAINING || state == ConnectionState.CLOSING) {
             return false;
         }
-        if (writeDueProbe(nowNanos, out, p, codec)) {
+        if (!paths.allOpenActive() && writeDueProbe(nowNanos, out, p, codec)) {
             return true;
         }
         if (sender.writeData(nowNanos, out, p, codec, endpoint)) {
@@ -1411,10 +1411,11 @@ public final class Connection implements ScoreboardListener {
             abort();
             return transmit(nowNanos, out, p, codec); // the CLOSE goes out now
         }
-        // The data writer drops the retransmissions it finds acknowledged: a SUSPECT path whose
-        // queue that emptied, with nothing in flight, is due its probe now, not at the next change
-        // (this poll returning false tells the endpoint there is nothing to send).
-        if (writeDueProbe(nowNanos, out, p, codec)) {
+        if (!paths.allOpenActive() && writeDueProbe(nowNanos, out, p, codec)) {
+            // The packetizer drops the queued retransmissions of packets acknowledged or abandoned
+            // since: a SUSPECT path whose queue held only those has nothing queued now, and its
+            // probe is due at once [SPEC-PATH-10]. A poll that sends nothing must leave nothing to
+            // send: the endpoint polls the connection again only when it changes or a deadline comes.
             return true;
         }
         if (keepAliveDue) {
@@ -1424,9 +1425,9 @@ public final class Connection implements ScoreboardListener {
         return false;
     }
 
-    /** A health probe on the first SUSPECT or FAILED path due one (PathHealth#probeDue), if any. */
+    /** A health probe on the first path due one (only a SUSPECT or FAILED path is: PathHealth#probeDue). */
     private boolean writeDueProbe(long nowNanos, Transmit out, Packet p, PacketCodec codec) {
-        for (int i = 0; i < paths.count() && !paths.allOpenActive(); i++) {
+        for (int i = 0; i < paths.count(); i++) {
             Path path = paths.get(i);
             if (path != null && health.probeDue(path, nowNanos)) {
                 controlWriter.writeProbeOn(path, nowNanos, out, p, codec, path.state != PathState.FAILED);

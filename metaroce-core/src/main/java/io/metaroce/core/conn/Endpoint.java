@@ -88,14 +88,14 @@ public final class Endpoint {
     private final DeadlineHeap wakeups = new DeadlineHeap();
     /**
      * The parked slots, each keyed by its connection's next timeout, which has passed: a clean
-     * connection with something due (an ACK, a paced packet) that waits for the driver's transmit
-     * poll, which a driver whose NIC is busy does not make. A walk of every connection would find
-     * the same next timeout for it at every call until it changes (only its pacing term moves with
-     * time, and that is later), so it is read again only when it changes, is polled, or its
-     * {@code Connection#overdueRecheckNanos} comes (its key in {@link #wakeups} meanwhile); until
-     * then it is ready, as the walk would serve it at every call. Without parking it was released,
-     * read again and put back at every call: the walk's cost again, for every overdue connection
-     * of a busy host.
+     * connection with an ACK due (its pacing term is always later than the latest call) that waits
+     * for the driver's transmit poll, which a driver whose NIC is busy does not make. A walk of
+     * every connection would find the same next timeout for it at every call until it changes (only
+     * its pacing term moves with time, and that is later), so it is read again only when it
+     * changes, is polled, or its {@code Connection#overdueRecheckNanos} comes (its key in {@link
+     * #wakeups} meanwhile); until then it is ready, as the walk would serve it at every call.
+     * Without parking it was released, read again and put back at every call: the walk's cost
+     * again, for every overdue connection of a busy host.
      */
     private final DeadlineHeap overdue = new DeadlineHeap();
     /**

@@ -36,7 +36,7 @@ import net.jqwik.api.Property;
  * </ul>
  * and at the end every work request has completed. With a NIC that takes time per datagram
  * ({@link Pair#nicNanosPerDatagram}), a side is not polled while its NIC is busy, so connections
- * whose next timeout has passed (a due ACK, a paced packet) wait, parked by the endpoint; then the
+ * whose next timeout has passed (a due ACK) wait, parked by the endpoint; then the
  * next timeout is still checked after every event, the parked connections must be ready and clean,
  * and once the driver could poll a side until its transmit poll returned false, no connection of
  * it has anything to send.
@@ -52,7 +52,7 @@ class EndpointSchedulePropertyTest {
 
     /**
      * The same behind a busy NIC (0.5 to 4 us per datagram, drawn from the seed apart from the
-     * run's other draws): connections with an ACK or a paced packet due wait for the NIC, and the
+     * run's other draws): connections with an ACK due wait for the NIC, and the
      * endpoint parks them instead of reading them again at every call.
      */
     @Property(tries = 12)

@@ -69,25 +69,8 @@ public class LinuxSendSlotsBenchmark {
     private final Packet packet = new Packet();
     private long message;
     private int datagramOfMessage;
-    private long received;
-    private long receivedBytes;
 
-    private final DatagramReceiver counter = new DatagramReceiver() {
-        @Override
-        public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress from,
-                int ecn) {
-            received++;
-            receivedBytes += length + ecn;
-        }
-
-        @Override
-        public void onReadBatchComplete(int socketId) {
-        }
-
-        @Override
-        public void onSocketError(int socketId, Throwable cause) {
-        }
-    };
+    private final DatagramCounter counter = new DatagramCounter();
 
     @Setup
     public void setUp() throws IOException {
@@ -134,11 +117,11 @@ public class LinuxSendSlotsBenchmark {
             sender.writeInPlace(slots, slotBase + offset, datagramBytes, to, 2);
         }
         sender.flush();
-        long before = received;
-        for (int spins = 0; received - before < RUN && spins < 64; spins++) {
+        long before = counter.datagrams;
+        for (int spins = 0; counter.datagrams - before < RUN && spins < 64; spins++) {
             receiver.readAvailable();
         }
-        return receivedBytes;
+        return counter.bytes;
     }
 
     /** The next datagram of the current message into the slot at {@code offset}, as the engine encodes it. */

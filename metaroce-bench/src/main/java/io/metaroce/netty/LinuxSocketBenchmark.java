@@ -42,25 +42,8 @@ public class LinuxSocketBenchmark {
     private LinuxUdpSocket receiver;
     private InetSocketAddress to;
     private final ByteBuffer payload = ByteBuffer.allocate(4096);
-    private long received;
-    private long receivedBytes;
 
-    private final DatagramReceiver counter = new DatagramReceiver() {
-        @Override
-        public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress from,
-                int ecn) {
-            received++;
-            receivedBytes += length + ecn;
-        }
-
-        @Override
-        public void onReadBatchComplete(int socketId) {
-        }
-
-        @Override
-        public void onSocketError(int socketId, Throwable cause) {
-        }
-    };
+    private final DatagramCounter counter = new DatagramCounter();
 
     @Setup
     public void setUp() throws IOException {
@@ -90,10 +73,10 @@ public class LinuxSocketBenchmark {
             sender.write(payload, datagramBytes, to, 2);
         }
         sender.flush();
-        long before = received;
-        for (int spins = 0; received - before < BATCH && spins < 64; spins++) {
+        long before = counter.datagrams;
+        for (int spins = 0; counter.datagrams - before < BATCH && spins < 64; spins++) {
             receiver.readAvailable();
         }
-        return receivedBytes;
+        return counter.bytes;
     }
 }

@@ -41,25 +41,8 @@ public class LinuxSocketPingBenchmark {
     private LinuxUdpSocket receiver;
     private InetSocketAddress to;
     private final ByteBuffer payload = ByteBuffer.allocate(BYTES);
-    private long received;
-    private long receivedEcn;
 
-    private final DatagramReceiver counter = new DatagramReceiver() {
-        @Override
-        public void onDatagram(int socketId, ByteBuffer data, int offset, int length, InetSocketAddress from,
-                int codepoint) {
-            received++;
-            receivedEcn += codepoint;
-        }
-
-        @Override
-        public void onReadBatchComplete(int socketId) {
-        }
-
-        @Override
-        public void onSocketError(int socketId, Throwable cause) {
-        }
-    };
+    private final DatagramCounter counter = new DatagramCounter();
 
     @Setup
     public void setUp() throws IOException {
@@ -76,7 +59,7 @@ public class LinuxSocketPingBenchmark {
 
     @TearDown
     public void tearDown() {
-        if (received > 0 && receivedEcn != (long) ecn * received) {
+        if (counter.datagrams > 0 && counter.ecnCodepoints != (long) ecn * counter.datagrams) {
             throw new IllegalStateException("datagrams sent with ECN " + ecn + " arrived with others");
         }
         sender.close();
@@ -88,10 +71,10 @@ public class LinuxSocketPingBenchmark {
     public long oneDatagram() {
         sender.write(payload, BYTES, to, ecn);
         sender.flush();
-        long before = received;
-        for (int spins = 0; received == before && spins < 64; spins++) {
+        long before = counter.datagrams;
+        for (int spins = 0; counter.datagrams == before && spins < 64; spins++) {
             receiver.readAvailable();
         }
-        return received;
+        return counter.datagrams;
     }
 }

@@ -921,13 +921,13 @@ public final class Connection implements ScoreboardListener {
      * For a connection whose {@link #nextTimeoutNanos} has just answered a time at or before the
      * latest call (a due ACK waiting for the driver's transmit poll; the pacing term is always
      * later): the earliest time at which, with nothing changed and no transmit poll, asking it
-     * again (for its next timeout, or to run its timers) could do something, or {@link Long#MIN_VALUE} if at every
-     * call. Before then {@link #nextTimeoutNanos} answers the same from its cache (only its pacing
-     * term moves with time, and that is later) and {@link #handleTimeout} returns at its first
-     * test; the controller questions a reuse repeats are {@link #recheckNanos}'s. So: the pacing
-     * term (asked again then), and the timers' earliest deadline (the paths' ACK deadlines aside:
-     * a timer pass acts on none); at every call in a state whose timer pass has no such test, or
-     * while the pacing term is not reused.
+     * again (for its next timeout, or to run its timers) could do something, or {@link
+     * Long#MIN_VALUE} if at every call. Before then {@link #nextTimeoutNanos} answers the same from
+     * its cache (only its pacing term moves with time, and that is later) and {@link
+     * #handleTimeout} returns at its first test; the controller questions a reuse repeats are
+     * {@link #recheckNanos}'s. So: the pacing term (asked again then), and the timers' earliest
+     * deadline (the paths' ACK deadlines aside: a timer pass acts on none); at every call in a
+     * state whose timer pass has no such test, or while the pacing term is not reused.
      */
     long overdueRecheckNanos() {
         if (state != ConnectionState.ESTABLISHED || deadlinesStale || pathTouched || !pacingKnown) {

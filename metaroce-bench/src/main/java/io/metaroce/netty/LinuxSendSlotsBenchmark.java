@@ -74,10 +74,7 @@ public class LinuxSendSlotsBenchmark {
 
     @Setup
     public void setUp() throws IOException {
-        if (!LinuxSocketLayer.isAvailable()) {
-            throw new IllegalStateException("the linux datapath cannot run here: "
-                    + LinuxSocketLayer.unavailabilityCause());
-        }
+        LinuxDatapathRequired.check();
         stride = switch (layout) {
             case "packed" -> datagramBytes;
             case "strided" -> STRIDE_UNPACKED;

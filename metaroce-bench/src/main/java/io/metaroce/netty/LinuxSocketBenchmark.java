@@ -47,10 +47,7 @@ public class LinuxSocketBenchmark {
 
     @Setup
     public void setUp() throws IOException {
-        if (!LinuxSocketLayer.isAvailable()) {
-            throw new IllegalStateException("the linux datapath cannot run here: "
-                    + LinuxSocketLayer.unavailabilityCause());
-        }
+        LinuxDatapathRequired.check();
         SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(8 << 20, 4096);
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         sender = LinuxSocketLayer.openUnregistered(any, options, counter);

@@ -46,10 +46,7 @@ public class LinuxSocketPingBenchmark {
 
     @Setup
     public void setUp() throws IOException {
-        if (!LinuxSocketLayer.isAvailable()) {
-            throw new IllegalStateException("the linux datapath cannot run here: "
-                    + LinuxSocketLayer.unavailabilityCause());
-        }
+        LinuxDatapathRequired.check();
         SocketLayer.SocketOptions options = new SocketLayer.SocketOptions(1 << 20, 2048);
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         sender = LinuxSocketLayer.openUnregistered(any, options, counter);

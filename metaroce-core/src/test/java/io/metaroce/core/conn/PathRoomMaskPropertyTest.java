@@ -2,14 +2,9 @@ package io.metaroce.core.conn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.metaroce.core.EngineConfig;
 import io.metaroce.core.PropertySeeds;
 import io.metaroce.core.api.PathState;
-import io.metaroce.core.api.PostResult;
-import io.metaroce.core.harness.NetworkConditions;
 import io.metaroce.core.harness.Pair;
-import io.metaroce.core.memory.Access;
-import io.metaroce.core.memory.MemoryRegion;
 import java.util.stream.LongStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -45,23 +40,7 @@ class PathRoomMaskPropertyTest {
     @org.junit.jupiter.api.Test
     void aFullScoreboardIsToldAsTheScoreboardTellsIt() {
         long[] seen = {0, 0, 0};
-        long[] outage = {Long.MAX_VALUE, 0};
-        EngineConfig config = EngineConfig.builder().pathWindowPackets(64).build();
-        Pair pair = Pair.create(23, 2, NetworkConditions.perfect(), config)
-                .lossModel((fromClient, pathId, d, len, now) -> pathId == 1 && now >= outage[0] && now < outage[1])
-                .connect();
-        MemoryRegion local = TestMemory.region(pair.client(), 1 << 16, Access.ALL, 1);
-        MemoryRegion remote = TestMemory.region(pair.server(), 1 << 16, Access.ALL, 2);
-        outage[0] = pair.now();
-        outage[1] = pair.now() + 4_000_000;
-        int posted = 0;
-        for (int k = 0; k < 400_000 && pair.step() | posted < 2_000; k++) {
-            while (posted < 2_000 && pair.clientConnection().postWrite(0, posted, local, (posted % 4_000) * 8L, 8,
-                    remote.remoteKey(), (posted % 4_000) * 8L) == PostResult.OK) {
-                posted++;
-            }
-            check(pair, "2 paths, path 1 black-holed for 4 ms", seen);
-        }
+        RandomConnectionRun.blackHoledPathFillsItsScoreboard(23, (pair, where) -> check(pair, where, seen));
         assertThat(seen[2]).as("paths found in service with a full scoreboard").isPositive();
     }
 

@@ -20,7 +20,8 @@ import java.util.function.BiConsumer;
  * reordering, CE-marking network, one path black-holed for a while (so that it turns SUSPECT, fails
  * and is probed back), the fixed window or AIMD, the engine defaults or the simulator's settings
  * (idle resends, loss cuts scaled by alpha, rate hints, seeded pacing phases), SENDs, WRITEs and
- * READs posted over time, then a close or an abort. {@code check} runs after every event.
+ * READs posted over time, then a close or an abort. {@code check} runs after every event. Also
+ * the fixed run the path-mask tests share: a black-holed path that fills its scoreboard.
  */
 final class RandomConnectionRun {
     private static final long MS = 1_000_000;
@@ -110,5 +111,31 @@ final class RandomConnectionRun {
             check.accept(pair, where);
         }
         return pair;
+    }
+
+    /**
+     * Two paths on a perfect network with 64-packet scoreboards, path 1 black-holed for 4 ms from
+     * the start while 2,000 small WRITEs are posted: longer than path 1's scoreboard's room lasts,
+     * so it fills and is emptied by the retransmission timeout. {@code check} runs after every
+     * event with the pair and the case's description.
+     */
+    static void blackHoledPathFillsItsScoreboard(long seed, BiConsumer<Pair, String> check) {
+        long[] outage = {Long.MAX_VALUE, 0};
+        EngineConfig config = EngineConfig.builder().pathWindowPackets(64).build();
+        Pair pair = Pair.create(seed, 2, NetworkConditions.perfect(), config)
+                .lossModel((fromClient, pathId, d, len, now) -> pathId == 1 && now >= outage[0] && now < outage[1])
+                .connect();
+        MemoryRegion local = TestMemory.region(pair.client(), 1 << 16, Access.ALL, 1);
+        MemoryRegion remote = TestMemory.region(pair.server(), 1 << 16, Access.ALL, 2);
+        outage[0] = pair.now();
+        outage[1] = pair.now() + 4 * MS;
+        int posted = 0;
+        for (int k = 0; k < 400_000 && pair.step() | posted < 2_000; k++) {
+            while (posted < 2_000 && pair.clientConnection().postWrite(0, posted, local, (posted % 4_000) * 8L, 8,
+                    remote.remoteKey(), (posted % 4_000) * 8L) == PostResult.OK) {
+                posted++;
+            }
+            check.accept(pair, "2 paths, path 1 black-holed for 4 ms");
+        }
     }
 }

@@ -382,6 +382,11 @@ public final class ConformanceResponder implements AutoCloseable {
                     }
                     return 1;
                 }
+                case ResponderContract.COMMAND_CLOSE -> {
+                    // Queued behind this completion: the reply is posted first, and the close waits for its ACK.
+                    connection.close();
+                    return 1;
+                }
                 default -> {
                     return -1;
                 }

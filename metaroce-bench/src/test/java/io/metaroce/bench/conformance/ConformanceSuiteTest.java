@@ -49,7 +49,7 @@ class ConformanceSuiteTest {
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
-            "cc.announced-share", "handshake.replay-after-close");
+            "cc.announced-share", "handshake.replay-after-close", "cc.held-back");
 
     @BeforeAll
     static void startResponder() {
@@ -84,7 +84,7 @@ class ConformanceSuiteTest {
                 .containsAll(SKIP_WHEN_HOST_TOO_SLOW);
         for (CaseResult r : results) {
             boolean ecnUnreadable = r.id().equals("ecn.counts") && !responder.endpoint().ecnCapable();
-            if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share")) {
+            if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share") || r.id().equals("cc.held-back")) {
                 // The suite is not told the engine's 100 µs fair-share period (too short to judge by, [SPEC-CONF-25]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--fair-share-period-ms");
@@ -446,6 +446,27 @@ class ConformanceSuiteTest {
         assertFailed(r, Set.of("close.draining-silent"), "[SPEC-STATE-2]");
     }
 
+    @Test
+    void aCloseOfItsOwnWhileDrainingFailsTheDrainingCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLOSE_AFTER_CLOSE_REPLY,
+                List.of("close.draining-silent", "close.closing", "send.echo"));
+        assertFailed(r, Set.of("close.draining-silent"), "[SPEC-STATE-2]");
+    }
+
+    @Test
+    void sendingDataWhileClosingFailsTheClosingCase() {
+        // The relay resends the last DATA after every CLOSE towards the suite: here the IUT's own CLOSE (CLOSING).
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.DATA_AFTER_CLOSE, List.of("close.closing", "send.echo"));
+        assertFailed(r, Set.of("close.closing"), "[SPEC-STATE-2]");
+    }
+
+    @Test
+    void ignoringThePeersPacketsWhileClosingFailsTheClosingCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLOSING_DEAF,
+                List.of("close.closing", "close.draining-silent", "send.echo"));
+        assertFailed(r, Set.of("close.closing"), "[SPEC-STATE-3]");
+    }
+
     /** The fair-share period of the responders of the fair-share tests ([SPEC-CONF-25]). */
     private static final long FAIR_SHARE_PERIOD_MILLIS = 50;
 
@@ -523,6 +544,38 @@ class ConformanceSuiteTest {
             assertThat(r.get("cc.announced-share").detail()).as("failed by the ACK, not an ACCEPT")
                     .satisfiesAnyOf(d -> assertThat(d).contains("the first ACK"), d -> assertThat(d).contains("too slow"));
         }
+    }
+
+    @Test
+    void theHeldBackCasePassesAgainstAResponderWithASmallCapacity() {
+        // [SPEC-CONF-26]: a capacity the suite can send more than half of, a period it can keep a pace within.
+        try (ConformanceResponder small = heldBackResponder()) {
+            assertFailed(runHeldBack(small.localAddress(), List.of("cc.held-back")), Set.of(), "");
+        }
+    }
+
+    @Test
+    void readingEveryDemandFromTheRateFailsTheHeldBackCase() {
+        try (ConformanceResponder small = heldBackResponder();
+                FaultyRelay relay = new FaultyRelay(small.localAddress(), FaultyRelay.Fault.HELD_BACK_IGNORED)) {
+            Map<String, CaseResult> r = runHeldBack(relay.address(), List.of("cc.held-back", "send.echo"));
+            assertFailed(r, Set.of("cc.held-back"), "[SPEC-CC-11]");
+        }
+    }
+
+    private static ConformanceResponder heldBackResponder() {
+        return ConformanceResponder.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                HintCases.HELD_BACK_MAX_CAPACITY, TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                ConformanceResponder.DEFAULT_KEEP_ALIVE_NANOS, ConformanceResponder.DEFAULT_IDLE_TIMEOUT_NANOS,
+                FaultyRelay.HELD_BACK_PERIOD_NANOS, Datapath.AUTO);
+    }
+
+    private static Map<String, CaseResult> runHeldBack(InetSocketAddress target, List<String> cases) {
+        SuiteOptions o = options(target, cases).withCapacity(HintCases.HELD_BACK_MAX_CAPACITY)
+                .withFairSharePeriodMillis(TimeUnit.NANOSECONDS.toMillis(FaultyRelay.HELD_BACK_PERIOD_NANOS));
+        List<CaseResult> results = ConformanceSuite.run(o, x -> { });
+        assertThat(results).hasSize(cases.size());
+        return results.stream().collect(Collectors.toMap(CaseResult::id, Function.identity()));
     }
 
     private static ConformanceResponder fairShareResponder() {

@@ -167,7 +167,12 @@ final class FaultyRelay implements AutoCloseable {
          * Once the responder sent a CLOSE of its own (not a reply) to an address, DATA from there is dropped: a
          * connection closing gracefully that no longer takes its peer's last packets ([SPEC-STATE-3]).
          */
-        CLOSING_DEAF
+        CLOSING_DEAF,
+        /**
+         * The first ACK towards the suite of each connection is dropped: the first packet's ACK reaches the suite
+         * only with a later one, as from a receiver that holds it back like any other ([SPEC-CC-26]).
+         */
+        FIRST_ACK_DROPPED
     }
 
     /** For {@link Fault#HELD_BACK_IGNORED}: the fair-share period of the test's responder. */
@@ -240,6 +245,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, long[]> latestHints = new HashMap<>();
     /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
+    /** For {@link Fault#FIRST_ACK_DROPPED}: the suite's connection ids whose first ACK was dropped. */
+    private final Set<Long> firstAckDropped = new HashSet<>();
     /** For {@link Fault#CLOSING_DEAF}: the suite's addresses the responder sent a CLOSE of its own to. */
     private final Set<InetSocketAddress> closedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** For {@link Fault#DRAIN_ENDLESS}: the responder's first CLOSE reply to each of the suite's addresses. */
@@ -534,6 +541,10 @@ final class FaultyRelay implements AutoCloseable {
                     codec.reseal(buffer, 0, length);
                     to = other;
                 }
+            }
+            if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK
+                    && firstAckDropped.add(p.destinationConnectionId)) {
+                continue;
             }
             buffer.limit(length).position(0);
             front.send(buffer, to);

@@ -49,7 +49,7 @@ class ConformanceSuiteTest {
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
-            "cc.announced-share", "handshake.replay-after-close", "cc.held-back");
+            "cc.announced-share", "handshake.replay-after-close", "cc.held-back", "send.ack-now-when-lossy");
 
     @BeforeAll
     static void startResponder() {
@@ -469,6 +469,13 @@ class ConformanceSuiteTest {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLOSING_DEAF,
                 List.of("close.closing", "close.draining-silent", "send.echo"));
         assertFailed(r, Set.of("close.closing"), "[SPEC-STATE-3]");
+    }
+
+    @Test
+    void askingForAnAckOnlyAtAMessagesEndFailsTheLossyPathCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACK_NOW_ONLY_AT_END,
+                List.of("send.ack-now-when-lossy", "send.echo"));
+        assertFailed(r, Set.of("send.ack-now-when-lossy"), "[SPEC-SACK-12]");
     }
 
     /** The maxAckDelayNanos of the responders of the first-ACK tests ([SPEC-CONF-28]), µs. */

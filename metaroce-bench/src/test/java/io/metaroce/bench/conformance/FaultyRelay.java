@@ -172,7 +172,12 @@ final class FaultyRelay implements AutoCloseable {
          * The first ACK towards the suite of each connection is dropped: the first packet's ACK reaches the suite
          * only with a later one, as from a receiver that holds it back like any other ([SPEC-CC-26]).
          */
-        FIRST_ACK_DROPPED
+        FIRST_ACK_DROPPED,
+        /**
+         * DATA towards the suite that is not its message's last packet loses FLAG_ACK_NOW: a sender that asks for
+         * an ACK only at a message's end, even on a path that loses much ([SPEC-SACK-12]).
+         */
+        ACK_NOW_ONLY_AT_END
     }
 
     /** For {@link Fault#HELD_BACK_IGNORED}: the fair-share period of the test's responder. */
@@ -541,6 +546,12 @@ final class FaultyRelay implements AutoCloseable {
                     codec.reseal(buffer, 0, length);
                     to = other;
                 }
+            }
+            if (fault == Fault.ACK_NOW_ONLY_AT_END && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_ACK_NOW) != 0
+                    && p.payloadMessageOffset + p.payloadLength < p.messageLength) {
+                buffer.putShort(head + 4, (short) (p.flags & ~WireConstants.FLAG_ACK_NOW));
+                codec.reseal(buffer, head, length - head);
             }
             if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK
                     && firstAckDropped.add(p.destinationConnectionId)) {

@@ -49,7 +49,8 @@ class ConformanceSuiteTest {
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
-            "cc.announced-share", "handshake.replay-after-close", "cc.held-back", "send.ack-now-when-lossy");
+            "cc.announced-share", "handshake.replay-after-close", "cc.held-back", "send.ack-now-when-lossy",
+            "cc.delay-cut");
 
     @BeforeAll
     static void startResponder() {
@@ -708,6 +709,20 @@ class ConformanceSuiteTest {
                     List.of("path.probe-interval", "probe.answered")), x -> { }).stream()
                     .collect(Collectors.toMap(CaseResult::id, Function.identity()));
             assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
+        }
+    }
+
+    @Test
+    void aSenderThatReadsNoDelayWithoutEcnFailsTheDelayCutCase() {
+        // A faulty responder option: aimdDelayThresholdNanos 0 (the delay signal off), while the operator claims the
+        // §12.1 values [SPEC-CONF-29]: without ECN its window is never cut, and slow start runs on.
+        try (ConformanceResponder delayBlind = ConformanceResponder.startWithConfig(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                b -> b.aimdDelayThresholdNanos(0))) {
+            Map<String, CaseResult> r = ConformanceSuite.run(options(delayBlind.localAddress(),
+                    List.of("cc.delay-cut", "send.echo")), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("cc.delay-cut"), "[SPEC-CC-15]");
         }
     }
 

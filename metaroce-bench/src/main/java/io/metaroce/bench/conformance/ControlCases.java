@@ -196,7 +196,26 @@ final class ControlCases {
     /** How long {@code close.closing} listens after the IUT's first CLOSE: past the 315 ms a default CLOSING lasts. */
     private static final long CLOSING_LISTEN_MILLIS = 400;
 
+    /** Attempts of {@code close.closing} before it gives up on a host too slow for the IUT's CLOSING. */
+    private static final int CLOSING_ATTEMPTS = 3;
+
     private static void closing(CaseContext c) {
+        for (int attempt = 0; attempt < CLOSING_ATTEMPTS; attempt++) {
+            if (closingAttempt(c)) {
+                return;
+            }
+        }
+        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + CLOSING_ATTEMPTS + " attempts the suite's"
+                + " SEND or PATH_PROBE went unanswered and no CLOSE of the IUT came after it left: the IUT may have ended"
+                + " its CLOSING (315 ms with the §12.1 defaults) before they arrived [SPEC-CONF-27]");
+    }
+
+    /**
+     * One attempt of {@code close.closing}: true when judged (it throws on a fault); false when a
+     * SEND or PATH_PROBE sent in CLOSING went unanswered but no CLOSE of the IUT came after it
+     * left, so the IUT may have ended CLOSING before it arrived (a suite that read its first CLOSE late).
+     */
+    private static boolean closingAttempt(CaseContext c) {
         WireSession s = c.connect(1);
         Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(200, 67)), 0);
         Scenarios.awaitEchoes(s, 1, "a SEND before the close command");
@@ -212,14 +231,22 @@ final class ControlCases {
                 + " the reply flag %s and code %d, not a CLOSE of its own with NO_ERROR [SPEC-STATE-5]", p.closeReply,
                 p.closeCode);
         // Left unanswered, the IUT is in CLOSING: a graceful close still places and acknowledges what comes.
-        Sent late = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 68)), 0).getLast();
-        boolean acked = s.await(() -> Scenarios.ackOf(s, 0, late.pathSequence()) != null);
-        Checks.check(acked, "a SEND that reached the IUT in CLOSING (a"
-                + " graceful close, its CLOSE unanswered) was not acknowledged within %d ms [SPEC-STATE-3]",
-                c.options().waitMillis());
         int probes = s.mark();
+        Sent late = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 68)), 0).getLast();
         s.sendProbe(0, 0x5EED_C105EL, 17);
-        Checks.check(s.awaitType(probes, PacketType.PROBE_ACK) != null, "a PATH_PROBE to the IUT in CLOSING got no"
+        boolean acked = s.await(() -> Scenarios.ackOf(s, 0, late.pathSequence()) != null
+                && s.firstOfType(probes, PacketType.PROBE_ACK) != null);
+        boolean stillClosing = false;
+        for (Received r : s.ofType(probes, PacketType.CLOSE)) {
+            stillClosing |= r.arrivalNanos() > late.timestampNanos();
+        }
+        if (!acked && !stillClosing) {
+            return false;
+        }
+        Checks.check(Scenarios.ackOf(s, 0, late.pathSequence()) != null, "a SEND that reached the IUT in CLOSING (a"
+                + " graceful close, its CLOSE unanswered and sent again after the SEND left) was not acknowledged within"
+                + " %d ms [SPEC-STATE-3]", c.options().waitMillis());
+        Checks.check(s.firstOfType(probes, PacketType.PROBE_ACK) != null, "a PATH_PROBE to the IUT in CLOSING got no"
                 + " PROBE_ACK within %d ms [SPEC-STATE-9]", c.options().waitMillis());
         s.quiet(CLOSING_LISTEN_MILLIS);
         int from = s.received().indexOf(close);
@@ -230,6 +257,7 @@ final class ControlCases {
         }
         Checks.check(s.messagesOn(ECHO).size() == 1, "the IUT echoed a SEND it received in CLOSING: it sent DATA"
                 + " [SPEC-STATE-2]");
+        return true;
     }
 
     /** Whether a connection in CLOSING may send {@code r} ([SPEC-STATE-2]). */

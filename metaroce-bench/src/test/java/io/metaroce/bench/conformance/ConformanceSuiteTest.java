@@ -50,7 +50,7 @@ class ConformanceSuiteTest {
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
             "cc.announced-share", "handshake.replay-after-close", "cc.held-back", "send.ack-now-when-lossy",
-            "cc.delay-cut", "close.closing");
+            "cc.delay-cut", "close.closing", "timer.first-ack-at-once");
 
     @BeforeAll
     static void startResponder() {

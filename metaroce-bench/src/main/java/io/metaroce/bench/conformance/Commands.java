@@ -64,6 +64,11 @@ final class Commands {
                 + " command does not start with %d [SPEC-CONF-6]", ResponderContract.COMMAND_CONNECT);
     }
 
+    /** Makes the responder close the connection gracefully once it has replied ([SPEC-CONF-27]). */
+    static void close(WireSession s) {
+        command(s, new byte[] {(byte) ResponderContract.COMMAND_CLOSE}, "the close command");
+    }
+
     /** Sends {@code command} and returns the responder's reply; fails the case if none comes. */
     private static byte[] command(WireSession s, byte[] command, String what) {
         int before = s.messagesOn(ResponderContract.CONTROL_STREAM).size();

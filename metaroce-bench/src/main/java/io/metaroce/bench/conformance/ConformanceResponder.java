@@ -116,6 +116,22 @@ public final class ConformanceResponder implements AutoCloseable {
     }
 
     /**
+     * Starts a responder as {@link #start(InetSocketAddress, long, long, long, long, long, Datapath)}
+     * does (a {@code fairSharePeriodNanos} of 0: the engine's) whose receivers hold an ACK back at most
+     * {@code maxAckDelayNanos} (0: the engine's): a long delay lets the suite tell the first packet's
+     * ACK, sent at once, from a delayed one ([SPEC-CC-26], [SPEC-CONF-28]).
+     */
+    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
+            long keepAliveNanos, long idleTimeoutNanos, long fairSharePeriodNanos, long maxAckDelayNanos,
+            Datapath datapath) {
+        EngineConfig defaults = EngineConfig.defaults();
+        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
+                datapath, null, b -> b.fairSharePeriodNanos(fairSharePeriodNanos == 0 ? defaults.fairSharePeriodNanos()
+                        : fairSharePeriodNanos).maxAckDelayNanos(maxAckDelayNanos == 0 ? defaults.maxAckDelayNanos()
+                        : maxAckDelayNanos));
+    }
+
+    /**
      * A responder on {@code bind} with the contract's defaults whose connections' congestion
      * controllers {@code controller} makes instead of the engine's: for the suite's tests, to run
      * a sender that breaks a rule of congestion control.
@@ -380,6 +396,11 @@ public final class ConformanceResponder implements AutoCloseable {
                     } catch (java.net.UnknownHostException e) {
                         return -1; // an address of a length no family has
                     }
+                    return 1;
+                }
+                case ResponderContract.COMMAND_CLOSE -> {
+                    // Queued behind this completion: the reply is posted first, and the close waits for its ACK.
+                    connection.close();
                     return 1;
                 }
                 default -> {

@@ -58,7 +58,14 @@ final class CongestionCases {
         /** Every packet the ACK newly counts is counted CE-marked ([SPEC-SACK-8]). */
         MARK,
         /** The round's first new packet is left out of the ACK, and out of every later one ([SPEC-LOSS-1]). */
-        HOLE
+        HOLE,
+        /**
+         * No ECN reported at all (every count 0), so the IUT's controller reads delay: each round's ACK
+         * comes a quiet spell after its packets, far above the least RTT sample (the first packet,
+         * acknowledged at once), so every sample is a delay mark ([SPEC-CC-15]). The signal never stops:
+         * only the rounds under it are clocked.
+         */
+        DELAY
     }
 
     static List<ConformanceCase> all() {
@@ -75,6 +82,12 @@ final class CongestionCases {
                                 + " holes stop it grows again, by additive increase, not slow start",
                         "SPEC-CC-5, SPEC-CC-6, SPEC-CC-9, SPEC-CC-31, SPEC-LOSS-1, SPEC-LOSS-3, SPEC-CONF-16",
                         "R-CC-1, R-SACK-2", c -> run(c, Signal.HOLE)),
+                ConformanceCase.of("cc.delay-cut",
+                        "with no ECN reported (every ACK's counts 0) and every round trip's ACK a quiet spell late, far"
+                                + " above the least RTT sample, the IUT reads delay as marks: its flight falls by half at"
+                                + " least every second round trip toward the floor, as under CE marks",
+                        "SPEC-CC-15, SPEC-CC-7, SPEC-CC-8, SPEC-CC-19, SPEC-CONF-16, SPEC-CONF-29", "R-CC-1",
+                        c -> run(c, Signal.DELAY)),
                 ConformanceCase.of("cc.paced",
                         "without a rate hint, a window that grows in slow start is paced over the round trip: each"
                                 + " round trip's DATA beyond the burst allowance leaves no faster than twice the window"
@@ -275,7 +288,8 @@ final class CongestionCases {
     private static void once(CaseContext c, Signal signal) {
         WireSession s = c.connect(1);
         s.autoAck(false);
-        s.reportEcn(true, false); // ECN-capable from the first ACK: no delay marks stand in for marks [SPEC-CC-15]
+        // ECN-capable from the first ACK, so no delay marks stand in for marks [SPEC-CC-15]; for DELAY, never.
+        s.reportEcn(signal != Signal.DELAY, false);
         long quiet = quietNanos(c.options());
         long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
         // A one-packet SEND as MSN 0, sent last: no receive completes before it arrives ([SPEC-MSG-10]), so every
@@ -295,7 +309,7 @@ final class CongestionCases {
         Set<Long> holed = new HashSet<>();
         int from = 0;
         long acked = -1; // the highest PSN an ACK of the suite's covered
-        int last = SIGNAL_ROUNDS + CLEAR_ROUNDS;
+        int last = signal == Signal.DELAY ? SIGNAL_ROUNDS : SIGNAL_ROUNDS + CLEAR_ROUNDS;
         for (int r = 0; r <= last; r++) {
             int start = from;
             boolean any = s.await(() -> s.data().size() > start, s.waitNanos());
@@ -321,7 +335,7 @@ final class CongestionCases {
             boolean signalling = r < SIGNAL_ROUNDS;
             if (signal == Signal.MARK) {
                 s.reportEcn(true, signalling);
-            } else if (signalling) {
+            } else if (signal == Signal.HOLE && signalling) {
                 Received hole = firstNew(s.data().subList(start, end), holed, acked);
                 Checks.check(hole != null, "round trip %d carried no first transmission to leave out [SPEC-CONF-16]", r);
                 s.withhold(0, hole.packet().pathSequence);
@@ -332,12 +346,14 @@ final class CongestionCases {
             acked = s.iutPsns(0).last();
         }
         // The rest goes at the suite's pace again: every packet acknowledged at once.
-        s.reportEcn(true, false);
+        s.reportEcn(signal != Signal.DELAY, false);
         s.autoAck(true);
         s.ack(0);
         Scenarios.awaitEchoes(s, MESSAGES + 1, "the echoes after the round trips");
         checkCopies(s, holed);
-        judged(s, rounds, ackTimes, () -> growth(rounds, increase));
+        if (signal != Signal.DELAY) {
+            judged(s, rounds, ackTimes, () -> growth(rounds, increase));
+        }
         Scenarios.checkEcho(s, 0, Scenarios.bytes(FIRST_BYTES, 149), "an echo clocked by the suite's round trips");
         for (int i = 1; i <= MESSAGES; i++) {
             Scenarios.checkEcho(s, i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 149 + i),
@@ -441,7 +457,11 @@ final class CongestionCases {
      */
     static void bounds(List<Round> rounds, long increase, Signal signal) {
         long datagram = largestPacket(rounds);
-        String rule = signal == Signal.MARK ? "[SPEC-CC-8]" : "[SPEC-CC-9]";
+        String rule = switch (signal) {
+            case MARK -> "[SPEC-CC-8]";
+            case HOLE -> "[SPEC-CC-9]";
+            case DELAY -> "[SPEC-CC-15], [SPEC-CC-8]";
+        };
         double factor = cutFactor(signal);
         for (int r = 1; r < rounds.size(); r++) {
             double bound = 0;
@@ -458,7 +478,12 @@ final class CongestionCases {
             Checks.check(rounds.get(r).bytes() <= bound, "round trip %d carried %d bytes of DATA, more than the %.0f"
                     + " its window may hold after the %d bytes of round trip %d and %s (%s); rounds: %s", r,
                     rounds.get(r).bytes(), bound, rounds.get(from).bytes(), from, signalled
-                            ? (signal == Signal.MARK ? "every packet reported CE-marked since" : "a hole in every ACK since")
+                            ? (switch (signal) {
+                                case MARK -> "every packet reported CE-marked since";
+                                case HOLE -> "a hole in every ACK since";
+                                case DELAY -> "no ECN reported and every ACK a quiet spell after its round since (a"
+                                        + " delay mark for every packet)";
+                            })
                                     + ": a cut to " + String.format(Locale.ROOT, "%.4f", factor)
                                     + " of the window at least every second round trip, " + increase
                                     + " bytes of additive increase a round trip, floor "

@@ -42,7 +42,13 @@ final class ControlCases {
                                 + " and no PATH_PROBE after its CLOSE reply (neither the echo's retransmissions nor a"
                                 + " keep-alive) for three minimum RTOs and past the keep-alive",
                         "SPEC-STATE-2, SPEC-STATE-6, SPEC-STATE-7, SPEC-CONF-5, SPEC-CONF-13", "R-CONN-4",
-                        ControlCases::drainingSilent));
+                        ControlCases::drainingSilent),
+                ConformanceCase.of("close.closing",
+                        "told to close (the close command), the IUT sends CLOSE once its reply is acknowledged; left"
+                                + " unanswered, it still acknowledges a SEND (without echoing it) and answers a"
+                                + " PATH_PROBE, and sends nothing but CLOSE, ACK, NAK and PROBE_ACK until it gives up",
+                        "SPEC-STATE-2, SPEC-STATE-3, SPEC-STATE-1, SPEC-STATE-5, SPEC-CONF-27", "R-CONN-4",
+                        ControlCases::closing));
     }
 
     private static void probe(CaseContext c) {
@@ -185,6 +191,81 @@ final class ControlCases {
                     + " connection in DRAINING sends only CLOSE replies, ACK, NAK, PROBE_ACK and its ACCEPT again"
                     + " [SPEC-STATE-2], [SPEC-CONN-12]", r, (r.arrivalNanos() - reply.arrivalNanos()) / 1e6);
         }
+    }
+
+    /** How long {@code close.closing} listens after the IUT's first CLOSE: past the 315 ms a default CLOSING lasts. */
+    private static final long CLOSING_LISTEN_MILLIS = 400;
+
+    /** Attempts of {@code close.closing} before it gives up on a host too slow for the IUT's CLOSING. */
+    private static final int CLOSING_ATTEMPTS = 3;
+
+    private static void closing(CaseContext c) {
+        for (int attempt = 0; attempt < CLOSING_ATTEMPTS; attempt++) {
+            if (closingAttempt(c)) {
+                return;
+            }
+        }
+        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + CLOSING_ATTEMPTS + " attempts the suite's"
+                + " SEND or PATH_PROBE went unanswered and no CLOSE of the IUT came after it left: the IUT may have ended"
+                + " its CLOSING (315 ms with the §12.1 defaults) before they arrived [SPEC-CONF-27]");
+    }
+
+    /**
+     * One attempt of {@code close.closing}: true when judged (it throws on a fault); false when a
+     * SEND or PATH_PROBE sent in CLOSING went unanswered but no CLOSE of the IUT came after it
+     * left, so the IUT may have ended CLOSING before it arrived (a suite that read its first CLOSE late).
+     */
+    private static boolean closingAttempt(CaseContext c) {
+        WireSession s = c.connect(1);
+        Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(200, 67)), 0);
+        Scenarios.awaitEchoes(s, 1, "a SEND before the close command");
+        int mark = s.mark();
+        Commands.close(s);
+        // The reply is acknowledged (the suite's receiver), so the IUT's send-side work is done: CLOSING.
+        Received close = s.awaitType(mark, PacketType.CLOSE);
+        Checks.check(close != null, "no CLOSE within %d ms of the close command's reply, acknowledged: a connection"
+                + " closing gracefully sends CLOSE once its work is done [SPEC-STATE-1], [SPEC-CONF-27]",
+                c.options().waitMillis());
+        Packet p = close.packet();
+        Checks.check(!p.closeReply && p.closeCode == CloseCode.NO_ERROR, "the IUT's CLOSE after the close command has"
+                + " the reply flag %s and code %d, not a CLOSE of its own with NO_ERROR [SPEC-STATE-5]", p.closeReply,
+                p.closeCode);
+        // Left unanswered, the IUT is in CLOSING: a graceful close still places and acknowledges what comes.
+        int probes = s.mark();
+        Sent late = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 68)), 0).getLast();
+        s.sendProbe(0, 0x5EED_C105EL, 17);
+        boolean acked = s.await(() -> Scenarios.ackOf(s, 0, late.pathSequence()) != null
+                && s.firstOfType(probes, PacketType.PROBE_ACK) != null);
+        boolean stillClosing = false;
+        for (Received r : s.ofType(probes, PacketType.CLOSE)) {
+            stillClosing |= r.arrivalNanos() > late.timestampNanos();
+        }
+        if (!acked && !stillClosing) {
+            return false;
+        }
+        Checks.check(Scenarios.ackOf(s, 0, late.pathSequence()) != null, "a SEND that reached the IUT in CLOSING (a"
+                + " graceful close, its CLOSE unanswered and sent again after the SEND left) was not acknowledged within"
+                + " %d ms [SPEC-STATE-3]", c.options().waitMillis());
+        Checks.check(s.firstOfType(probes, PacketType.PROBE_ACK) != null, "a PATH_PROBE to the IUT in CLOSING got no"
+                + " PROBE_ACK within %d ms [SPEC-STATE-9]", c.options().waitMillis());
+        s.quiet(CLOSING_LISTEN_MILLIS);
+        int from = s.received().indexOf(close);
+        for (Received r : s.received().subList(from, s.received().size())) {
+            Checks.check(allowedWhileClosing(r), "the IUT sent %s %.1f ms after its CLOSE, unanswered: a connection in"
+                    + " CLOSING sends only CLOSE, CLOSE replies, ACK, NAK and PROBE_ACK (no DATA, READ_REQUEST or"
+                    + " PATH_PROBE) [SPEC-STATE-2]", r, (r.arrivalNanos() - close.arrivalNanos()) / 1e6);
+        }
+        Checks.check(s.messagesOn(ECHO).size() == 1, "the IUT echoed a SEND it received in CLOSING: it sent DATA"
+                + " [SPEC-STATE-2]");
+        return true;
+    }
+
+    /** Whether a connection in CLOSING may send {@code r} ([SPEC-STATE-2]). */
+    private static boolean allowedWhileClosing(Received r) {
+        return switch (r.type()) {
+            case PacketType.CLOSE, PacketType.ACK, PacketType.NAK, PacketType.PROBE_ACK -> true;
+            default -> false;
+        };
     }
 
     /**

@@ -50,7 +50,12 @@ final class HintCases {
                                 + " before the others sent anything, carries C/4: accepted connections count as senders"
                                 + " in advance",
                         "SPEC-CC-23, SPEC-CC-28, SPEC-CC-11, SPEC-WIRE-24, SPEC-CONF-25", "R-CC-2",
-                        HintCases::announcedShare));
+                        HintCases::announcedShare),
+                ConformanceCase.of("cc.held-back",
+                        "against a capacity the suite can fill, a sender using more than half the share it is told"
+                                + " beside one at the least demand is held back by its share: its ACKs tell it the"
+                                + " capacity less the other's demand, not 5/4 of its rate plus half the spare",
+                        "SPEC-CC-11, SPEC-CC-10, SPEC-SACK-9, SPEC-ADM-4, SPEC-CONF-26", "R-CC-2", HintCases::heldBack));
     }
 
     /** Connections {@code cc.announced-share} opens together. */
@@ -159,50 +164,13 @@ final class HintCases {
         // the senders' traffic: reliable packets the allocator counts, admitted or not ([SPEC-CC-11] item 1).
         Segment slowSegment = firstPacket(slow);
         Segment busySegment = firstPacket(busy);
-        long datagram = slowSegment.payload.length + WireConstants.DATA_OVERHEAD_BYTES;
         long iutMaxDatagram = Integer.toUnsignedLong(slow.accept().packet().maxDatagramBytes);
-        long tick = periodNanos / TICKS_PER_PERIOD;
-        int ticks = (WARM_UP_PERIODS + JUDGED_PERIODS) * TICKS_PER_PERIOD;
-        int slowMark = 0;
-        int busyMark = 0;
-        long judgedFrom = 0;
-        long slowBytes = 0;
-        long busyBytes = 0;
-        long worstGap = 0;
-        long lastSlow = 0;
-        long next = System.nanoTime();
-        for (int t = 0; t < ticks; t++) {
-            long now = System.nanoTime();
-            if (t == WARM_UP_PERIODS * TICKS_PER_PERIOD) {
-                slowMark = slow.mark();
-                busyMark = busy.mark();
-                judgedFrom = now;
-                slowBytes = 0;
-                busyBytes = 0;
-            }
-            if (lastSlow != 0) {
-                worstGap = Math.max(worstGap, now - lastSlow);
-            }
-            lastSlow = now;
-            slow.resend(slowSegment, 0);
-            slowBytes += datagram;
-            for (int i = 0; i < BUSY_PER_TICK; i++) {
-                busy.resend(busySegment, 0);
-            }
-            busyBytes += BUSY_PER_TICK * datagram;
-            // A stall is not made up for with a burst: the next tick is a tick from now at the latest.
-            next = Math.max(next + tick, System.nanoTime());
-            long deadline = next;
-            slow.await(() -> false, Math.max(0, (deadline - System.nanoTime()) / 4));
-            busy.await(() -> false, Math.max(0, deadline - System.nanoTime()));
-        }
-        long judgedNanos = System.nanoTime() - judgedFrom;
-        slow.await(() -> false, tick);
-        busy.await(() -> false, tick);
-        double slowRate = slowBytes * 1e9 / judgedNanos;
-        double busyRate = busyBytes * 1e9 / judgedNanos;
-        List<Long> slowHints = hints(c, slow, slowMark);
-        List<Long> busyHints = hints(c, busy, busyMark);
+        Paced run = pace(slow, slowSegment, busy, busySegment, periodNanos, BUSY_PER_TICK);
+        double slowRate = run.slowRate();
+        double busyRate = run.busyRate();
+        long worstGap = run.worstGap();
+        List<Long> slowHints = hints(c, slow, run.slowMark());
+        List<Long> busyHints = hints(c, busy, run.busyMark());
         Checks.check(!slowHints.isEmpty() && !busyHints.isEmpty(), "no ACK came in the %d judged periods (%d to the"
                 + " slow sender, %d to the busy one) for DATA already delivered [SPEC-ADM-4]", JUDGED_PERIODS,
                 slowHints.size(), busyHints.size());
@@ -216,6 +184,18 @@ final class HintCases {
                     + " the slow one's (%.0f: a datagram of %d bytes a period at least) below the capacity %d: the case"
                     + " cannot tell a division by demand from an equal split [SPEC-CONF-25]", busyDemand, slowDemand,
                     iutMaxDatagram, capacity));
+        }
+        // With no spare beyond the busy sender's demand, a slow sender above the least demand is told its demand, 5/4 of
+        // its rate: at its next window its rate is then 4/5 of its share, above half, so it reads as held back and
+        // demands C ([SPEC-CC-11] item 2), and its share flaps between its demand and an equal split. The busy sender
+        // keeps a spare only while it is not held back itself: C above d_s + 11/4·r_b; 3·r_b leaves a margin.
+        double leastDemand = iutMaxDatagram * 1e9 / periodNanos;
+        if (HEADROOM * slowRate > leastDemand && capacity < slowDemand + 3 * busyRate) {
+            throw new CaseSkipped(String.format(Locale.ROOT, "the capacity %d leaves no spare beyond the busy sender's"
+                    + " demand (%.0f bytes/s) and the slow sender's (%.0f): the slow sender's share then flaps between its"
+                    + " demand and an equal split by the held-back rule [SPEC-CC-11]; run the responder with a capacity"
+                    + " of at least %.0f (cc.held-back judges a small one) [SPEC-CONF-25]", capacity, busyDemand,
+                    slowDemand, slowDemand + 3 * busyRate));
         }
         // Max-min with the spare handed out: the busy share exceeds the slow one by its demand's excess if the two
         // fit (d_b − d_s, [SPEC-CC-20]), by C − 2·d_s if not ([SPEC-CC-10]); at least min(C, d_b) − 2·d_s either way.
@@ -245,6 +225,99 @@ final class HintCases {
             throw new CaseFailure(failure);
         }
         return String.format(Locale.ROOT, "%s (the slow sender's longest gap %.1f ms)", failure, worstGap / 1e6);
+    }
+
+    /**
+     * The largest capacity {@code cc.held-back} judges ([SPEC-CONF-26]): the suite must send
+     * {@link #HELD_BACK_FRACTION} of it as copies of one full packet, about 1,000 datagrams a second.
+     */
+    static final long HELD_BACK_MAX_CAPACITY = 2_000_000;
+    /**
+     * The busy sender's rate in {@code cc.held-back}, a fraction of the capacity: above half the share
+     * it is told (at most the capacity less the other's demand) by a quarter, so a suite stalled for a
+     * quarter of a period still holds it back; below 4/5 of the capacity, so that a sender not held back
+     * would demand (5/4 of its rate) less than the capacity and be told less.
+     */
+    private static final double HELD_BACK_FRACTION = 0.65;
+    /** Payload of the slow sender's packets in {@code cc.held-back}: its demand stays the least an IUT gives. */
+    private static final int SLOW_PAYLOAD = 100;
+
+    private static void heldBack(CaseContext c) {
+        requireAllocatorKnown(c);
+        long capacity = c.options().capacityBytesPerSecond();
+        if (capacity > HELD_BACK_MAX_CAPACITY) {
+            throw new CaseSkipped(String.format(Locale.ROOT, "the responder's capacity (%d bytes/s) is more than the"
+                    + " suite can fill half of: run it with a capacity of at most %d (--capacity) [SPEC-CONF-26]",
+                    capacity, HELD_BACK_MAX_CAPACITY));
+        }
+        long periodNanos = TimeUnit.MILLISECONDS.toNanos(c.options().fairSharePeriodMillis());
+        String last = null;
+        for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
+            last = heldBackAttempt(c, periodNanos, capacity);
+            if (last == null) {
+                return;
+            }
+        }
+        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + FAIR_SHARE_ATTEMPTS + " attempts the"
+                + " suite's busy sender stalled for a quarter period or more, so the IUT may have measured it below half"
+                + " its share; last: " + last);
+    }
+
+    /**
+     * One attempt of {@code cc.held-back}: null when it passed; the failure when the suite's busy
+     * sender stalled a quarter period or more (a period's rate then may fall below half its share, and
+     * the IUT rightly reads a smaller demand); throws the failure otherwise.
+     */
+    private static String heldBackAttempt(CaseContext c, long periodNanos, long capacity) {
+        c.awaitEarlierSendersInactive();
+        WireSession slow = c.connect(1);
+        WireSession busy = c.connect(1);
+        Segment slowSegment = slow.send(ECHO, Scenarios.bytes(SLOW_PAYLOAD, 53)).getFirst();
+        slow.send(slowSegment, 0);
+        Scenarios.awaitEchoes(slow, 1, "a SEND of one small packet");
+        Segment busySegment = firstPacket(busy);
+        long busyDatagram = busySegment.payload.length + WireConstants.DATA_OVERHEAD_BYTES;
+        long iutMaxDatagram = Integer.toUnsignedLong(busy.accept().packet().maxDatagramBytes);
+        double busyPerTick = HELD_BACK_FRACTION * capacity * periodNanos / TICKS_PER_PERIOD / 1e9 / busyDatagram;
+        Paced run = pace(slow, slowSegment, busy, busySegment, periodNanos, busyPerTick);
+        double slowRate = run.slowRate();
+        double busyRate = run.busyRate();
+        long worstGap = run.worstGap();
+        List<Long> busyHints = hints(c, busy, run.busyMark());
+        Checks.check(!busyHints.isEmpty(), "no ACK came to the busy sender in the %d judged periods for DATA already"
+                + " delivered [SPEC-ADM-4]", JUDGED_PERIODS);
+        long busyShare = median(busyHints);
+        // The slow sender demands the least an IUT gives (a datagram of its a period), or 5/4 of its rate if more.
+        double slowDemand = Math.min(capacity, Math.max(HEADROOM * slowRate, iutMaxDatagram * 1e9 / periodNanos));
+        double heldShare = capacity - slowDemand;
+        // Not held back, the busy sender would demand 5/4 of its rate and get half the spare on top.
+        double spare = capacity - HEADROOM * busyRate - slowDemand;
+        String seen = String.format(Locale.ROOT, "the busy sender (%.0f bytes/s, %d ACKs) was told a median of %d"
+                + " bytes/s beside a slow sender of %.0f bytes/s (demand %.0f: a datagram of %d bytes a period at"
+                + " least), capacity %d", busyRate, busyHints.size(), busyShare, slowRate, slowDemand, iutMaxDatagram,
+                capacity);
+        if (busyRate < heldShare / 2 || spare < capacity / 20) {
+            return seen + ": the suite did not send the busy sender's rate between half its share and 4/5 of the"
+                    + " capacity, so the case cannot judge";
+        }
+        double least = heldShare - spare / 4;
+        String failure = null;
+        if (busyShare < least) {
+            failure = String.format(Locale.ROOT, "%s: a sender above half its share is held back by it and demands the"
+                    + " whole capacity, so its share is the capacity less the other's demand (%.0f), at least %.0f;"
+                    + " a demand of 5/4 of its rate with half the spare gives %.0f [SPEC-CC-11]", seen, heldShare,
+                    least, HEADROOM * busyRate + spare / 2);
+        } else if (busyShare > capacity + capacity / 50) {
+            failure = String.format(Locale.ROOT, "%s: more than the capacity [SPEC-CC-10]", seen);
+        }
+        if (failure == null) {
+            return null;
+        }
+        if (worstGap < 2 * periodNanos / TICKS_PER_PERIOD) {
+            throw new CaseFailure(failure);
+        }
+        return String.format(Locale.ROOT, "%s (the suite's longest gap between ticks %.1f ms)", failure,
+                worstGap / 1e6);
     }
 
     private static void announcedShare(CaseContext c) {
@@ -331,6 +404,65 @@ final class HintCases {
 
     private static boolean near(long value, long expected) {
         return Math.abs(value - expected) <= expected * ANNOUNCED_TOLERANCE + 1;
+    }
+
+    /**
+     * What {@link #pace} measured: the marks at which the judged periods began, the rates the two
+     * senders sent at over them (datagram bytes per second), and the longest gap between two ticks.
+     */
+    private record Paced(int slowMark, int busyMark, double slowRate, double busyRate, long worstGap) {
+    }
+
+    /**
+     * Two senders of copies (duplicates, acknowledged at once, [SPEC-ADM-4]) for {@link #WARM_UP_PERIODS}
+     * then {@link #JUDGED_PERIODS} fair-share periods: every quarter period one copy of {@code slowSegment}
+     * and {@code busyPerTick} copies of {@code busySegment} on average (a fraction carried over).
+     */
+    private static Paced pace(WireSession slow, Segment slowSegment, WireSession busy, Segment busySegment,
+            long periodNanos, double busyPerTick) {
+        long slowDatagram = slowSegment.payload.length + WireConstants.DATA_OVERHEAD_BYTES;
+        long busyDatagram = busySegment.payload.length + WireConstants.DATA_OVERHEAD_BYTES;
+        long tick = periodNanos / TICKS_PER_PERIOD;
+        int ticks = (WARM_UP_PERIODS + JUDGED_PERIODS) * TICKS_PER_PERIOD;
+        int slowMark = 0;
+        int busyMark = 0;
+        long judgedFrom = 0;
+        long slowBytes = 0;
+        long busyBytes = 0;
+        long worstGap = 0;
+        long lastTick = 0;
+        double owed = 0;
+        long next = System.nanoTime();
+        for (int t = 0; t < ticks; t++) {
+            long now = System.nanoTime();
+            if (t == WARM_UP_PERIODS * TICKS_PER_PERIOD) {
+                slowMark = slow.mark();
+                busyMark = busy.mark();
+                judgedFrom = now;
+                slowBytes = 0;
+                busyBytes = 0;
+            }
+            if (lastTick != 0) {
+                worstGap = Math.max(worstGap, now - lastTick);
+            }
+            lastTick = now;
+            slow.resend(slowSegment, 0);
+            slowBytes += slowDatagram;
+            owed += busyPerTick;
+            for (; owed >= 1; owed--) {
+                busy.resend(busySegment, 0);
+                busyBytes += busyDatagram;
+            }
+            // A stall is not made up for with a burst: the next tick is a tick from now at the latest.
+            next = Math.max(next + tick, System.nanoTime());
+            long deadline = next;
+            slow.await(() -> false, Math.max(0, (deadline - System.nanoTime()) / 4));
+            busy.await(() -> false, Math.max(0, deadline - System.nanoTime()));
+        }
+        long judgedNanos = System.nanoTime() - judgedFrom;
+        slow.await(() -> false, tick);
+        busy.await(() -> false, tick);
+        return new Paced(slowMark, busyMark, slowBytes * 1e9 / judgedNanos, busyBytes * 1e9 / judgedNanos, worstGap);
     }
 
     /** Sends a SEND of one full packet on {@code s} and waits for its echo; returns the packet for its copies. */

@@ -39,6 +39,11 @@ public final class ResponderContract {
      * of that many paths to that address; reply {@code [3]} once started ([SPEC-CONF-9]).
      */
     public static final int COMMAND_CONNECT = 3;
+    /**
+     * Command {@code [4]}: reply {@code [4]}, then close the connection gracefully: its CLOSE follows
+     * once the reply is acknowledged, so the suite sees the IUT in CLOSING ([SPEC-CONF-27]).
+     */
+    public static final int COMMAND_CLOSE = 4;
     /** Length of the reply to {@link #COMMAND_REGION}. */
     public static final int REGION_REPLY_BYTES = 13;
     /** The keep-alive interval a responder SHOULD run with, milliseconds ([SPEC-CONF-13]). */

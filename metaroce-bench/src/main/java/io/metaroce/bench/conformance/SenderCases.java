@@ -41,7 +41,69 @@ final class SenderCases {
                         "SPEC-LOSS-3, SPEC-SACK-6", "R-SACK-2, R-SACK-4", SenderCases::repeatedAck),
                 ConformanceCase.of("send.window",
                         "the sender keeps its CSNs within the window and its datagrams within the size the suite announced",
-                        "SPEC-ADM-1, SPEC-ADM-2, SPEC-CONN-14, SPEC-WIRE-2", "R-SACK-4, R-CC-3", SenderCases::window));
+                        "SPEC-ADM-1, SPEC-ADM-2, SPEC-CONN-14, SPEC-WIRE-2", "R-SACK-4, R-CC-3", SenderCases::window),
+                ConformanceCase.of("send.ack-now-when-lossy",
+                        "after an ACK that reports all but the last of twelve packets of a path lost, every DATA the"
+                                + " IUT sends on that path asks for an ACK at once (FLAG_ACK_NOW), its copies of the"
+                                + " middle of a message too",
+                        "SPEC-SACK-12, SPEC-LOSS-1, SPEC-LOSS-3, SPEC-SACK-5", "R-SACK-2", SenderCases::ackNowWhenLossy));
+    }
+
+    /** Packets of the echo in {@code send.ack-now-when-lossy}: all but the last reported lost. */
+    private static final int LOSSY_PACKETS = 12;
+
+    /**
+     * The echo of a SEND of {@link #LOSSY_PACKETS} packets on one path, left unacknowledged until
+     * whole, then one ACK reporting only its highest PSN: eleven transmissions lost, so the path's
+     * moving average of lost transmissions (gain 1/16, [SPEC-PATH-11]) is at least 1 − (15/16)^11
+     * ≈ 0.51, above 0.15, whatever order the IUT takes the ACK's verdicts in; the suite acknowledges
+     * nothing more while it listens, so it stays there. Every DATA of the path from then on (the
+     * copies of the lost packets, none of them a message's last but one) must carry FLAG_ACK_NOW. An
+     * attempt the IUT's timer blurred (a copy or a probe before the ACK) is retried; three, then SKIP.
+     */
+    private static void ackNowWhenLossy(CaseContext c) {
+        for (int attempt = 0; attempt < HOLE_ATTEMPTS; attempt++) {
+            WireSession s = c.connect(1, 512, CaseContext.DEFAULT_SEQUENCE_WINDOW);
+            s.autoAck(false);
+            byte[] m = Scenarios.bytes(LOSSY_PACKETS * s.payloadSize(), 54);
+            Scenarios.sendAll(s, s.send(ECHO, m), 0);
+            boolean whole = s.await(() -> !s.echoes().isEmpty());
+            Checks.check(whole, "the responder's echo of a SEND of %d packets did not arrive whole within %d ms while"
+                    + " unacknowledged (%d DATA packets came)", LOSSY_PACKETS, c.options().waitMillis(),
+                    s.data().size());
+            boolean blurred = false;
+            for (Received r : s.received()) {
+                blurred |= r.type() == PacketType.PATH_PROBE || r.type() == PacketType.DATA
+                        && (r.packet().flags & WireConstants.FLAG_RETRANSMISSION) != 0;
+            }
+            if (blurred) {
+                s.close();
+                continue;
+            }
+            TreeSet<Long> psns = s.iutPsns(0);
+            int sent = psns.size();
+            Set<Long> lost = new HashSet<>(psns.headSet(psns.last()));
+            int mark = s.mark();
+            s.ackExcept(0, lost);
+            boolean resent = s.await(() -> s.data().size() > 0 && !s.ofType(mark, PacketType.DATA).isEmpty());
+            Checks.check(resent, "no DATA within %d ms of an ACK reporting %d transmissions of the path lost: a hole"
+                    + " revealed is resent at once [SPEC-LOSS-3]", c.options().waitMillis(), lost.size());
+            c.quiet(s);
+            for (Received r : s.ofType(mark, PacketType.DATA)) {
+                Packet p = r.packet();
+                Checks.check((p.flags & WireConstants.FLAG_ACK_NOW) != 0, "the IUT sent DATA (CSN %d, PSN %d, offset"
+                        + " %d of a message of %d bytes) without FLAG_ACK_NOW on a path of which the suite had just"
+                        + " reported %d of %d transmissions lost (moving average above 0.15) [SPEC-SACK-12]",
+                        p.connectionSequence, p.pathSequence, p.payloadMessageOffset, p.messageLength, lost.size(),
+                        sent);
+            }
+            s.autoAck(true);
+            s.ack(0);
+            return;
+        }
+        throw new CaseSkipped("in " + HOLE_ATTEMPTS + " attempts the IUT's retransmission timer fired before the suite"
+                + " could acknowledge its echo (a copy or a PATH_PROBE came first): " + CaseSkipped.HOST_TOO_SLOW
+                + " for the IUT's minimum RTO; run the responder with a longer one [SPEC-CONF-5]");
     }
 
     private static void echo(CaseContext c) {

@@ -108,6 +108,12 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
                 minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, millis);
     }
 
+    /** The same options with the responder's receive capacity {@code bytesPerSecond} ([SPEC-CONF-4]). */
+    public SuiteOptions withCapacity(long bytesPerSecond) {
+        return new SuiteOptions(target, waitMillis, quietMillis, bytesPerSecond, requireEcn, cases, seed,
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
+    }
+
     /** Defaults for {@code target}: waits of 2 s, quiet spells of 200 ms, the contract's capacity, every case. */
     public static SuiteOptions defaults(InetSocketAddress target) {
         return new SuiteOptions(target, 2_000, 200, ResponderContract.CAPACITY_BYTES_PER_SECOND, false, List.of(), 1);

@@ -46,7 +46,71 @@ final class TimerCases {
                         "a connection that hears nothing for a little less than idleTimeoutNanos still answers; one"
                                 + " that hears nothing for longer has ended, without a CLOSE",
                         "SPEC-STATE-8, SPEC-STATE-11, SPEC-CONN-3, SPEC-CONF-10, SPEC-CONF-13", "R-CONN-4",
-                        TimerCases::idleTimeout));
+                        TimerCases::idleTimeout),
+                ConformanceCase.of("timer.first-ack-at-once",
+                        "against a long maxAckDelayNanos, the first DATA packet of a connection, without FLAG_ACK_NOW,"
+                                + " is acknowledged at once (within half the delay), where a later lone packet waits",
+                        "SPEC-CC-26, SPEC-SACK-4, SPEC-CONF-28", "R-SACK-1, R-CC-2", TimerCases::firstAckAtOnce));
+    }
+
+    /** The shortest {@code maxAckDelayNanos} {@code timer.first-ack-at-once} judges by, µs ([SPEC-CONF-28]). */
+    static final long FIRST_ACK_MIN_DELAY_MICROS = 10_000;
+    /** Attempts of {@code timer.first-ack-at-once}, each on a fresh connection, before it FAILs. */
+    private static final int FIRST_ACK_ATTEMPTS = 3;
+
+    /**
+     * Three attempts, each on a fresh connection: the first packet of a three-packet SEND, then the
+     * second, neither with {@code FLAG_ACK_NOW}. The first's ACK must come within half the delay;
+     * the second's, held back by the receiver, shows that the delay is real (else SKIP: the case
+     * cannot tell). A first ACK late and saying it was held half the delay ({@code ackDelayNanos},
+     * [SPEC-SACK-3]) FAILs; one late but not held (a stall on the way or in the suite) blurs the
+     * attempt: three, then SKIP.
+     */
+    private static void firstAckAtOnce(CaseContext c) {
+        long delay = TimeUnit.MICROSECONDS.toNanos(c.options().maxAckDelayMicros());
+        if (c.options().maxAckDelayMicros() < FIRST_ACK_MIN_DELAY_MICROS) {
+            throw new CaseSkipped(String.format(java.util.Locale.ROOT, "the responder's maxAckDelayNanos (%d us) is too"
+                    + " short to tell an ACK at once from a delayed one: run it with %d us or more and tell the suite"
+                    + " (--max-ack-delay-us) [SPEC-CONF-28]", c.options().maxAckDelayMicros(),
+                    FIRST_ACK_MIN_DELAY_MICROS));
+        }
+        String last = null;
+        for (int attempt = 0; attempt < FIRST_ACK_ATTEMPTS; attempt++) {
+            WireSession s = c.connect(1);
+            byte[] m = Scenarios.bytes(3 * s.payloadSize() - 5, 105);
+            List<Segment> segs = s.send(ECHO, m);
+            Sent first = s.transmit(segs.get(0), 0, 0, 0);
+            s.await(() -> Scenarios.ackOf(s, 0, first.pathSequence()) != null, 2 * delay);
+            Sent second = s.transmit(segs.get(1), 0, 0, 0);
+            Scenarios.awaitAckOf(s, 0, second.pathSequence());
+            Scenarios.sendAll(s, List.of(segs.get(2)), 0);
+            Scenarios.awaitEchoes(s, 1, "a SEND whose first two packets asked for no ACK");
+            Scenarios.checkEcho(s, 0, m, "a SEND whose first two packets asked for no ACK");
+            long firstWait = Scenarios.ackOf(s, 0, first.pathSequence()).arrivalNanos() - first.timestampNanos();
+            long secondWait = Scenarios.ackOf(s, 0, second.pathSequence()).arrivalNanos() - second.timestampNanos();
+            if (secondWait < delay / 2) {
+                throw new CaseSkipped(String.format(java.util.Locale.ROOT, "the IUT acknowledged a lone second packet"
+                        + " without FLAG_ACK_NOW after %.1f ms, under half the maxAckDelayNanos it was told (%d us): it"
+                        + " does not hold ACKs back that long, so the case cannot tell the first packet's ACK at once"
+                        + " [SPEC-CONF-28]", secondWait / 1e6, c.options().maxAckDelayMicros()));
+            }
+            if (firstWait < delay / 2) {
+                return;
+            }
+            long held = Scenarios.ackOf(s, 0, first.pathSequence()).packet().ackDelayNanos;
+            String late = String.format(java.util.Locale.ROOT, "the first DATA packet of a connection, without"
+                    + " FLAG_ACK_NOW, was acknowledged %.1f ms after it was sent, the ACK saying it was held %.1f ms, not"
+                    + " at once (within half the maxAckDelayNanos of %d us; the second packet's ACK, held back, came"
+                    + " %.1f ms after it) [SPEC-CC-26], [SPEC-SACK-4]", firstWait / 1e6, held / 1e6,
+                    c.options().maxAckDelayMicros(), secondWait / 1e6);
+            if (held >= delay / 2) {
+                throw new CaseFailure(late);
+            }
+            // Late on the way, or read late by the suite, but not held by the IUT's receiver: blurred.
+            last = late;
+        }
+        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + FIRST_ACK_ATTEMPTS + " attempts the first"
+                + " packet's ACK came late although it says it was not held; last: " + last);
     }
 
     /** The suite's allowance for a datagram read late: a quarter of {@code nanos}, at least 5 ms. */

@@ -49,7 +49,8 @@ class ConformanceSuiteTest {
     private static final Set<String> SKIP_WHEN_HOST_TOO_SLOW = Set.of("cc.ecn-cut", "cc.loss-cut", "sack.bundled-ack",
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
-            "cc.announced-share", "handshake.replay-after-close");
+            "cc.announced-share", "handshake.replay-after-close", "cc.held-back", "send.ack-now-when-lossy",
+            "cc.delay-cut", "close.closing", "timer.first-ack-at-once");
 
     @BeforeAll
     static void startResponder() {
@@ -84,7 +85,11 @@ class ConformanceSuiteTest {
                 .containsAll(SKIP_WHEN_HOST_TOO_SLOW);
         for (CaseResult r : results) {
             boolean ecnUnreadable = r.id().equals("ecn.counts") && !responder.endpoint().ecnCapable();
-            if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share")) {
+            if (r.id().equals("timer.first-ack-at-once")) {
+                // The suite is told the engine's 20 µs maxAckDelayNanos, too short to tell at once by ([SPEC-CONF-28]).
+                assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
+                assertThat(r.detail()).as(r.line()).contains("--max-ack-delay-us");
+            } else if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share") || r.id().equals("cc.held-back")) {
                 // The suite is not told the engine's 100 µs fair-share period (too short to judge by, [SPEC-CONF-25]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--fair-share-period-ms");
@@ -446,6 +451,69 @@ class ConformanceSuiteTest {
         assertFailed(r, Set.of("close.draining-silent"), "[SPEC-STATE-2]");
     }
 
+    @Test
+    void aCloseOfItsOwnWhileDrainingFailsTheDrainingCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLOSE_AFTER_CLOSE_REPLY,
+                List.of("close.draining-silent", "close.closing", "send.echo"));
+        assertFailed(r, Set.of("close.draining-silent"), "[SPEC-STATE-2]");
+    }
+
+    @Test
+    void sendingDataWhileClosingFailsTheClosingCase() {
+        // The relay resends the last DATA after every CLOSE towards the suite: here the IUT's own CLOSE (CLOSING).
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.DATA_AFTER_CLOSE, List.of("close.closing", "send.echo"));
+        assertFailed(r, Set.of("close.closing"), "[SPEC-STATE-2]");
+    }
+
+    @Test
+    void ignoringThePeersPacketsWhileClosingFailsTheClosingCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLOSING_DEAF,
+                List.of("close.closing", "close.draining-silent", "send.echo"));
+        assertFailed(r, Set.of("close.closing"), "[SPEC-STATE-3]");
+    }
+
+    @Test
+    void askingForAnAckOnlyAtAMessagesEndFailsTheLossyPathCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACK_NOW_ONLY_AT_END,
+                List.of("send.ack-now-when-lossy", "send.echo"));
+        assertFailed(r, Set.of("send.ack-now-when-lossy"), "[SPEC-SACK-12]");
+    }
+
+    /** The maxAckDelayNanos of the responders of the first-ACK tests ([SPEC-CONF-28]), µs. */
+    private static final long LONG_ACK_DELAY_MICROS = 50_000;
+
+    @Test
+    void theFirstAckCasePassesAgainstAResponderWithALongAckDelay() {
+        try (ConformanceResponder slowAcks = longAckDelayResponder()) {
+            assertFailed(runWithLongAckDelay(slowAcks.localAddress(), List.of("timer.first-ack-at-once", "sack.in-order")),
+                    Set.of(), "");
+        }
+    }
+
+    @Test
+    void holdingTheFirstAckBackFailsTheFirstAckCase() {
+        try (ConformanceResponder slowAcks = longAckDelayResponder();
+                FaultyRelay relay = new FaultyRelay(slowAcks.localAddress(), FaultyRelay.Fault.FIRST_ACK_DROPPED)) {
+            Map<String, CaseResult> r = runWithLongAckDelay(relay.address(), List.of("timer.first-ack-at-once"));
+            assertFailed(r, Set.of("timer.first-ack-at-once"), "[SPEC-CC-26]");
+        }
+    }
+
+    private static ConformanceResponder longAckDelayResponder() {
+        return ConformanceResponder.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                ResponderContract.CAPACITY_BYTES_PER_SECOND, TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                ConformanceResponder.DEFAULT_KEEP_ALIVE_NANOS, ConformanceResponder.DEFAULT_IDLE_TIMEOUT_NANOS, 0,
+                TimeUnit.MICROSECONDS.toNanos(LONG_ACK_DELAY_MICROS), Datapath.AUTO);
+    }
+
+    private static Map<String, CaseResult> runWithLongAckDelay(InetSocketAddress target, List<String> cases) {
+        SuiteOptions o = new SuiteOptions(target, WAIT_MILLIS, QUIET_MILLIS, ResponderContract.CAPACITY_BYTES_PER_SECOND,
+                false, cases, SEEDS.getAndIncrement(), MIN_RTO_MILLIS, LONG_ACK_DELAY_MICROS);
+        List<CaseResult> results = ConformanceSuite.run(o, x -> { });
+        assertThat(results).hasSize(cases.size());
+        return results.stream().collect(Collectors.toMap(CaseResult::id, Function.identity()));
+    }
+
     /** The fair-share period of the responders of the fair-share tests ([SPEC-CONF-25]). */
     private static final long FAIR_SHARE_PERIOD_MILLIS = 50;
 
@@ -523,6 +591,38 @@ class ConformanceSuiteTest {
             assertThat(r.get("cc.announced-share").detail()).as("failed by the ACK, not an ACCEPT")
                     .satisfiesAnyOf(d -> assertThat(d).contains("the first ACK"), d -> assertThat(d).contains("too slow"));
         }
+    }
+
+    @Test
+    void theHeldBackCasePassesAgainstAResponderWithASmallCapacity() {
+        // [SPEC-CONF-26]: a capacity the suite can send more than half of, a period it can keep a pace within.
+        try (ConformanceResponder small = heldBackResponder()) {
+            assertFailed(runHeldBack(small.localAddress(), List.of("cc.held-back")), Set.of(), "");
+        }
+    }
+
+    @Test
+    void readingEveryDemandFromTheRateFailsTheHeldBackCase() {
+        try (ConformanceResponder small = heldBackResponder();
+                FaultyRelay relay = new FaultyRelay(small.localAddress(), FaultyRelay.Fault.HELD_BACK_IGNORED)) {
+            Map<String, CaseResult> r = runHeldBack(relay.address(), List.of("cc.held-back", "send.echo"));
+            assertFailed(r, Set.of("cc.held-back"), "[SPEC-CC-11]");
+        }
+    }
+
+    private static ConformanceResponder heldBackResponder() {
+        return ConformanceResponder.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                HintCases.HELD_BACK_MAX_CAPACITY, TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                ConformanceResponder.DEFAULT_KEEP_ALIVE_NANOS, ConformanceResponder.DEFAULT_IDLE_TIMEOUT_NANOS,
+                FaultyRelay.HELD_BACK_PERIOD_NANOS, Datapath.AUTO);
+    }
+
+    private static Map<String, CaseResult> runHeldBack(InetSocketAddress target, List<String> cases) {
+        SuiteOptions o = options(target, cases).withCapacity(HintCases.HELD_BACK_MAX_CAPACITY)
+                .withFairSharePeriodMillis(TimeUnit.NANOSECONDS.toMillis(FaultyRelay.HELD_BACK_PERIOD_NANOS));
+        List<CaseResult> results = ConformanceSuite.run(o, x -> { });
+        assertThat(results).hasSize(cases.size());
+        return results.stream().collect(Collectors.toMap(CaseResult::id, Function.identity()));
     }
 
     private static ConformanceResponder fairShareResponder() {
@@ -609,6 +709,20 @@ class ConformanceSuiteTest {
                     List.of("path.probe-interval", "probe.answered")), x -> { }).stream()
                     .collect(Collectors.toMap(CaseResult::id, Function.identity()));
             assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
+        }
+    }
+
+    @Test
+    void aSenderThatReadsNoDelayWithoutEcnFailsTheDelayCutCase() {
+        // A faulty responder option: aimdDelayThresholdNanos 0 (the delay signal off), while the operator claims the
+        // §12.1 values [SPEC-CONF-29]: without ECN its window is never cut, and slow start runs on.
+        try (ConformanceResponder delayBlind = ConformanceResponder.startWithConfig(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                b -> b.aimdDelayThresholdNanos(0))) {
+            Map<String, CaseResult> r = ConformanceSuite.run(options(delayBlind.localAddress(),
+                    List.of("cc.delay-cut", "send.echo")), x -> { }).stream()
+                    .collect(Collectors.toMap(CaseResult::id, Function.identity()));
+            assertFailed(r, Set.of("cc.delay-cut"), "[SPEC-CC-15]");
         }
     }
 

@@ -149,8 +149,41 @@ final class FaultyRelay implements AutoCloseable {
          * A drain that never ends ([SPEC-STATE-7]): once the responder answered a CLOSE from an address, every later
          * CLOSE from there gets that answer again, from the relay, however long after.
          */
-        DRAIN_ENDLESS
+        DRAIN_ENDLESS,
+        /**
+         * The rate hint of every ACK towards the suite is the share an allocator without the held-back rule gives
+         * (capacity {@link HintCases#HELD_BACK_MAX_CAPACITY}, period {@link #HELD_BACK_PERIOD_NANOS}): each
+         * connection that sent DATA within the last two periods demands 5/4 of its rate over them (at least a
+         * datagram of {@link #HELD_BACK_MAX_DATAGRAM} bytes a period), whatever its share; max-min, the spare
+         * handed out ([SPEC-CC-11] item 2).
+         */
+        HELD_BACK_IGNORED,
+        /**
+         * After each CLOSE reply towards the suite, a CLOSE without the reply flag follows from the relay: a
+         * connection that sends a CLOSE of its own in DRAINING ([SPEC-STATE-2]).
+         */
+        CLOSE_AFTER_CLOSE_REPLY,
+        /**
+         * Once the responder sent a CLOSE of its own (not a reply) to an address, DATA from there is dropped: a
+         * connection closing gracefully that no longer takes its peer's last packets ([SPEC-STATE-3]).
+         */
+        CLOSING_DEAF,
+        /**
+         * The first ACK towards the suite of each connection is dropped: the first packet's ACK reaches the suite
+         * only with a later one, as from a receiver that holds it back like any other ([SPEC-CC-26]).
+         */
+        FIRST_ACK_DROPPED,
+        /**
+         * DATA towards the suite that is not its message's last packet loses FLAG_ACK_NOW: a sender that asks for
+         * an ACK only at a message's end, even on a path that loses much ([SPEC-SACK-12]).
+         */
+        ACK_NOW_ONLY_AT_END
     }
+
+    /** For {@link Fault#HELD_BACK_IGNORED}: the fair-share period of the test's responder. */
+    static final long HELD_BACK_PERIOD_NANOS = 50_000_000L;
+    /** For {@link Fault#HELD_BACK_IGNORED}: the test responder's maxDatagramBytes (the engine's default). */
+    private static final long HELD_BACK_MAX_DATAGRAM = 4_096;
 
     /**
      * For {@link Fault#ADVANCE_COUNT_IGNORED}: half a fair-share period of the test's responder (200 ms), so within
@@ -217,10 +250,17 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, long[]> latestHints = new HashMap<>();
     /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
+    /** For {@link Fault#FIRST_ACK_DROPPED}: the suite's connection ids whose first ACK was dropped. */
+    private final Set<Long> firstAckDropped = new HashSet<>();
+    /** For {@link Fault#CLOSING_DEAF}: the suite's addresses the responder sent a CLOSE of its own to. */
+    private final Set<InetSocketAddress> closedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** For {@link Fault#DRAIN_ENDLESS}: the responder's first CLOSE reply to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> firstCloseReply = new HashMap<>();
     /** For {@link Fault#ADVANCE_COUNT_IGNORED}: when DATA last went to each of the responder's connection ids. */
     private final Map<Long, Long> lastDataTo = new HashMap<>();
+    /** For {@link Fault#HELD_BACK_IGNORED}: {arrival, bytes} of each DATA towards the responder, by its connection id. */
+    private final Map<Long, java.util.ArrayDeque<long[]>> arrivals = new HashMap<>();
+    private final io.metaroce.core.cc.MaxMinFairShare maxMin = new io.metaroce.core.cc.MaxMinFairShare();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
     private final Thread thread;
@@ -309,6 +349,9 @@ final class FaultyRelay implements AutoCloseable {
                     && firstCloseReply.containsKey(client)) {
                 front.send(ByteBuffer.wrap(firstCloseReply.get(client)), client);
             }
+            if (fault == Fault.CLOSING_DEAF && valid && p.type == PacketType.DATA && closedBy.contains(client)) {
+                continue;
+            }
             if (fault == Fault.SHORT_ACK_DROPPED && valid && p.type == PacketType.ACK
                     && (p.flags & WireConstants.FLAG_SHORT_SACK) != 0) {
                 continue;
@@ -367,6 +410,10 @@ final class FaultyRelay implements AutoCloseable {
             if (valid && p.type == PacketType.DATA) {
                 lastDataTo.put(p.destinationConnectionId, System.nanoTime());
             }
+            if (fault == Fault.HELD_BACK_IGNORED && valid && p.type == PacketType.DATA) {
+                arrivals.computeIfAbsent(p.destinationConnectionId, k -> new java.util.ArrayDeque<>())
+                        .add(new long[] {System.nanoTime(), length});
+            }
             if (fault == Fault.WRITE_MISPLACED && valid && p.type == PacketType.DATA && p.opcode == DataOpcode.WRITE
                     && p.payloadMessageOffset > 0) {
                 buffer.putLong(72, p.remoteOffset + 1);
@@ -418,6 +465,8 @@ final class FaultyRelay implements AutoCloseable {
                 length = rewriteAck(length, ack -> ack.cumulativeSequence += 1_000);
             } else if (fault == Fault.HINTS_EQUALIZED) {
                 length = rewriteAck(length, this::equalizeHint);
+            } else if (fault == Fault.HELD_BACK_IGNORED) {
+                length = rewriteAck(length, this::shareWithoutHoldingBack);
             } else if (fault == Fault.ADVANCE_COUNT_IGNORED_IN_ACKS) {
                 length = rewriteAck(length, this::countOnlySenders);
             } else if (fault == Fault.ADVANCE_COUNT_IGNORED) {
@@ -498,6 +547,16 @@ final class FaultyRelay implements AutoCloseable {
                     to = other;
                 }
             }
+            if (fault == Fault.ACK_NOW_ONLY_AT_END && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_ACK_NOW) != 0
+                    && p.payloadMessageOffset + p.payloadLength < p.messageLength) {
+                buffer.putShort(head + 4, (short) (p.flags & ~WireConstants.FLAG_ACK_NOW));
+                codec.reseal(buffer, head, length - head);
+            }
+            if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK
+                    && firstAckDropped.add(p.destinationConnectionId)) {
+                continue;
+            }
             buffer.limit(length).position(0);
             front.send(buffer, to);
             if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.DATA) {
@@ -506,6 +565,15 @@ final class FaultyRelay implements AutoCloseable {
                 lastData.put(to, copy);
             } else if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.CLOSE && lastData.containsKey(to)) {
                 sendAgain(lastData.remove(to), to);
+            }
+            if (fault == Fault.CLOSING_DEAF && valid && p.type == PacketType.CLOSE && !p.closeReply) {
+                closedBy.add(to);
+            }
+            if (fault == Fault.CLOSE_AFTER_CLOSE_REPLY && valid && p.type == PacketType.CLOSE && p.closeReply) {
+                buffer.putShort(head + 34, (short) 0); // closeFlags: no longer a reply
+                codec.reseal(buffer, head, length - head);
+                buffer.limit(length).position(head);
+                front.send(buffer, to);
             }
             if (fault == Fault.PROBES_DOUBLED && valid && p.type == PacketType.PATH_PROBE) {
                 buffer.limit(length).position(0);
@@ -562,6 +630,50 @@ final class FaultyRelay implements AutoCloseable {
             }
         }
         ack.rateHintBytesPerSecond = sum / n;
+    }
+
+    /**
+     * Gives the ACK the share of its connection under an allocator without the held-back rule
+     * ({@link Fault#HELD_BACK_IGNORED}).
+     */
+    private void shareWithoutHoldingBack(Packet ack) {
+        Long own = responderIdOf.get(ack.destinationConnectionId);
+        if (own == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long window = 2 * HELD_BACK_PERIOD_NANOS;
+        long capacity = HintCases.HELD_BACK_MAX_CAPACITY;
+        long least = HELD_BACK_MAX_DATAGRAM * 1_000_000_000L / HELD_BACK_PERIOD_NANOS;
+        long[] demands = new long[arrivals.size()];
+        int n = 0;
+        long ownDemand = -1;
+        for (Map.Entry<Long, java.util.ArrayDeque<long[]>> e : arrivals.entrySet()) {
+            java.util.ArrayDeque<long[]> q = e.getValue();
+            while (!q.isEmpty() && now - q.peekFirst()[0] > window) {
+                q.pollFirst();
+            }
+            if (q.isEmpty()) {
+                continue;
+            }
+            long bytes = q.stream().mapToLong(a -> a[1]).sum();
+            long rate = bytes * 1_000_000_000L / window;
+            long demand = Math.clamp(rate + (rate >> 2), least, capacity);
+            if (e.getKey().equals(own)) {
+                ownDemand = demand;
+            }
+            demands[n++] = demand;
+        }
+        if (ownDemand < 0) {
+            return;
+        }
+        long level = maxMin.waterLevel(demands, n, capacity);
+        long allotted = 0;
+        for (int i = 0; i < n; i++) {
+            allotted += Math.min(demands[i], level);
+        }
+        long spare = Math.max(0, capacity - allotted) / n;
+        ack.rateHintBytesPerSecond = Math.min(capacity, Math.min(ownDemand, level) + spare);
     }
 
     /** Brings every field of the CONNECT in {@link #buffer} to its nearest valid value ({@link Fault#CONNECT_REPAIRED}). */

@@ -273,7 +273,7 @@ public final class Endpoint {
         latestNanos = nowNanos;
         maybeRecomputeShares(nowNanos);
         int head = PacketCodec.bundledHeadLength(datagram, offset, length);
-        if (head > 0 && codec.decode(datagram, offset, head, rx) == DecodeError.OK) {
+        if (head > 0 && codec.decodeOwned(datagram, offset, head, rx) == DecodeError.OK) {
             // An ACK riding ahead of a DATA packet [SPEC-WIRE-30]: the ACK, then the packet after
             // it, checked on its own. A head that does not decode leaves the datagram whole (and,
             // like any other bad datagram, counted once).
@@ -281,7 +281,7 @@ public final class Endpoint {
             offset += head;
             length -= head;
         }
-        int error = codec.decode(datagram, offset, length, rx);
+        int error = codec.decodeOwned(datagram, offset, length, rx);
         if (error != DecodeError.OK) {
             stats.decodeErrors[error]++;
             return;

@@ -650,6 +650,14 @@ public final class Endpoint {
         return java.util.Collections.unmodifiableList(connectionList);
     }
 
+    /**
+     * The packet received datagrams are decoded into, for tests of the promise {@link #handleDatagram}
+     * makes {@link PacketCodec#decodeOwned}: nothing but the codec writes it.
+     */
+    Packet receivedPacketForTest() {
+        return rx;
+    }
+
     /** Whether the codec's DATA header template belongs to connection {@code c} (for tests of its release). */
     boolean dataTemplateHeldBy(Connection c) {
         return codec.holdsDataTemplateOf(c.dataTemplateOwner());

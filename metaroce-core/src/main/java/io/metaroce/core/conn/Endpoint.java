@@ -273,7 +273,7 @@ public final class Endpoint {
         latestNanos = nowNanos;
         maybeRecomputeShares(nowNanos);
         int head = PacketCodec.bundledHeadLength(datagram, offset, length);
-        if (head > 0 && codec.decode(datagram, offset, head, rx) == DecodeError.OK) {
+        if (head > 0 && codec.decodeOwned(datagram, offset, head, rx) == DecodeError.OK) {
             // An ACK riding ahead of a DATA packet [SPEC-WIRE-30]: the ACK, then the packet after
             // it, checked on its own. A head that does not decode leaves the datagram whole (and,
             // like any other bad datagram, counted once).
@@ -281,7 +281,7 @@ public final class Endpoint {
             offset += head;
             length -= head;
         }
-        int error = codec.decode(datagram, offset, length, rx);
+        int error = codec.decodeOwned(datagram, offset, length, rx);
         if (error != DecodeError.OK) {
             stats.decodeErrors[error]++;
             return;
@@ -648,6 +648,14 @@ public final class Endpoint {
     /** The connections in slot order, closed ones not yet removed included, for tests of the schedule. */
     java.util.List<Connection> connectionsForTest() {
         return java.util.Collections.unmodifiableList(connectionList);
+    }
+
+    /**
+     * The packet received datagrams are decoded into, for tests of the promise {@link #handleDatagram}
+     * makes {@link PacketCodec#decodeOwned}: nothing but the codec writes it.
+     */
+    Packet receivedPacketForTest() {
+        return rx;
     }
 
     /** Whether the codec's DATA header template belongs to connection {@code c} (for tests of its release). */

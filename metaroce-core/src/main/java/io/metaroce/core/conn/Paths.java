@@ -52,9 +52,19 @@ final class Paths {
      * Per path, a lower bound on the transmissions its scoreboard still has room for: read from
      * the scoreboard ({@code SendScoreboard#room}) when it is used up, one less at each send
      * ({@link #sentOn}), as only a send takes room. While above 0 the path has room without its
-     * scoreboard being read. 0 for a path just opened (its scoreboard not read yet).
+     * scoreboard being read. 0 for a path just opened (its scoreboard not read yet). At most
+     * {@link #ROOM_CREDIT_MAX}: see there.
      */
     private final long[] roomCredit;
+    /**
+     * The most credit one read of a scoreboard gives (any smaller lower bound is still a lower
+     * bound, so the answers do not change). Without a cap the read comes once per window of
+     * sends (8,192 by default): rare enough that the JIT compiles the per-packet send path
+     * without it, and the first read after that compile throws the compiled code away (a
+     * deoptimization and a recompilation in the middle of a run). Every 64 sends, it stays
+     * compiled in, for a scoreboard read per 64 packets.
+     */
+    static final long ROOM_CREDIT_MAX = 64;
     /**
      * Per path id, its receive tracker's ACK deadline ({@code PathReceiveTracker#ackDeadlineNanos},
      * which each open path's tracker keeps up to date here), {@link Long#MAX_VALUE} where no path is
@@ -151,7 +161,7 @@ final class Paths {
             return true;
         }
         long room = byId[id].scoreboard.room();
-        roomCredit[id] = room;
+        roomCredit[id] = Math.min(room, ROOM_CREDIT_MAX);
         return room > 0;
     }
 

@@ -93,6 +93,13 @@ public final class PacketCodec {
     private boolean swap;
     /** Static description of the field that caused the last BAD_FIELD, for diagnostics. */
     private String lastFieldError = "";
+    /**
+     * The packet whose fields outside DATA's ({@link Packet#clearOutsideData}) are known to be zero:
+     * the last decode was a {@link #decodeOwned} of a DATA packet into it (or nothing else was decoded
+     * since), so the next DATA packet decoded into it by {@link #decodeOwned} need not zero them
+     * again; null if none. Any decode of another type, or a {@link #decode}, forgets it.
+     */
+    private Packet outsideDataZero;
 
     /** Creates a codec; use one per thread. */
     public PacketCodec() {
@@ -189,6 +196,22 @@ public final class PacketCodec {
      *     {@code [0, src.limit())} (a caller bug, not a property of the datagram)
      */
     public int decode(ByteBuffer src, int offset, int length, Packet out) {
+        return decode(src, offset, length, out, false);
+    }
+
+    /**
+     * {@link #decode}, for a packet {@code out} that only this codec writes: between two calls its
+     * holder, and everyone it hands {@code out} to, only read it (an endpoint's packet of received
+     * datagrams). A DATA packet decoded into the same {@code out} as the DATA packet before it
+     * then skips zeroing the fields DATA does not carry: the earlier decode zeroed them and nothing
+     * wrote them since (a decode of any other type, or through {@link #decode}, zeroes them again
+     * at the next DATA packet). The result and {@code out}'s fields are exactly {@link #decode}'s.
+     */
+    public int decodeOwned(ByteBuffer src, int offset, int length, Packet out) {
+        return decode(src, offset, length, out, true);
+    }
+
+    private int decode(ByteBuffer src, int offset, int length, Packet out, boolean owned) {
         Objects.checkFromIndexSize(offset, length, src.limit());
         if (length < MIN_PACKET_BYTES) {
             return DecodeError.TOO_SHORT;
@@ -241,9 +264,14 @@ public final class PacketCodec {
         // unless a CHALLENGE or a CONNECT (decodeConnect zeroes it when no cookie is present).
         // A DATA packet, the common case, zeroes only the fields DATA does not carry: decodeData
         // writes every other one.
+        // Through decodeOwned, a DATA packet after a DATA packet into the same out finds them zero.
         if (type == PacketType.DATA) {
-            out.clearOutsideData();
+            if (out != outsideDataZero || !owned) {
+                out.clearOutsideData();
+                outsideDataZero = owned ? out : null;
+            }
         } else {
+            outsideDataZero = null;
             out.clearScalars();
             if (type != PacketType.ACK) {
                 out.clearSackBits();

@@ -259,6 +259,46 @@ class PacketDecodePropertyTest {
      * checksum is valid. The offending lengths are written into an otherwise valid packet, which is
      * then re-sealed.
      */
+    /**
+     * {@link PacketCodec#decodeOwned} skips zeroing the fields DATA does not carry when the packet
+     * it decodes into held a DATA packet it decoded itself: over any sequence of datagrams of every
+     * type decoded into one packet (some truncated, some DATA with a field out of range, some
+     * through {@link PacketCodec#decode}), every successful decode leaves the packet equal to a
+     * decode into a fresh packet, and the results are {@link PacketCodec#decode}'s.
+     */
+    @Property(tries = 300)
+    void decodeOwnedIntoOnePacketEqualsAFreshDecode(
+            @ForAll @Size(max = 40) java.util.List<@IntRange(min = 0, max = 39) Integer> steps,
+            @ForAll BufferKind kind) {
+        PacketCodec owned = new PacketCodec();
+        PacketCodec reference = new PacketCodec();
+        Packet reused = new Packet();
+        for (int step : steps) {
+            int type = 1 + step % 10;
+            int mode = step / 10;
+            Packet sample = PacketCodecTest.sample(type);
+            sample.connectionSequence += step; // packets of one type differ from step to step
+            Encoded e = PacketCodecTest.encode(reference, sample, kind, 3);
+            ByteBuffer buf = e.buf();
+            int length = e.length();
+            if (mode == 1) {
+                length--; // truncated: refused before a field is written
+            } else if (mode == 2 && type == PacketType.DATA) {
+                putLongBigEndian(buf, e.offset() + 56, 1); // messageLength below the payload: BAD_FIELD
+                reference.reseal(buf, e.offset(), e.length());
+            }
+            ByteBuffer src = kind.forDecode(buf);
+            Packet fresh = new Packet();
+            int expected = reference.decode(src, e.offset(), length, fresh);
+            int actual = mode == 3 ? owned.decode(src, e.offset(), length, reused)
+                    : owned.decodeOwned(src, e.offset(), length, reused);
+            assertThat(actual).as("step %d", step).isEqualTo(expected);
+            if (actual == DecodeError.OK) {
+                assertThat(reused).as("step %d", step).usingRecursiveComparison().isEqualTo(fresh);
+            }
+        }
+    }
+
     @Property(tries = 1000)
     void dataPayloadOutsideItsMessageIsBadField(@ForAll @IntRange(min = 1, max = 300) int payloadLength,
             @ForAll @LongRange(min = 0, max = WireConstants.MAX_MESSAGE_LENGTH) long messageLength,

@@ -823,6 +823,111 @@ public final class PacketCodec {
         return length;
     }
 
+    /**
+     * As {@link #encodeData}, but the payload is not copied: {@code dst[offset..]} gets the header
+     * and, right behind it, the checksum trailer ({@link WireConstants#DATA_OVERHEAD_BYTES} in all),
+     * the trailer computed over the header and {@code payloadSource[payloadSourceIndex..]} as if the
+     * payload lay between them. The caller sends header, payload and trailer as one datagram (a
+     * gathering send), whose bytes are those {@link #encodeData} writes. The payload source's
+     * position and limit are moved during the call and restored: it must be a buffer nobody else
+     * uses meanwhile, even for absolute access.
+     *
+     * @return the datagram length (header, payload and trailer)
+     * @throws IllegalArgumentException as {@link #encodeData}, {@code dst} needing room for the
+     *     header and trailer only
+     */
+    public int encodeDataHeader(Packet p, Object owner, long key, ByteBuffer dst, int offset,
+            ByteBuffer payloadSource, int payloadSourceIndex) {
+        if (p.type != PacketType.DATA) {
+            throw new IllegalArgumentException("encodeDataHeader takes DATA packets, not " + PacketType.name(p.type));
+        }
+        int length = checkGatherBounds(p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        templateOwner = null;
+        byte[] h = dataTemplate;
+        h[OFF_VERSION] = (byte) WireConstants.VERSION;
+        h[OFF_TYPE] = (byte) PacketType.DATA;
+        putShort(h, OFF_HDR_RESERVED, 0);
+        putLong(h, OFF_DCID, p.destinationConnectionId);
+        putDataMessageFields(h, p);
+        putPacketFields(h, p);
+        finishDataHeader(h, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        if (owner != null) {
+            templateOwner = owner;
+            templateKey = key;
+            templateDestination = p.destinationConnectionId;
+        }
+        return length;
+    }
+
+    /**
+     * As {@link #encodeDataFromTemplate}, but the payload is left where it is, as
+     * {@link #encodeDataHeader} leaves it: header and trailer at {@code dst[offset..]}.
+     *
+     * @return the datagram length (header, payload and trailer)
+     * @throws IllegalArgumentException as {@link #encodeDataHeader}, or if no template is held
+     */
+    public int encodeDataHeaderFromTemplate(Packet p, ByteBuffer dst, int offset, ByteBuffer payloadSource,
+            int payloadSourceIndex) {
+        if (templateOwner == null) {
+            throw new IllegalArgumentException("no DATA header template: encode the message's packet with encodeData first");
+        }
+        int length = checkGatherBounds(p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        byte[] h = dataTemplate;
+        putPacketFields(h, p);
+        finishDataHeader(h, p.payloadLength, dst, offset, payloadSource, payloadSourceIndex);
+        return length;
+    }
+
+    /** {@link #encodeDataHeader}'s checks: {@link #checkDataBounds}'s, {@code dst} holding header and trailer. */
+    private static int checkGatherBounds(int payloadLength, ByteBuffer dst, int offset, ByteBuffer payloadSource,
+            int payloadSourceIndex) {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("destination buffer is read-only");
+        }
+        if (offset < 0 || offset > dst.limit() - WireConstants.DATA_OVERHEAD_BYTES) {
+            throw new IllegalArgumentException("destination buffer too small: a DATA header and trailer need "
+                    + WireConstants.DATA_OVERHEAD_BYTES + " bytes at offset " + offset + " but limit is " + dst.limit());
+        }
+        if (payloadLength > 0) {
+            if (payloadSource == null) {
+                throw new IllegalArgumentException("DATA payloadLength " + payloadLength + " but no payload source");
+            }
+            if (payloadSourceIndex < 0 || payloadSourceIndex > payloadSource.limit() - payloadLength) {
+                throw new IllegalArgumentException("payload source too small: need " + payloadLength
+                        + " bytes at index " + payloadSourceIndex + " but limit is " + payloadSource.limit());
+            }
+        }
+        return encodedLength(PacketType.DATA, payloadLength);
+    }
+
+    /**
+     * The checksum over the header in {@code h} and the payload where it lies, written behind the
+     * header in {@code h}, and both put into {@code dst} in one bulk put. Reading the payload here
+     * also brings it into the cache for the kernel's copy of it.
+     */
+    private void finishDataHeader(byte[] h, int payloadLength, ByteBuffer dst, int offset, ByteBuffer payloadSource,
+            int payloadSourceIndex) {
+        CRC32C c = crc;
+        c.reset();
+        c.update(h, 0, WireConstants.DATA_HEADER_BYTES);
+        if (payloadLength > 0) {
+            if (payloadSource.hasArray()) {
+                c.update(payloadSource.array(), payloadSource.arrayOffset() + payloadSourceIndex, payloadLength);
+            } else {
+                int position = payloadSource.position();
+                int limit = payloadSource.limit();
+                // index + length <= limit (checked), so setting the position first is always legal.
+                payloadSource.position(payloadSourceIndex);
+                payloadSource.limit(payloadSourceIndex + payloadLength);
+                c.update(payloadSource);
+                payloadSource.limit(limit);
+                payloadSource.position(position);
+            }
+        }
+        putInt(h, WireConstants.DATA_HEADER_BYTES, (int) c.getValue());
+        dst.put(offset, h, 0, WireConstants.DATA_OVERHEAD_BYTES);
+    }
+
     /** Forgets the DATA header template: {@link #holdsDataTemplate} is false until the next {@link #encodeData}. */
     public void forgetDataTemplate() {
         templateOwner = null;

@@ -32,12 +32,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * <p>{@code layout}: {@code packed} puts the slots back to back ({@link SendSlots} after it packed
  * at the flow's length: one iovec for the run, slots not 64-byte aligned), {@code strided} 4,096
  * bytes apart (before packing: one iovec a datagram, every slot 64-byte aligned). The question it
- * answers (session 15): whether packing costs one path something. {@code gathered} leaves the
- * payload in the source area, as the endpoint does for a registered region in native memory: only
- * the header and the trailer are written into the slot (4,096 bytes apart, as before packing), the
- * checksum reads the payload where it is, and {@code writeGathered} sends header, payload and
- * trailer as three iovecs; {@code gatheredPacked} puts the slots 108 bytes apart (header and
- * trailer only), so a trailer and the next header are one iovec (2 iovecs a datagram, and one).
+ * answers (session 15): whether packing costs one path something.
  *
  * <pre>
  * java -cp metaroce-bench/target/metaroce.jar org.openjdk.jmh.Main LinuxSendSlotsBenchmark -prof gc -f 2 -wi 3 -i 5 -w 2 -r 2
@@ -53,7 +48,7 @@ public class LinuxSendSlotsBenchmark {
     private static final int MESSAGE_BYTES = 8192;
     private static final int STRIDE_UNPACKED = 4096;
 
-    @Param({"packed", "strided", "gathered", "gatheredPacked"})
+    @Param({"packed", "strided"})
     public String layout;
 
     /** The 8 KiB flow's datagram: 104 header + 2,731 payload + 4 trailer bytes. */
@@ -66,8 +61,6 @@ public class LinuxSendSlotsBenchmark {
     private MemorySegment slotMemory;
     private ByteBuffer slots;
     private long slotBase;
-    private boolean gather;
-    private long sourceAddress;
     private int stride;
     private int payloadBytes;
     // A message's three payloads span 8,193 bytes: the last message of the cycle reads one byte past it.
@@ -84,16 +77,13 @@ public class LinuxSendSlotsBenchmark {
         LinuxDatapathRequired.check();
         stride = switch (layout) {
             case "packed" -> datagramBytes;
-            case "strided", "gathered" -> STRIDE_UNPACKED;
-            case "gatheredPacked" -> WireConstants.DATA_OVERHEAD_BYTES;
+            case "strided" -> STRIDE_UNPACKED;
             default -> throw new IllegalArgumentException("layout is packed or strided, not " + layout);
         };
         payloadBytes = datagramBytes - WireConstants.DATA_HEADER_BYTES - WireConstants.CHECKSUM_BYTES;
         slotMemory = Arena.ofAuto().allocate((long) RUN * STRIDE_UNPACKED, 64);
         slots = slotMemory.asByteBuffer();
         slotBase = slotMemory.address();
-        gather = layout.startsWith("gathered");
-        sourceAddress = MemorySegment.ofBuffer(source).address();
         for (int i = 0; i < SOURCE_BYTES; i += 8) {
             source.putLong(i, i * 0x9E3779B97F4A7C15L);
         }
@@ -120,13 +110,8 @@ public class LinuxSendSlotsBenchmark {
     public long encodeSendAndReceiveRun() {
         for (int i = 0; i < RUN; i++) {
             int offset = i * stride;
-            int sourceIndex = encode(offset);
-            if (gather) {
-                sender.writeGathered(slots, slotBase + offset, WireConstants.DATA_HEADER_BYTES,
-                        sourceAddress + sourceIndex, payloadBytes, datagramBytes, to, 2);
-            } else {
-                sender.writeInPlace(slots, slotBase + offset, datagramBytes, to, 2);
-            }
+            encode(offset);
+            sender.writeInPlace(slots, slotBase + offset, datagramBytes, to, 2);
         }
         sender.flush();
         long before = counter.datagrams;
@@ -136,11 +121,8 @@ public class LinuxSendSlotsBenchmark {
         return counter.bytes;
     }
 
-    /**
-     * The next datagram of the current message into the slot at {@code offset}, as the engine
-     * encodes it (header and trailer only when gathering); returns its payload's index in the source.
-     */
-    private int encode(int offset) {
+    /** The next datagram of the current message into the slot at {@code offset}, as the engine encodes it. */
+    private void encode(int offset) {
         long messageOffset = (long) datagramOfMessage * payloadBytes;
         int sourceIndex = (int) ((message * MESSAGE_BYTES) % SOURCE_BYTES + messageOffset);
         packet.connectionSequence++;
@@ -149,13 +131,7 @@ public class LinuxSendSlotsBenchmark {
         packet.payloadLength = payloadBytes;
         if (datagramOfMessage == 0) {
             packet.messageSequence = message;
-            if (gather) {
-                codec.encodeDataHeader(packet, this, message, slots, offset, source, sourceIndex);
-            } else {
-                codec.encodeData(packet, this, message, slots, offset, source, sourceIndex);
-            }
-        } else if (gather) {
-            codec.encodeDataHeaderFromTemplate(packet, slots, offset, source, sourceIndex);
+            codec.encodeData(packet, this, message, slots, offset, source, sourceIndex);
         } else {
             codec.encodeDataFromTemplate(packet, slots, offset, source, sourceIndex);
         }
@@ -163,6 +139,5 @@ public class LinuxSendSlotsBenchmark {
             datagramOfMessage = 0;
             message++;
         }
-        return sourceIndex;
     }
 }

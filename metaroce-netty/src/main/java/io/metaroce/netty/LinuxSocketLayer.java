@@ -125,12 +125,6 @@ final class LinuxSocketLayer implements SocketLayer {
         return true;
     }
 
-    /** A DATA datagram's payload goes from the registered region in an iovec of its own. */
-    @Override
-    public boolean gathersPayload() {
-        return true;
-    }
-
     @Override
     public EventLoopGroup newEventLoopGroup(int threads) {
         return new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory());

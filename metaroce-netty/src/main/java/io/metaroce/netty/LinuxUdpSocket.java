@@ -103,26 +103,6 @@ final class LinuxUdpSocket implements UdpSocket {
     private final long[] destination = new long[LinuxSocketLayer.SEND_BATCH];
     private final int[] ecnOf = new int[LinuxSocketLayer.SEND_BATCH];
     private final int[] lengthOf = new int[LinuxSocketLayer.SEND_BATCH];
-    /**
-     * Per queued datagram whose payload stays in registered memory ({@link #writeGathered}): the
-     * bytes before the payload in its slot (0: the datagram is whole in its slot), the payload's
-     * address and length.
-     */
-    private final int[] headerLengthOf = new int[LinuxSocketLayer.SEND_BATCH];
-    private final long[] payloadAddressOf = new long[LinuxSocketLayer.SEND_BATCH];
-    private final int[] payloadLengthOf = new int[LinuxSocketLayer.SEND_BATCH];
-    /**
-     * The iovecs of gathered sends, laid out by {@link #plan()}: at most three a datagram (header,
-     * payload, trailer; fewer where pieces touch).
-     */
-    private final MemorySegment gatherIovecs;
-    private final ByteBuffer gatherIovecsView;
-    private final long gatherIovecBase;
-    /** Iovecs of {@link #gatherIovecs} the current plan has used, and where its last one ends. */
-    private int gatherIovecCount;
-    private long gatherEnd;
-    /** Sends (datagrams or GSO runs) whose payload was gathered from registered memory. */
-    private long gatheredSends;
     /** The {@code mmsghdr}s handed to {@code sendmmsg}: one per datagram or GSO run. */
     private final MemorySegment wire;
     /** {@link #wire} as a buffer (native order), for copying headers in. */
@@ -186,9 +166,6 @@ final class LinuxUdpSocket implements UdpSocket {
         this.send = new MessageBatch(arena, LinuxSocketLayer.SEND_BATCH, maxDatagramBytes, 2 * CMSG_SPACE_SMALL);
         this.wire = arena.allocate((long) LinuxSocketLayer.SEND_BATCH * LinuxSyscalls.MMSGHDR_BYTES, 8);
         this.wireView = wire.asByteBuffer().order(ByteOrder.nativeOrder());
-        this.gatherIovecs = arena.allocate(3L * LinuxSocketLayer.SEND_BATCH * LinuxSyscalls.IOVEC_BYTES, 8);
-        this.gatherIovecsView = gatherIovecs.asByteBuffer().order(ByteOrder.nativeOrder());
-        this.gatherIovecBase = gatherIovecs.address();
         for (int k = 0; k < wireFrom.length; k++) {
             wireFrom[k] = wire.asSlice((long) k * LinuxSyscalls.MMSGHDR_BYTES);
         }
@@ -462,7 +439,6 @@ final class LinuxUdpSocket implements UdpSocket {
         }
         // The entry may have pointed at an endpoint slot in an earlier batch: back to its own.
         send.pointAt(i, send.payloadAddress(i));
-        headerLengthOf[i] = 0;
         return true;
     }
 
@@ -474,26 +450,6 @@ final class LinuxUdpSocket implements UdpSocket {
             return false;
         }
         send.pointAt(i, slotAddress);
-        headerLengthOf[i] = 0;
-        return true;
-    }
-
-    /**
-     * Queues the DATA datagram whose header and trailer the endpoint encoded in a slot and whose
-     * payload stays in registered memory: {@link #plan()} gives it an iovec per piece, and the
-     * kernel's copy of the payload is its only one.
-     */
-    @Override
-    public boolean writeGathered(ByteBuffer slot, long slotAddress, int headerLength, long payloadAddress,
-            int payloadLength, int length, InetSocketAddress to, int ecn) {
-        int i = enqueue(length, to, ecn);
-        if (i < 0) {
-            return false;
-        }
-        send.pointAt(i, slotAddress);
-        headerLengthOf[i] = headerLength;
-        payloadAddressOf[i] = payloadAddress;
-        payloadLengthOf[i] = payloadLength;
         return true;
     }
 
@@ -577,12 +533,9 @@ final class LinuxUdpSocket implements UdpSocket {
     private int plan() {
         int entries = 0;
         int i = 0;
-        gatherIovecCount = 0;
-        gatherEnd = 0;
         while (i < queued) {
             int j = i;
             long total = lengthOf[i];
-            boolean gathered = headerLengthOf[i] != 0;
             if (gso) {
                 // A run: datagrams of the first one's length to one destination with one ECN; only
                 // the last may be shorter (the kernel cuts at the first's length). Equal lengths,
@@ -595,7 +548,6 @@ final class LinuxUdpSocket implements UdpSocket {
                         && total + lengthOf[j + 1] <= MAX_GSO_BYTES) {
                     j++;
                     total += lengthOf[j];
-                    gathered |= headerLengthOf[j] != 0;
                 }
             }
             int controlLength = 0;
@@ -620,16 +572,7 @@ final class LinuxUdpSocket implements UdpSocket {
                 controls.putShort(g + CMSG_HEADER_BYTES, (short) lengthOf[i]);
                 controlLength += CMSG_SPACE_SMALL;
             }
-            if (gathered) {
-                gatheredSends++;
-                int first = gatherIovecCount;
-                for (int k = i; k <= j; k++) {
-                    gatherPieces(k);
-                }
-                send.prepareSendGathered(i, gatherIovecBase + (long) first * LinuxSyscalls.IOVEC_BYTES,
-                        gatherIovecCount - first, controlLength);
-                gatherEnd = 0; // the next send's pieces start an iovec of their own
-            } else if (j > i && contiguous(i, j)) {
+            if (j > i && contiguous(i, j)) {
                 // Packed slots (SendSlots): one iovec for the run instead of one a datagram.
                 contiguousSends++;
                 send.prepareSendContiguous(i, total, controlLength);
@@ -642,42 +585,6 @@ final class LinuxUdpSocket implements UdpSocket {
             i = j + 1;
         }
         return entries;
-    }
-
-    /**
-     * Appends queued datagram {@code k}'s pieces to {@link #gatherIovecs}: the whole slot, or the
-     * header, the payload in registered memory and the trailer. A piece that starts where the last
-     * one ended extends it (a trailer and the next header in slots packed at their length).
-     */
-    private void gatherPieces(int k) {
-        long slot = send.iovecAddress(k);
-        int header = headerLengthOf[k];
-        if (header == 0) {
-            gatherPiece(slot, lengthOf[k]);
-            return;
-        }
-        int payload = payloadLengthOf[k];
-        gatherPiece(slot, header);
-        gatherPiece(payloadAddressOf[k], payload);
-        gatherPiece(slot + header, lengthOf[k] - header - payload);
-    }
-
-    private void gatherPiece(long address, int length) {
-        ByteBuffer v = gatherIovecsView;
-        if (address == gatherEnd && gatherIovecCount > 0) {
-            int last = (gatherIovecCount - 1) * LinuxSyscalls.IOVEC_BYTES;
-            v.putLong(last + 8, v.getLong(last + 8) + length);
-        } else {
-            int at = gatherIovecCount++ * LinuxSyscalls.IOVEC_BYTES;
-            v.putLong(at, address);
-            v.putLong(at + 8, length);
-        }
-        gatherEnd = address + length;
-    }
-
-    /** Sends (datagrams or GSO runs) whose payload went from registered memory ({@link #writeGathered}). */
-    long gatheredSends() {
-        return gatheredSends;
     }
 
     /** Whether the payloads of queued datagrams {@code i..j} lie back to back in memory. */

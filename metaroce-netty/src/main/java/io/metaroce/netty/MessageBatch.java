@@ -56,8 +56,6 @@ final class MessageBatch {
     final ByteBuffer namesBigEndian;
     /** Native address of {@link #payloads}. */
     private final long payloadBase;
-    /** Native address of {@link #iovecs}. */
-    private final long iovecBase;
     /** A {@link ByteBuffer} view of each payload slot, made once. */
     private final ByteBuffer[] payloadViews;
 
@@ -76,7 +74,6 @@ final class MessageBatch {
         this.controlsView = nativeView(controls);
         this.payloadsView = payloads.asByteBuffer();
         this.payloadBase = payloads.address();
-        this.iovecBase = iovecs.address();
         this.namesBigEndian = names.asByteBuffer().order(ByteOrder.BIG_ENDIAN);
         this.payloadViews = new ByteBuffer[capacity];
         for (int i = 0; i < capacity; i++) {
@@ -188,16 +185,6 @@ final class MessageBatch {
         prepareHeader(i, 1, controlLength);
     }
 
-    /**
-     * Makes message {@code i} of {@code sendmmsg} carry the {@code iovecCount} iovecs at native
-     * address {@code iovecAddress} (a gathered payload's pieces, laid out by the socket), with
-     * {@code controlLength} bytes of control data.
-     */
-    void prepareSendGathered(int i, long iovecAddress, int iovecCount, int controlLength) {
-        prepareHeader(i, iovecCount, controlLength);
-        headersView.putLong(i * MMSGHDR_BYTES + MSG_IOV, iovecAddress);
-    }
-
     /** Native address message {@code i}'s iovec points at. */
     long iovecAddress(int i) {
         return iovecsView.getLong(i * IOVEC_BYTES);
@@ -206,7 +193,6 @@ final class MessageBatch {
     private void prepareHeader(int i, int iovecCount, int controlLength) {
         ByteBuffer b = headersView;
         int h = i * MMSGHDR_BYTES;
-        b.putLong(h + MSG_IOV, iovecBase + (long) i * IOVEC_BYTES); // back from a gathered send's
         b.putLong(h + MSG_IOVLEN, iovecCount);
         b.putInt(h + MSG_NAMELEN, SOCKADDR_IN_BYTES);
         b.putLong(h + MSG_CONTROLLEN, controlLength);

@@ -32,16 +32,6 @@ interface SocketLayer {
         return false;
     }
 
-    /**
-     * Whether this layer's sockets also send a DATA datagram whose payload the engine left in
-     * registered memory ({@link UdpSocket#writeGathered}): header and trailer from the slot, the
-     * payload from the region, with no copy in user space. Only for a layer that
-     * {@linkplain #sendsInPlace() sends in place}; by default false.
-     */
-    default boolean gathersPayload() {
-        return false;
-    }
-
     /** A new event loop group this layer's sockets can run on ({@code threads} loops). */
     EventLoopGroup newEventLoopGroup(int threads);
 

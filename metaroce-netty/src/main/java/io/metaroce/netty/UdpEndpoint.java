@@ -307,9 +307,6 @@ public final class UdpEndpoint implements AutoCloseable {
         this.dropRandom = new SplittableRandom(b.dropSeed);
         this.transmit = new Transmit(ByteBuffer.allocate(config.maxDatagramBytes()));
         this.slots = layer.sendsInPlace() ? new SendSlots(config.maxDatagramBytes()) : null;
-        // The engine then leaves a DATA packet's payload in the registered region, and the socket
-        // sends it from there: no copy of it in user space (docs/architecture.md).
-        this.transmit.gatherPayload = slots != null && layer.gathersPayload();
         byte[] secret = new byte[COOKIE_SECRET_BYTES];
         b.secureRandom.nextBytes(secret);
         Endpoint.Builder engine = Endpoint.builder(b.secureRandom, secret, InetAddressCodec.INSTANCE)
@@ -758,15 +755,8 @@ public final class UdpEndpoint implements AutoCloseable {
             return;
         }
         InetSocketAddress to = (InetSocketAddress) transmit.remoteAddress;
-        boolean queued;
-        if (slots == null) {
-            queued = socket.write(transmit.buffer, transmit.length, to, transmit.ecn);
-        } else if (transmit.headerLength == 0) {
-            queued = socket.writeInPlace(transmit.buffer, slots.currentAddress(), transmit.length, to, transmit.ecn);
-        } else {
-            queued = socket.writeGathered(transmit.buffer, slots.currentAddress(), transmit.headerLength,
-                    transmit.payloadAddress, transmit.payloadLength, transmit.length, to, transmit.ecn);
-        }
+        boolean queued = slots == null ? socket.write(transmit.buffer, transmit.length, to, transmit.ecn)
+                : socket.writeInPlace(transmit.buffer, slots.currentAddress(), transmit.length, to, transmit.ecn);
         if (!queued) {
             sendErrors++;
             return; // the slot, if any, was not taken: the next datagram reuses it

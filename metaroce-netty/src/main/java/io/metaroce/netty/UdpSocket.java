@@ -37,23 +37,6 @@ interface UdpSocket {
     }
 
     /**
-     * Queues a DATA datagram of {@code length} bytes whose payload the engine left in registered
-     * memory ({@link io.metaroce.core.api.Transmit#headerLength}): the bytes before the payload at
-     * {@code slot[0, headerLength)} (native address {@code slotAddress}), the payload's
-     * {@code payloadLength} bytes at native address {@code payloadAddress}, and the rest (the
-     * checksum trailer) at {@code slot[headerLength, length - payloadLength)}. A layer that
-     * {@linkplain SocketLayer#gathersPayload() gathers} sends the pieces as one datagram without
-     * copying them, so the slot and the payload must keep their bytes until this socket's next
-     * {@link #flush}. Called only on such a layer's sockets.
-     *
-     * @return false if the datagram could not be queued (it is lost; the engine recovers)
-     */
-    default boolean writeGathered(ByteBuffer slot, long slotAddress, int headerLength, long payloadAddress,
-            int payloadLength, int length, InetSocketAddress to, int ecn) {
-        throw new UnsupportedOperationException("this socket layer does not gather payloads");
-    }
-
-    /**
      * Hands everything queued by {@link #write} to the kernel.
      *
      * @return how many queued datagrams the kernel refused (a full send buffer): lost, to be

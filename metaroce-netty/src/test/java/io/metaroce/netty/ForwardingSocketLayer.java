@@ -45,11 +45,6 @@ class ForwardingSocketLayer implements SocketLayer {
     }
 
     @Override
-    public boolean gathersPayload() {
-        return inner.gathersPayload();
-    }
-
-    @Override
     public EventLoopGroup newEventLoopGroup(int threads) {
         return inner.newEventLoopGroup(threads);
     }
@@ -134,13 +129,6 @@ class ForwardingSocketLayer implements SocketLayer {
         @Override
         public boolean writeInPlace(ByteBuffer slot, long slotAddress, int length, InetSocketAddress to, int ecn) {
             return inner.writeInPlace(slot, slotAddress, length, to, ecn);
-        }
-
-        @Override
-        public boolean writeGathered(ByteBuffer slot, long slotAddress, int headerLength, long payloadAddress,
-                int payloadLength, int length, InetSocketAddress to, int ecn) {
-            return inner.writeGathered(slot, slotAddress, headerLength, payloadAddress, payloadLength, length, to,
-                    ecn);
         }
 
         @Override

@@ -254,13 +254,6 @@ class ReadEndDriveTest {
                     return written(inner.writeInPlace(slot, slotAddress, length, to, ecn));
                 }
 
-                @Override
-                public boolean writeGathered(ByteBuffer slot, long slotAddress, int headerLength,
-                        long payloadAddress, int payloadLength, int length, InetSocketAddress to, int ecn) {
-                    return written(inner.writeGathered(slot, slotAddress, headerLength, payloadAddress,
-                            payloadLength, length, to, ecn));
-                }
-
                 private boolean written(boolean queued) {
                     if (queued) {
                         unflushed++;

@@ -26,25 +26,6 @@ public final class Transmit {
     public int ecn;
     /** Path the datagram belongs to, for the driver's counters. */
     public int pathId;
-    /**
-     * Set by the driver, once: whether it can send a datagram whose payload is left in registered
-     * memory ({@link #headerLength}). False (the default): every datagram is whole in {@link #buffer}.
-     */
-    public boolean gatherPayload;
-    /**
-     * 0 when the datagram is whole in {@link #buffer}. Otherwise (only with {@link #gatherPayload})
-     * a DATA datagram whose payload was not copied: {@link #buffer} holds the bytes before the
-     * payload at {@code [0, headerLength)} and those after it (the checksum trailer) at
-     * {@code [headerLength, length - payloadLength)}; the payload's {@link #payloadLength} bytes
-     * are at the native address {@link #payloadAddress}, in a registered memory region. The driver
-     * sends the three pieces as one datagram (a gathering system call) within the same drive: the
-     * checksum covers the region's bytes as they were when the datagram was polled.
-     */
-    public int headerLength;
-    /** Native address of the payload left in registered memory (valid when {@link #headerLength} is not 0). */
-    public long payloadAddress;
-    /** Bytes of the payload left in registered memory (valid when {@link #headerLength} is not 0). */
-    public int payloadLength;
 
     /** A transmit that writes into {@code buffer}, which must hold the largest datagram. */
     public Transmit(ByteBuffer buffer) {

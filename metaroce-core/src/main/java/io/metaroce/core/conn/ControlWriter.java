@@ -117,14 +117,7 @@ final class ControlWriter {
         p.rateHintBytesPerSecond = rateHint;
         shortenIfAble(p);
         // put(int, ByteBuffer, int, int) copies as if through an intermediate buffer: overlap is safe.
-        // A DATA packet whose payload stays in registered memory has only its header and trailer
-        // here: they move, and the ACK joins the bytes before the payload.
-        int inBuffer = out.headerLength == 0 ? dataLength : dataLength - out.payloadLength;
-        int ackBytes = PacketCodec.ackLength(p.flags);
-        out.buffer.put(ackBytes, out.buffer, 0, inBuffer);
-        if (out.headerLength != 0) {
-            out.headerLength += ackBytes;
-        }
+        out.buffer.put(PacketCodec.ackLength(p.flags), out.buffer, 0, dataLength);
         stats.acksSent++;
         stats.acksBundled++;
         int ackLength = codec.encode(p, out.buffer, 0, null, 0);

@@ -760,22 +760,10 @@ final class DataWriter {
         p.pathSequence = path.scoreboard.nextPathSequence();
         // Encoded here rather than in the emitter: one call less per packet (the emitter's frame did
         // not inline into this one).
+        ByteBuffer payload = source.buffer();
         int payloadIndex = (int) (work.localOffset[w] + offset);
-        if (out.gatherPayload && length > 0 && source.nativeAddress() >= 0) {
-            // The driver sends the payload from the region: only the header and the checksum
-            // trailer are written, and the checksum's read of the payload is its only one here.
-            ByteBuffer payload = source.checksumView();
-            out.length = templated ? codec.encodeDataHeaderFromTemplate(p, out.buffer, 0, payload, payloadIndex)
-                    : codec.encodeDataHeader(p, emitter, key, out.buffer, 0, payload, payloadIndex);
-            out.headerLength = WireConstants.DATA_HEADER_BYTES;
-            out.payloadAddress = source.nativeAddress() + payloadIndex;
-            out.payloadLength = length;
-        } else {
-            ByteBuffer payload = source.buffer();
-            out.length = templated ? codec.encodeDataFromTemplate(p, out.buffer, 0, payload, payloadIndex)
-                    : codec.encodeData(p, emitter, key, out.buffer, 0, payload, payloadIndex);
-            out.headerLength = 0;
-        }
+        out.length = templated ? codec.encodeDataFromTemplate(p, out.buffer, 0, payload, payloadIndex)
+                : codec.encodeData(p, emitter, key, out.buffer, 0, payload, payloadIndex);
         emitter.sent(out, path, 2, nowNanos);
     }
 }

@@ -468,7 +468,6 @@ public final class Endpoint {
         tx.hasCookie = true;
         cookies.issue(challengeClientId[i], challengeAddress[i], challengeIssuedAt[i], tx.cookie);
         out.length = codec.encode(tx, out.buffer, 0, null, 0);
-        out.headerLength = 0;
         out.localSocket = challengeSocket[i];
         out.remoteAddress = challengeAddress[i];
         out.pathId = 0;

@@ -81,7 +81,6 @@ final class PacketEmitter {
     boolean emit(Transmit out, Packet p, PacketCodec codec, Path path, int ecn, ByteBuffer payload, int payloadIndex,
             long nowNanos) {
         out.length = codec.encode(p, out.buffer, 0, payload, payloadIndex);
-        out.headerLength = 0;
         sent(out, path, ecn, nowNanos);
         return true;
     }

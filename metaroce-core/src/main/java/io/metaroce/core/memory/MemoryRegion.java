@@ -31,10 +31,6 @@ public final class MemoryRegion implements AutoCloseable {
     private final ByteBuffer view;
     /** The view handed out by {@link #buffer()}: the same instance every time. */
     private final ByteBuffer sharedView;
-    /** The engine's view for reads that move position and limit ({@link #checksumView()}). */
-    private final ByteBuffer checksumView;
-    /** Native address of the region's first byte, or -1 for memory on the Java heap. */
-    private final long address;
     private final int localKey;
     private final int remoteKey;
     private final int length;
@@ -47,8 +43,6 @@ public final class MemoryRegion implements AutoCloseable {
         this.segment = segment;
         this.view = view;
         this.sharedView = view.duplicate();
-        this.checksumView = view.duplicate();
-        this.address = segment.isNative() ? segment.address() : -1;
         this.localKey = localKey;
         this.remoteKey = remoteKey;
         this.length = view.capacity();
@@ -115,23 +109,6 @@ public final class MemoryRegion implements AutoCloseable {
      */
     public ByteBuffer buffer() {
         return sharedView;
-    }
-
-    /**
-     * A view of the region as {@link #buffer()} is, but the engine's own: the codec moves its
-     * position and limit while it checksums a payload it does not copy (a driver sends the payload
-     * from the region, {@link #nativeAddress()}), and restores them. Not for the application.
-     */
-    public ByteBuffer checksumView() {
-        return checksumView;
-    }
-
-    /**
-     * Native address of the region's first byte, from which a driver may send payload bytes
-     * without copying them; -1 when the memory is on the Java heap (it may move).
-     */
-    public long nativeAddress() {
-        return address;
     }
 
     /**

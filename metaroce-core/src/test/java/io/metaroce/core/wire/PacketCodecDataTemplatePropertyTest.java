@@ -16,10 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The DATA header template ({@link PacketCodec#encodeData}, {@link PacketCodec#encodeDataFromTemplate})
  * writes exactly the bytes of the field-by-field {@link PacketCodec#encode}, and claims to hold a
- * message's header only when the last {@code encodeData} was of that owner, key and destination; so do
- * the gathering encoders ({@link PacketCodec#encodeDataHeader},
- * {@link PacketCodec#encodeDataHeaderFromTemplate}), whose header and trailer around the payload
- * left where it is are the same datagram.
+ * message's header only when the last {@code encodeData} was of that owner, key and destination.
  */
 class PacketCodecDataTemplatePropertyTest {
     private static final int STEPS = 300;
@@ -57,9 +54,7 @@ class PacketCodecDataTemplatePropertyTest {
      * forgotten: every datagram the templated codec writes equals the field-by-field codec's, and
      * {@code holdsDataTemplate} says true exactly when a model of the last {@code encodeData} says so.
      * While templated, the packet's message fields are set to garbage, so a template that read them
-     * would write other bytes. A third codec makes the same calls through the gathering encoders:
-     * its header, the payload where it lies and its trailer are the same datagram, and the payload
-     * source's position and limit are as they were.
+     * would write other bytes.
      */
     @Property(tries = 60)
     void templateWritesTheBytesOfFieldByField(@ForAll long seed, @ForAll @IntRange(min = 0, max = 5) int kindIndex) {
@@ -79,11 +74,8 @@ class PacketCodecDataTemplatePropertyTest {
         ByteBuffer payload = ByteBuffer.allocateDirect(MAX_PAYLOAD + 64);
         PacketCodec templated = new PacketCodec();
         PacketCodec fieldByField = new PacketCodec();
-        PacketCodec gathering = new PacketCodec();
         ByteBuffer a = kind.allocate(OFFSET + WireConstants.DATA_OVERHEAD_BYTES + MAX_PAYLOAD + 7);
         ByteBuffer b = kind.allocate(a.capacity());
-        ByteBuffer c = kind.allocate(OFFSET + WireConstants.DATA_OVERHEAD_BYTES);
-        payload.position(3); // moved by the gathering codec only while it reads
         Packet p = new Packet();
         Packet reference = new Packet();
         Packet decoded = new Packet();
@@ -95,7 +87,6 @@ class PacketCodecDataTemplatePropertyTest {
             int action = r.nextInt(20);
             if (action == 0) {
                 templated.forgetDataTemplate();
-                gathering.forgetDataTemplate();
                 held = null;
                 continue;
             }
@@ -105,9 +96,6 @@ class PacketCodecDataTemplatePropertyTest {
                 int n = templated.encode(other, b, OFFSET, PacketCodecTest.payloadSource(other.payloadLength),
                         PacketCodecTest.PAYLOAD_SOURCE_INDEX);
                 assertThat(templated.decode(b, OFFSET, n, decoded)).as(at).isEqualTo(DecodeError.OK);
-                gathering.encode(other, b, OFFSET, PacketCodecTest.payloadSource(other.payloadLength),
-                        PacketCodecTest.PAYLOAD_SOURCE_INDEX);
-                assertThat(gathering.decode(b, OFFSET, n, decoded)).as(at).isEqualTo(DecodeError.OK);
                 continue;
             }
             // Mostly the message before's next packet, as a sender's are; sometimes another's.
@@ -133,7 +121,6 @@ class PacketCodecDataTemplatePropertyTest {
 
             boolean holds = templated.holdsDataTemplate(m.owner, m.key, m.destination);
             assertThat(holds).as(at).isEqualTo(held == m);
-            assertThat(gathering.holdsDataTemplate(m.owner, m.key, m.destination)).as(at).isEqualTo(holds);
             p.clearScalars();
             p.type = PacketType.DATA;
             p.pathId = reference.pathId;
@@ -145,32 +132,16 @@ class PacketCodecDataTemplatePropertyTest {
             p.sequenceFloor = reference.sequenceFloor;
             p.payloadLength = payloadLength;
             int n;
-            int g;
             if (holds) {
                 Message.random(r, null, 0).setInto(p); // garbage: the template must not read these
                 n = templated.encodeDataFromTemplate(p, a, OFFSET, payload, payloadIndex);
-                g = gathering.encodeDataHeaderFromTemplate(p, c, OFFSET, payload, payloadIndex);
                 fromTemplate++;
             } else {
                 m.setInto(p);
                 n = templated.encodeData(p, m.owner, m.key, a, OFFSET, payload, payloadIndex);
-                g = gathering.encodeDataHeader(p, m.owner, m.key, c, OFFSET, payload, payloadIndex);
                 held = m;
             }
             assertThat(n).as(at).isEqualTo(expected);
-            assertThat(g).as(at).isEqualTo(expected);
-            assertThat(payload.position()).as(at).isEqualTo(3);
-            assertThat(payload.limit()).as(at).isEqualTo(payload.capacity());
-            for (int i = 0; i < n; i++) {
-                int header = WireConstants.DATA_HEADER_BYTES;
-                byte gathered = i < header ? c.get(OFFSET + i)
-                        : i < header + payloadLength ? payload.get(payloadIndex + i - header)
-                        : c.get(OFFSET + i - payloadLength);
-                if (gathered != b.get(OFFSET + i)) {
-                    throw new AssertionError(at + ": gathered byte " + i + " is " + gathered + ", field by field "
-                            + b.get(OFFSET + i) + (holds ? " (from the template)" : " (in full)"));
-                }
-            }
             for (int i = OFFSET; i < OFFSET + n; i++) {
                 if (a.get(i) != b.get(i)) {
                     throw new AssertionError(at + ": byte " + i + " is " + a.get(i) + ", field by field " + b.get(i)
@@ -217,23 +188,6 @@ class PacketCodecDataTemplatePropertyTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read-only");
         // A refused call changed nothing: the template still holds the message.
         assertThat(codec.holdsDataTemplate(owner, 1, data.destinationConnectionId)).isTrue();
-        PacketCodec gathering = new PacketCodec();
-        assertThatThrownBy(() -> gathering.encodeDataHeaderFromTemplate(data, dst, 0, source,
-                PacketCodecTest.PAYLOAD_SOURCE_INDEX))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("encodeData first");
-        assertThatThrownBy(() -> gathering.encodeDataHeader(PacketCodecTest.sample(PacketType.ACK), owner, 1, dst, 0,
-                null, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("DATA");
-        // Room for the header and trailer is enough; less is refused, as is a payload past the source.
-        assertThat(gathering.encodeDataHeader(data, owner, 1,
-                ByteBuffer.allocateDirect(WireConstants.DATA_OVERHEAD_BYTES), 0, source,
-                PacketCodecTest.PAYLOAD_SOURCE_INDEX))
-                .isEqualTo(PacketCodec.encodedLength(PacketType.DATA, data.payloadLength));
-        assertThatThrownBy(() -> gathering.encodeDataHeaderFromTemplate(data,
-                ByteBuffer.allocateDirect(WireConstants.DATA_OVERHEAD_BYTES - 1), 0, source,
-                PacketCodecTest.PAYLOAD_SOURCE_INDEX))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too small");
-        assertThatThrownBy(() -> gathering.encodeDataHeaderFromTemplate(data, dst, 0, source, source.limit()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload source too small");
     }
 
     /**

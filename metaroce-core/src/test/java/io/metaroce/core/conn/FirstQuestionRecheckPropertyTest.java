@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.metaroce.core.EngineConfig;
 import io.metaroce.core.PropertySeeds;
-import io.metaroce.core.api.PostResult;
 import io.metaroce.core.cc.AimdController;
 import io.metaroce.core.cc.CongestionController;
 import io.metaroce.core.cc.ForwardingController;
@@ -122,16 +121,8 @@ class FirstQuestionRecheckPropertyTest {
                 opened.add(client.connect(p.now(), Pair.SERVER_ADDRESS, sockets));
             } else if (what < 85) {
                 Connection c = opened.get(rnd.nextInt(opened.size()));
-                if (c.state() == ConnectionState.ESTABLISHED) {
-                    long length = 1 + rnd.nextLong(64 * 1024);
-                    long offset = rnd.nextLong(SIZE - length);
-                    int stream = rnd.nextInt(4);
-                    int result = rnd.nextInt(3) == 0
-                            ? c.postRead(stream, op, clientMem, offset, length, serverMem.remoteKey(), offset)
-                            : c.postWrite(stream, op, clientMem, offset, length, serverMem.remoteKey(), offset);
-                    if (result == PostResult.OK) {
-                        posted++;
-                    }
+                if (RandomPosts.readOrWrite(rnd, c, op, clientMem, serverMem, SIZE)) {
+                    posted++;
                 }
             } else {
                 p.advance(rnd.nextLong(200 * US));

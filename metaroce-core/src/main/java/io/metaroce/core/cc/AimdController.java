@@ -200,6 +200,8 @@ public final class AimdController implements CongestionController {
     private long announcedShare;
     /** When the announcement arrived. */
     private long announcedAt;
+    /** Whether an announcement arrived, even of a share of 0 ({@link #firstQuestionTimeCounts}). */
+    private boolean announcementSeen;
     /**
      * When the connection first asked to send, if a fresh announcement sized its first flight's
      * spread (MIN_VALUE otherwise): the origin of its clock under the first hint [SPEC-CC-22].
@@ -418,20 +420,27 @@ public final class AimdController implements CongestionController {
      */
     @Override
     public boolean allowanceQuestionSettled(int pathId, long nowNanos) {
-        if (asksRecordTheirTime()) {
+        if (firstQuestionTimeCounts()) {
             return false;
         }
         return pathId < pathsSeen && (windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0);
     }
 
     /**
-     * Before the first hint with paths for the share on [SPEC-CC-42], the first question fixes when
-     * the announced share's freshness is judged ({@link #judgeShareAt}), and which paths take the
-     * first flight follows from it: no question is counted as settled and the connection is asked
-     * at every chance, as a walk of every connection would. It lasts until the first ACK.
+     * Whether the time of a later question can still change an answer [SPEC-CC-42]: before the
+     * first hint, with paths for the share on, the first question fixes when the announced share's
+     * freshness is judged ({@link #judgeShareAt}), and which paths take the first flight follows
+     * from it. While it does, no question is counted as settled and the connection is asked at
+     * every chance, as a walk of every connection would. Not before an announcement: a client is
+     * told the server's (even a share of 0) in the ACCEPT that establishes it, before it can ask
+     * anything, and a server is told none, so its answers are those of the rule off whenever it
+     * asks. Not once judged: the answers before the hint then follow from the judgement and the
+     * announcements, which arrive as inputs. Asking every connection at every chance until its
+     * first ACK made every call of a server's endpoint read all its connections, whose controllers
+     * hear no hint and are never judged (docs/benchmarks.md, "Plane scaling cost round").
      */
-    private boolean asksRecordTheirTime() {
-        return !hintSeen && pathsForShareMin > 0;
+    private boolean firstQuestionTimeCounts() {
+        return !hintSeen && pathsForShareMin > 0 && announcementSeen && shareJudgedAt == Long.MIN_VALUE;
     }
 
     /**
@@ -442,7 +451,7 @@ public final class AimdController implements CongestionController {
      */
     @Override
     public long allowanceQuestionChangesNanos(int pathId) {
-        if (asksRecordTheirTime()) {
+        if (firstQuestionTimeCounts()) {
             return Long.MIN_VALUE;
         }
         if (pathId >= pathsSeen || windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0) {
@@ -917,6 +926,7 @@ public final class AimdController implements CongestionController {
         }
         announcedShare = Math.max(0, bytesPerSecond);
         announcedAt = nowNanos;
+        announcementSeen = true;
         if (firstAskAt != Long.MIN_VALUE && firstSentAt == Long.MIN_VALUE && announcementFresh(nowNanos)) {
             // A newer announcement before the first packet left [SPEC-CONN-17]: the same draw, as a
             // fraction of the span the new share gives, from the same ask; the clock counts from it.

@@ -193,16 +193,8 @@ class EndpointSchedulePropertyTest {
                 }
             } else if (what < 80) {
                 Connection c = opened.get(rnd.nextInt(opened.size()));
-                if (c.state() == ConnectionState.ESTABLISHED) {
-                    long length = 1 + rnd.nextLong(64 * 1024);
-                    long offset = rnd.nextLong(SIZE - length);
-                    int stream = rnd.nextInt(4);
-                    int result = rnd.nextInt(3) == 0
-                            ? c.postRead(stream, op, clientMem, offset, length, serverMem.remoteKey(), offset)
-                            : c.postWrite(stream, op, clientMem, offset, length, serverMem.remoteKey(), offset);
-                    if (result == PostResult.OK) {
-                        posted++;
-                    }
+                if (RandomPosts.readOrWrite(rnd, c, op, clientMem, serverMem, SIZE)) {
+                    posted++;
                 }
             } else {
                 pair.advance(rnd.nextLong(200 * US));

@@ -56,6 +56,11 @@ abstract class ForwardingController implements CongestionController {
     }
 
     @Override
+    public long allowanceQuestionPaths() {
+        return inner.allowanceQuestionPaths();
+    }
+
+    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

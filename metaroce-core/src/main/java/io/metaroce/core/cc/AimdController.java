@@ -451,6 +451,21 @@ public final class AimdController implements CongestionController {
         return nextSend[pathId];
     }
 
+    /** The paths of {@link #allowanceQuestionChangesNanos} that answer a time: its tests, in one pass over the arrays. */
+    @Override
+    public long allowanceQuestionPaths() {
+        if (asksRecordTheirTime()) {
+            return -1L;
+        }
+        long mask = 0;
+        for (int i = 0, n = Math.min(pathsSeen, Long.SIZE); i < n; i++) {
+            if (!windowBlocked[i] && window[i] - inFlight[i] <= 0) {
+                mask |= 1L << i;
+            }
+        }
+        return mask;
+    }
+
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);

@@ -93,6 +93,16 @@ public interface CongestionController {
         return Long.MIN_VALUE;
     }
 
+    /**
+     * The paths (bit {@code i}: path {@code i}, below 64) whose {@link #allowanceQuestionChangesNanos}
+     * may be other than {@link Long#MAX_VALUE} now: a connection asks that question of these only,
+     * instead of once per path. A superset is correct (a path in it may still answer "never").
+     * Default: every path.
+     */
+    default long allowanceQuestionPaths() {
+        return -1L;
+    }
+
     /** A packet of {@code bytes} left on {@code pathId}. */
     void onPacketSent(int pathId, int bytes, long nowNanos);
 

@@ -1001,6 +1001,16 @@ public final class Connection implements ScoreboardListener {
      * </ul>
      */
     long recheckNanos() {
+        return recheckNanos(congestion.allowanceQuestionPaths());
+    }
+
+    /** {@link #recheckNanos} asking every path's allowance question, the controller's mask aside: for tests of the mask. */
+    long recheckNanosAskingEveryPathForTest() {
+        return recheckNanos(-1L);
+    }
+
+    /** {@link #recheckNanos}, asking the allowance question of the paths in {@code questionPaths}. */
+    private long recheckNanos(long questionPaths) {
         if (state == ConnectionState.DRAINING) {
             return ackDeadlinesNanos();
         }
@@ -1013,14 +1023,14 @@ public final class Connection implements ScoreboardListener {
         // A pacing time at or before the latest call has been served: a poll came at or after it.
         long gate = sender.pacedGateNanos();
         long t = gate > endpoint.latestNanos() ? gate : Long.MAX_VALUE;
-        boolean retransmissions = paths.queuedRetransmissions() > 0;
-        for (int i = 0; i < paths.count(); i++) {
-            if (retransmissions) {
-                Path p = paths.get(i);
-                if (p != null && !PathState.inService(p.state) && !p.retransmitQueue.isEmpty()) {
-                    return Long.MIN_VALUE;
-                }
-            }
+        if (paths.queuedRetransmissions() > 0 && retransmissionQueuedOutOfService()) {
+            return Long.MIN_VALUE;
+        }
+        // Only the paths the controller may answer a time for: usually few of a connection's 16,
+        // told in one pass over its arrays instead of a question per path.
+        int n = paths.count();
+        for (long m = questionPaths & (n == Long.SIZE ? -1L : (1L << n) - 1); m != 0; m &= m - 1) {
+            int i = Long.numberOfTrailingZeros(m);
             long at = congestion.allowanceQuestionChangesNanos(i);
             if (at < t) {
                 // Only a path with room is asked, and only in service or with a retransmission queued.
@@ -1032,6 +1042,17 @@ public final class Connection implements ScoreboardListener {
             }
         }
         return t;
+    }
+
+    /** Whether a path out of service has a retransmission queued (its pacing is no wake-up: see {@link #recheckNanos}). */
+    private boolean retransmissionQueuedOutOfService() {
+        for (int i = 0; i < paths.count(); i++) {
+            Path p = paths.get(i);
+            if (p != null && !PathState.inService(p.state) && !p.retransmitQueue.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Only path {@code pathId}'s timer inputs may have changed (with the connection's own). */

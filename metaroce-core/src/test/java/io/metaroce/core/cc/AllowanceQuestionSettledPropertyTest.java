@@ -110,7 +110,9 @@ class AllowanceQuestionSettledPropertyTest {
             now += rnd.nextLong(3_000);
             for (int q = 0; q < paths; q++) {
                 String at = "path " + q + " at " + now + ", step " + step + " (" + where + ")";
+                checkQuestionMask(a, q, at);
                 long allowance = a.sendAllowanceBytes(q, now);
+                checkQuestionMask(a, q, at + ", after the allowance question");
                 assertThat(b.sendAllowanceBytes(q, now)).as("allowance of %s", at).isEqualTo(allowance);
                 assertThat(b.nextSendTimeNanos(q, now)).as("next send time of %s", at).isEqualTo(a.nextSendTimeNanos(q, now));
                 if (allowance <= 0 && a.allowanceQuestionSettled(q, now)) {
@@ -136,6 +138,23 @@ class AllowanceQuestionSettledPropertyTest {
         UNSETTLED_BY_KIND.merge(a.getClass().getSimpleName(), (long) repeatsThatMattered, Long::sum);
         System.out.println("AllowanceQuestionSettledPropertyTest " + where + ": " + settled + " settled, "
                 + repeatsThatMattered + " not");
+    }
+
+    /**
+     * {@link CongestionController#allowanceQuestionPaths}: a path left out answers "never" to
+     * {@link CongestionController#allowanceQuestionChangesNanos} (a connection asks only the paths
+     * in the mask); the AIMD controller's mask is exactly the paths that answer a time.
+     */
+    private static void checkQuestionMask(CongestionController cc, int q, String at) {
+        boolean inMask = (cc.allowanceQuestionPaths() >>> q & 1) != 0;
+        long changes = cc.allowanceQuestionChangesNanos(q);
+        if (!inMask) {
+            assertThat(changes).as("question of %s, outside the mask", at).isEqualTo(Long.MAX_VALUE);
+        }
+        if (cc instanceof AimdController) {
+            assertThat(inMask).as("%s in the mask (its question changes at %d)", at, changes)
+                    .isEqualTo(changes != Long.MAX_VALUE);
+        }
     }
 
     /** Every primitive field and primitive array of {@code cc}, by name, as text. */

@@ -43,6 +43,11 @@ public abstract class ForwardingController implements CongestionController {
     }
 
     @Override
+    public long allowanceQuestionPaths() {
+        return inner.allowanceQuestionPaths();
+    }
+
+    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

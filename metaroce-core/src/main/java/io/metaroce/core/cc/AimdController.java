@@ -451,19 +451,20 @@ public final class AimdController implements CongestionController {
         return nextSend[pathId];
     }
 
-    /** The paths of {@link #allowanceQuestionChangesNanos} that answer a time: its tests, in one pass over the arrays. */
+    /** {@link #allowanceQuestionChangesNanos}'s tests for the paths of the mask, in one pass over the arrays. */
     @Override
-    public long allowanceQuestionPaths() {
+    public long earliestAllowanceQuestionChangeNanos(long pathMask) {
         if (asksRecordTheirTime()) {
-            return -1L;
+            return pathMask != 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
-        long mask = 0;
-        for (int i = 0, n = Math.min(pathsSeen, Long.SIZE); i < n; i++) {
-            if (!windowBlocked[i] && window[i] - inFlight[i] <= 0) {
-                mask |= 1L << i;
+        long t = Long.MAX_VALUE;
+        for (long m = pathsSeen >= Long.SIZE ? pathMask : pathMask & ((1L << pathsSeen) - 1); m != 0; m &= m - 1) {
+            int i = Long.numberOfTrailingZeros(m);
+            if (!windowBlocked[i] && window[i] - inFlight[i] <= 0 && nextSend[i] < t) {
+                t = nextSend[i];
             }
         }
-        return mask;
+        return t;
     }
 
     @Override

@@ -94,13 +94,17 @@ public interface CongestionController {
     }
 
     /**
-     * The paths (bit {@code i}: path {@code i}, below 64) whose {@link #allowanceQuestionChangesNanos}
-     * may be other than {@link Long#MAX_VALUE} now: a connection asks that question of these only,
-     * instead of once per path. A superset is correct (a path in it may still answer "never").
-     * Default: every path.
+     * The least {@link #allowanceQuestionChangesNanos} of the paths in {@code pathMask} (bit
+     * {@code i}: path {@code i}, below 64), or {@link Long#MAX_VALUE} if the mask is empty: what an
+     * endpoint's recheck of a connection asks of its paths with room, in one call instead of a
+     * question per path. Default: each path's question.
      */
-    default long allowanceQuestionPaths() {
-        return -1L;
+    default long earliestAllowanceQuestionChangeNanos(long pathMask) {
+        long t = Long.MAX_VALUE;
+        for (long m = pathMask; m != 0; m &= m - 1) {
+            t = Math.min(t, allowanceQuestionChangesNanos(Long.numberOfTrailingZeros(m)));
+        }
+        return t;
     }
 
     /** A packet of {@code bytes} left on {@code pathId}. */

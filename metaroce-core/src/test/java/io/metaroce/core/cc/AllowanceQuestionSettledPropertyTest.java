@@ -141,19 +141,20 @@ class AllowanceQuestionSettledPropertyTest {
     }
 
     /**
-     * {@link CongestionController#allowanceQuestionPaths}: a path left out answers "never" to
-     * {@link CongestionController#allowanceQuestionChangesNanos} (a connection asks only the paths
-     * in the mask); the AIMD controller's mask is exactly the paths that answer a time.
+     * {@link CongestionController#earliestAllowanceQuestionChangeNanos}: for the mask of every
+     * path, of path {@code q} alone, of the paths but {@code q}, and of none, the least of the
+     * paths' {@link CongestionController#allowanceQuestionChangesNanos}, asked one by one.
      */
     private static void checkQuestionMask(CongestionController cc, int q, String at) {
-        boolean inMask = (cc.allowanceQuestionPaths() >>> q & 1) != 0;
-        long changes = cc.allowanceQuestionChangesNanos(q);
-        if (!inMask) {
-            assertThat(changes).as("question of %s, outside the mask", at).isEqualTo(Long.MAX_VALUE);
-        }
-        if (cc instanceof AimdController) {
-            assertThat(inMask).as("%s in the mask (its question changes at %d)", at, changes)
-                    .isEqualTo(changes != Long.MAX_VALUE);
+        for (long mask : new long[] {-1L, 1L << q, ~(1L << q), 0L}) {
+            long oneByOne = Long.MAX_VALUE;
+            for (int i = 0; i < Long.SIZE; i++) {
+                if ((mask >>> i & 1) != 0) {
+                    oneByOne = Math.min(oneByOne, cc.allowanceQuestionChangesNanos(i));
+                }
+            }
+            assertThat(cc.earliestAllowanceQuestionChangeNanos(mask)).as("earliest change of mask %x, %s", mask, at)
+                    .isEqualTo(oneByOne);
         }
     }
 

@@ -43,8 +43,8 @@ public abstract class ForwardingController implements CongestionController {
     }
 
     @Override
-    public long allowanceQuestionPaths() {
-        return inner.allowanceQuestionPaths();
+    public long earliestAllowanceQuestionChangeNanos(long pathMask) {
+        return inner.earliestAllowanceQuestionChangeNanos(pathMask);
     }
 
     @Override

@@ -56,6 +56,11 @@ abstract class ForwardingController implements CongestionController {
     }
 
     @Override
+    public long earliestAllowanceQuestionChangeNanos(long pathMask) {
+        return inner.earliestAllowanceQuestionChangeNanos(pathMask);
+    }
+
+    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

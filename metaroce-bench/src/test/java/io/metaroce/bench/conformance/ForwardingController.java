@@ -56,11 +56,6 @@ abstract class ForwardingController implements CongestionController {
     }
 
     @Override
-    public long earliestAllowanceQuestionChangeNanos(long pathMask) {
-        return inner.earliestAllowanceQuestionChangeNanos(pathMask);
-    }
-
-    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

@@ -451,22 +451,6 @@ public final class AimdController implements CongestionController {
         return nextSend[pathId];
     }
 
-    /** {@link #allowanceQuestionChangesNanos}'s tests for the paths of the mask, in one pass over the arrays. */
-    @Override
-    public long earliestAllowanceQuestionChangeNanos(long pathMask) {
-        if (asksRecordTheirTime()) {
-            return pathMask != 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        long t = Long.MAX_VALUE;
-        for (long m = pathsSeen >= Long.SIZE ? pathMask : pathMask & ((1L << pathsSeen) - 1); m != 0; m &= m - 1) {
-            int i = Long.numberOfTrailingZeros(m);
-            if (!windowBlocked[i] && window[i] - inFlight[i] <= 0 && nextSend[i] < t) {
-                t = nextSend[i];
-            }
-        }
-        return t;
-    }
-
     @Override
     public long nextSendTimeNanos(int pathId, long nowNanos) {
         ensure(pathId);

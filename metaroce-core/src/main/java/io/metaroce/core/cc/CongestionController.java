@@ -93,20 +93,6 @@ public interface CongestionController {
         return Long.MIN_VALUE;
     }
 
-    /**
-     * The least {@link #allowanceQuestionChangesNanos} of the paths in {@code pathMask} (bit
-     * {@code i}: path {@code i}, below 64), or {@link Long#MAX_VALUE} if the mask is empty: what an
-     * endpoint's recheck of a connection asks of its paths with room, in one call instead of a
-     * question per path. Default: each path's question.
-     */
-    default long earliestAllowanceQuestionChangeNanos(long pathMask) {
-        long t = Long.MAX_VALUE;
-        for (long m = pathMask; m != 0; m &= m - 1) {
-            t = Math.min(t, allowanceQuestionChangesNanos(Long.numberOfTrailingZeros(m)));
-        }
-        return t;
-    }
-
     /** A packet of {@code bytes} left on {@code pathId}. */
     void onPacketSent(int pathId, int bytes, long nowNanos);
 

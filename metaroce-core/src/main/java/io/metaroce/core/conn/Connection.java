@@ -1001,18 +1001,6 @@ public final class Connection implements ScoreboardListener {
      * </ul>
      */
     long recheckNanos() {
-        return recheckNanos(false);
-    }
-
-    /**
-     * {@link #recheckNanos} with the allowance question asked of every path one by one, as before
-     * the paths' room mask and the controller's one call: the reference for tests of those.
-     */
-    long recheckNanosAskingEveryPathForTest() {
-        return recheckNanos(true);
-    }
-
-    private long recheckNanos(boolean askEveryPath) {
         if (state == ConnectionState.DRAINING) {
             return ackDeadlinesNanos();
         }
@@ -1025,41 +1013,25 @@ public final class Connection implements ScoreboardListener {
         // A pacing time at or before the latest call has been served: a poll came at or after it.
         long gate = sender.pacedGateNanos();
         long t = gate > endpoint.latestNanos() ? gate : Long.MAX_VALUE;
-        if (paths.queuedRetransmissions() > 0 && retransmissionQueuedOutOfService()) {
-            return Long.MIN_VALUE;
-        }
-        // Only a path with room is asked, and only in service or with a retransmission queued: with
-        // none queued out of service (above), the paths in service with room, told from the paths'
-        // masks and room credits without reading a path object, and their questions asked in one
-        // call (a question per path of the 16 was a tenth of the next-timeout query).
-        if (askEveryPath) {
-            return askingEveryPath(t);
-        }
-        return Math.min(t, congestion.earliestAllowanceQuestionChangeNanos(paths.inServiceWithRoomMask()));
-    }
-
-    /** The paths' part of {@link #recheckNanos} below {@code t}, a question per path: the reference for tests. */
-    private long askingEveryPath(long t) {
+        boolean retransmissions = paths.queuedRetransmissions() > 0;
         for (int i = 0; i < paths.count(); i++) {
+            if (retransmissions) {
+                Path p = paths.get(i);
+                if (p != null && !PathState.inService(p.state) && !p.retransmitQueue.isEmpty()) {
+                    return Long.MIN_VALUE;
+                }
+            }
             long at = congestion.allowanceQuestionChangesNanos(i);
-            Path p = paths.get(i);
-            if (at < t && p != null && p.scoreboard.hasRoom()
-                    && (PathState.inService(p.state) || !p.retransmitQueue.isEmpty())) {
-                t = at;
+            if (at < t) {
+                // Only a path with room is asked, and only in service or with a retransmission queued.
+                Path p = paths.get(i);
+                if (p != null && p.scoreboard.hasRoom()
+                        && (PathState.inService(p.state) || !p.retransmitQueue.isEmpty())) {
+                    t = at;
+                }
             }
         }
         return t;
-    }
-
-    /** Whether a path out of service has a retransmission queued (its pacing is no wake-up: see {@link #recheckNanos}). */
-    private boolean retransmissionQueuedOutOfService() {
-        for (int i = 0; i < paths.count(); i++) {
-            Path p = paths.get(i);
-            if (p != null && !PathState.inService(p.state) && !p.retransmitQueue.isEmpty()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Only path {@code pathId}'s timer inputs may have changed (with the connection's own). */

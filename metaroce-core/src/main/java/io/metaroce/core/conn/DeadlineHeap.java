@@ -14,12 +14,6 @@ final class DeadlineHeap {
     private int[] position = filled(8);
     private long[] key = new long[8];
     private int size;
-    /**
-     * {@link #minKey}'s answer, kept at every change: the endpoint reads its heaps' minima several
-     * times per call, and {@code key[heap[0]]} was two dependent reads of lines other connections'
-     * events had evicted since; this field shares the line of {@link #size}.
-     */
-    private long min = Long.MAX_VALUE;
 
     private static int[] filled(int n) {
         int[] a = new int[n];
@@ -42,12 +36,7 @@ final class DeadlineHeap {
 
     /** The earliest key, or {@link Long#MAX_VALUE} if the heap is empty. */
     long minKey() {
-        return min;
-    }
-
-    /** {@link #min} after a change. */
-    private void noteMin() {
-        min = size == 0 ? Long.MAX_VALUE : key[heap[0]];
+        return size == 0 ? Long.MAX_VALUE : key[heap[0]];
     }
 
     /** Removes and returns the slot with the earliest key; the heap must not be empty. */
@@ -81,16 +70,15 @@ final class DeadlineHeap {
             heap[size] = slot;
             position[slot] = size;
             siftUp(size++);
-        } else {
-            long old = key[slot];
-            key[slot] = k;
-            if (k < old) {
-                siftUp(at);
-            } else if (k > old) {
-                siftDown(at);
-            }
+            return;
         }
-        noteMin();
+        long old = key[slot];
+        key[slot] = k;
+        if (k < old) {
+            siftUp(at);
+        } else if (k > old) {
+            siftDown(at);
+        }
     }
 
     /** Empties the heap. */
@@ -99,7 +87,6 @@ final class DeadlineHeap {
             position[heap[i]] = -1;
         }
         size = 0;
-        min = Long.MAX_VALUE;
     }
 
     int size() {
@@ -110,17 +97,17 @@ final class DeadlineHeap {
         int slot = heap[at];
         position[slot] = -1;
         int last = --size;
-        if (at != last) {
-            int moved = heap[last];
-            heap[at] = moved;
-            position[moved] = at;
-            if (at > 0 && key[moved] < key[heap[(at - 1) >>> 1]]) {
-                siftUp(at);
-            } else {
-                siftDown(at);
-            }
+        if (at == last) {
+            return;
         }
-        noteMin();
+        int moved = heap[last];
+        heap[at] = moved;
+        position[moved] = at;
+        if (at > 0 && key[moved] < key[heap[(at - 1) >>> 1]]) {
+            siftUp(at);
+        } else {
+            siftDown(at);
+        }
     }
 
     private void siftUp(int at) {

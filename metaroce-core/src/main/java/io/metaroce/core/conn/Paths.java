@@ -139,21 +139,6 @@ final class Paths {
         return hasRoom(id);
     }
 
-    /**
-     * The paths (bit i) open, in service and with room: {@link #inServiceWithRoom} of each, for at
-     * most 64 paths, from the mask and the room credits.
-     */
-    long inServiceWithRoomMask() {
-        long withRoom = 0;
-        for (long m = inServiceMask; m != 0; m &= m - 1) {
-            int id = Long.numberOfTrailingZeros(m);
-            if (hasRoom(id)) {
-                withRoom |= 1L << id;
-            }
-        }
-        return withRoom;
-    }
-
     /** Whether path {@code id} (below {@link #count}) is open with a retransmission queued on it. */
     boolean hasQueuedRetransmission(int id) {
         Path p;

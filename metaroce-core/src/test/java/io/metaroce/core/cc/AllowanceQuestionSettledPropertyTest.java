@@ -110,9 +110,7 @@ class AllowanceQuestionSettledPropertyTest {
             now += rnd.nextLong(3_000);
             for (int q = 0; q < paths; q++) {
                 String at = "path " + q + " at " + now + ", step " + step + " (" + where + ")";
-                checkQuestionMask(a, q, at);
                 long allowance = a.sendAllowanceBytes(q, now);
-                checkQuestionMask(a, q, at + ", after the allowance question");
                 assertThat(b.sendAllowanceBytes(q, now)).as("allowance of %s", at).isEqualTo(allowance);
                 assertThat(b.nextSendTimeNanos(q, now)).as("next send time of %s", at).isEqualTo(a.nextSendTimeNanos(q, now));
                 if (allowance <= 0 && a.allowanceQuestionSettled(q, now)) {
@@ -138,24 +136,6 @@ class AllowanceQuestionSettledPropertyTest {
         UNSETTLED_BY_KIND.merge(a.getClass().getSimpleName(), (long) repeatsThatMattered, Long::sum);
         System.out.println("AllowanceQuestionSettledPropertyTest " + where + ": " + settled + " settled, "
                 + repeatsThatMattered + " not");
-    }
-
-    /**
-     * {@link CongestionController#earliestAllowanceQuestionChangeNanos}: for the mask of every
-     * path, of path {@code q} alone, of the paths but {@code q}, and of none, the least of the
-     * paths' {@link CongestionController#allowanceQuestionChangesNanos}, asked one by one.
-     */
-    private static void checkQuestionMask(CongestionController cc, int q, String at) {
-        for (long mask : new long[] {-1L, 1L << q, ~(1L << q), 0L}) {
-            long oneByOne = Long.MAX_VALUE;
-            for (int i = 0; i < Long.SIZE; i++) {
-                if ((mask >>> i & 1) != 0) {
-                    oneByOne = Math.min(oneByOne, cc.allowanceQuestionChangesNanos(i));
-                }
-            }
-            assertThat(cc.earliestAllowanceQuestionChangeNanos(mask)).as("earliest change of mask %x, %s", mask, at)
-                    .isEqualTo(oneByOne);
-        }
     }
 
     /** Every primitive field and primitive array of {@code cc}, by name, as text. */

@@ -43,11 +43,6 @@ public abstract class ForwardingController implements CongestionController {
     }
 
     @Override
-    public long earliestAllowanceQuestionChangeNanos(long pathMask) {
-        return inner.earliestAllowanceQuestionChangeNanos(pathMask);
-    }
-
-    @Override
     public boolean pacingAnswersReusable() {
         return inner.pacingAnswersReusable();
     }

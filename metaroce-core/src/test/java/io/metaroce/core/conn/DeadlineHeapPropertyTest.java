@@ -12,9 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * {@link DeadlineHeap}, the endpoint's heaps of connection slots, against a plain array of keys:
  * random sets (insert, raise, lower, equal keys, {@link Long#MAX_VALUE} to remove), polls of the
- * minimum, clears and growth. After every operation the minimum (kept in a field at every change,
- * not read from the heap's arrays), the size, membership and every member's key must agree with
- * the array's; a poll must return a slot holding the least key.
+ * minimum, clears and growth. After every operation the minimum, the size, membership and every
+ * member's key must agree with the array's; a poll must return a slot holding the least key.
  *
  * <p>Each case is generated from its seed; {@code -Dmetaroce.property.cases=N} (default 40) runs
  * more and a failure names its seed.

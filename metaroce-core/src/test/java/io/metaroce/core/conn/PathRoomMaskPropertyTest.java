@@ -12,8 +12,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The next-timeout query's walk of the paths tells a path open, in service and with room in its
  * scoreboard from the mask of paths in service and a count of room kept in {@link Paths}
- * ({@link Paths#inServiceWithRoom}, and for all paths at once {@link Paths#inServiceWithRoomMask}), not
- * from the path's objects. This checks, after every event of
+ * ({@link Paths#inServiceWithRoom}), not from the path's objects. This checks, after every event of
  * random lossy runs ({@link RandomConnectionRun}: paths black-holed, failed and probed back, the
  * fixed window and AIMD), on both sides and for every path, that it says what the path objects
  * say.
@@ -55,9 +54,6 @@ class PathRoomMaskPropertyTest {
                 Path p = paths.get(i);
                 boolean expected = p != null && PathState.inService(p.state) && p.scoreboard.hasRoom();
                 assertThat(paths.inServiceWithRoom(i)).as("%s side at t=%d, path %d (%s)",
-                        c.isClient() ? "client" : "server", pair.now(), i, where).isEqualTo(expected);
-                // The mask of them all (the endpoint's recheck asks the controller about those paths).
-                assertThat((paths.inServiceWithRoomMask() >>> i & 1) != 0).as("%s side at t=%d, path %d in the mask (%s)",
                         c.isClient() ? "client" : "server", pair.now(), i, where).isEqualTo(expected);
                 seen[expected ? 0 : 1]++;
                 if (p != null && PathState.inService(p.state) && !p.scoreboard.hasRoom()) {

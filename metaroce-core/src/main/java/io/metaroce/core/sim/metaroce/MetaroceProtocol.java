@@ -236,6 +236,7 @@ public final class MetaroceProtocol implements SimProtocol {
                 .aimdLossCompensationPercent(100)
                 .aimdLossAverageOnUnmarkedPaths(true)
                 .aimdPathsForShareMin(2)
+                .aimdAlphaWarmupSamples(8)
                 .build();
     }
 

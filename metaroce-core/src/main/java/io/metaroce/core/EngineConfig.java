@@ -204,6 +204,13 @@ import io.metaroce.core.wire.WireConstants;
  *     the announced share's bandwidth-delay product ({@code initialRttNanos}) the first round trip
  *     may hold in flight before the first hint, 1 to 100 (at least {@code aimdFirstFlightBytes}
  *     still) ([SPEC-CC-44])
+ * @param aimdInitialAlphaPercent the {@code alpha} a path of an AIMD controller starts with, in
+ *     percent, 0 to 100 ([SPEC-CC-7]; 100: 1, DCTCP's conservative start)
+ * @param aimdAlphaWarmupSamples {@code w} above 0: the first ECN feedbacks of a path move its
+ *     {@code alpha} by {@code 1 / (w + n + 1)}, {@code n} the feedbacks before, while that is more
+ *     than the gain {@code 1 / 2^aimdEcnGainShift}: {@code alpha} is the mean of the reported
+ *     fractions with the start value weighed as {@code w} of them ([SPEC-CC-45]); 0: the gain from
+ *     the first feedback on
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -279,7 +286,9 @@ public record EngineConfig(
         long pacingWakeQuantumBytes,
         int aimdPathsForShareMin,
         boolean aimdAnnouncedFirstRoundTrip,
-        int aimdAnnouncedFirstFlightPercent) {
+        int aimdAnnouncedFirstFlightPercent,
+        int aimdInitialAlphaPercent,
+        int aimdAlphaWarmupSamples) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -376,6 +385,8 @@ public record EngineConfig(
         range("acceptReannouncePercent", acceptReannouncePercent, 0, 99);
         range("aimdPathsForShareMin", aimdPathsForShareMin, 0, 64);
         range("aimdAnnouncedFirstFlightPercent", aimdAnnouncedFirstFlightPercent, 1, 100);
+        range("aimdInitialAlphaPercent", aimdInitialAlphaPercent, 0, 100);
+        range("aimdAlphaWarmupSamples", aimdAlphaWarmupSamples, 0, 65_536);
     }
 
     /** The defaults, tuned for a data-centre fabric with round trips of tens of microseconds. */
@@ -448,7 +459,9 @@ public record EngineConfig(
                 32L << 10, // pacingWakeQuantumBytes: 32 KiB, about 11 datagrams of an 8 KiB message's cut a paced wake-up
                 0, // aimdPathsForShareMin: every path in service takes new data, whatever the share
                 false, // aimdAnnouncedFirstRoundTrip: one first flight, then the first hint
-                100); // aimdAnnouncedFirstFlightPercent: the announced share's whole bandwidth-delay product
+                100, // aimdAnnouncedFirstFlightPercent: the announced share's whole bandwidth-delay product
+                100, // aimdInitialAlphaPercent: a path's alpha starts at 1
+                0); // aimdAlphaWarmupSamples: alpha moves by its gain from the first feedback on
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -565,6 +578,8 @@ public record EngineConfig(
         private boolean aimdSharedMarkByMeanAlpha;
         private boolean aimdAnnouncedFirstRoundTrip;
         private int aimdAnnouncedFirstFlightPercent;
+        private int aimdInitialAlphaPercent;
+        private int aimdAlphaWarmupSamples;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -635,6 +650,8 @@ public record EngineConfig(
             aimdSharedMarkByMeanAlpha = c.aimdSharedMarkByMeanAlpha;
             aimdAnnouncedFirstRoundTrip = c.aimdAnnouncedFirstRoundTrip;
             aimdAnnouncedFirstFlightPercent = c.aimdAnnouncedFirstFlightPercent;
+            aimdInitialAlphaPercent = c.aimdInitialAlphaPercent;
+            aimdAlphaWarmupSamples = c.aimdAlphaWarmupSamples;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -736,6 +753,10 @@ public record EngineConfig(
         public Builder aimdAnnouncedFirstRoundTrip(boolean v) { aimdAnnouncedFirstRoundTrip = v; return this; }
         /** Sets {@link EngineConfig#aimdAnnouncedFirstFlightPercent}. */
         public Builder aimdAnnouncedFirstFlightPercent(int v) { aimdAnnouncedFirstFlightPercent = v; return this; }
+        /** Sets {@link EngineConfig#aimdInitialAlphaPercent}. */
+        public Builder aimdInitialAlphaPercent(int v) { aimdInitialAlphaPercent = v; return this; }
+        /** Sets {@link EngineConfig#aimdAlphaWarmupSamples}. */
+        public Builder aimdAlphaWarmupSamples(int v) { aimdAlphaWarmupSamples = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -756,7 +777,7 @@ public record EngineConfig(
                     aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
                     pacingWakeQuantumBytes, aimdPathsForShareMin, aimdAnnouncedFirstRoundTrip,
-                    aimdAnnouncedFirstFlightPercent);
+                    aimdAnnouncedFirstFlightPercent, aimdInitialAlphaPercent, aimdAlphaWarmupSamples);
         }
     }
 }

@@ -172,6 +172,10 @@ public final class AimdController implements CongestionController {
     private final long firstFlightBytes;
     /** {@code aimdPathsForShareMin}: 0, every path in service takes new data; else the fewest that do under a hint [SPEC-CC-42]. */
     private final byte pathsForShareMin;
+    /** The alpha a path starts with, fixed point ({@code ALPHA_ONE}: 1) [SPEC-CC-7], [SPEC-CC-45]. */
+    private final long initialAlpha;
+    /** {@code aimdAlphaWarmupSamples}: the weight of the start value while alpha is a mean of the first feedbacks (0: off) [SPEC-CC-45]. */
+    private final int alphaWarmupSamples;
     /**
      * Where this connection's paths that take new data start, counted over its paths in service
      * [SPEC-CC-42]: bits of the first packet's random delay, so that no draw is added to
@@ -226,6 +230,8 @@ public final class AimdController implements CongestionController {
     private long[] window = new long[0];
     private long[] inFlight = new long[0];
     private long[] alpha = new long[0];
+    /** Per path, the ECN feedbacks alpha has averaged while warming up [SPEC-CC-45]; only with {@code aimdAlphaWarmupSamples}. */
+    private int[] alphaFeedbacks = new int[0];
     /** Bytes acknowledged since the last additive increase. */
     private long[] ackedSinceIncrease = new long[0];
     /** Bytes still to be acknowledged before the next ECN cut may happen (the round-trip proxy). */
@@ -346,6 +352,8 @@ public final class AimdController implements CongestionController {
         this.announcedFirstFlightPercent = (byte) config.aimdAnnouncedFirstFlightPercent();
         this.startWindow = initialWindow;
         this.pathsForShareMin = (byte) config.aimdPathsForShareMin();
+        this.initialAlpha = ALPHA_ONE * config.aimdInitialAlphaPercent() / 100;
+        this.alphaWarmupSamples = config.aimdAlphaWarmupSamples();
     }
 
     // ---- CongestionController ----
@@ -715,6 +723,8 @@ public final class AimdController implements CongestionController {
             // Counted now, averaged in when the round trip ends [SPEC-CC-36].
             roundEct[pathId] += ect;
             roundCe[pathId] += ce;
+        } else if (alphaWarmupSamples > 0) {
+            warmUpAlpha(pathId, ect, ce);
         } else {
             moveAlpha(pathId, ect, ce, gainShift);
         }
@@ -735,6 +745,28 @@ public final class AimdController implements CongestionController {
             ecnCutCredit[pathId] = roundTripBytes(pathId);
             ackedSinceIncrease[pathId] = 0;
         }
+    }
+
+    /**
+     * [SPEC-CC-45]: while the path has had fewer ECN feedbacks than {@code 2^aimdEcnGainShift - w}
+     * ({@code w = aimdAlphaWarmupSamples}), alpha moves toward the reported fraction by
+     * {@code 1 / (w + n + 1)}, {@code n} the feedbacks before: it is the mean of the fractions
+     * reported so far with the start value counted as {@code w} of them, not an average that
+     * forgets its start value of 1 at {@code 1 / 2^shift} per feedback (with the simulator's 1/64,
+     * several hundred microseconds of cuts deeper than the path's marks call for). After that, the
+     * gain of [SPEC-CC-7].
+     */
+    private void warmUpAlpha(int pathId, long ect, long ce) {
+        int n = alphaFeedbacks[pathId];
+        long weight = alphaWarmupSamples + (long) n + 1;
+        if (weight >= 1L << gainShift) {
+            moveAlpha(pathId, ect, ce, gainShift);
+            return;
+        }
+        alphaFeedbacks[pathId] = n + 1;
+        long fraction = (ce << ALPHA_BITS) / ect;
+        long a = alpha[pathId];
+        alpha[pathId] = Math.clamp(a + (fraction - a) / weight, 0, ALPHA_ONE);
     }
 
     /** Moves path {@code pathId}'s alpha toward the fraction {@code ce / ect} with gain {@code 1 / 2^shift} [SPEC-CC-7]. */
@@ -1114,7 +1146,7 @@ public final class AimdController implements CongestionController {
     /** Path {@code pathId}'s moving average of the CE-marked fraction, 0 to 1 (1 before any feedback). */
     public double alpha(int pathId) {
         checkPath(pathId);
-        return pathId < alpha.length ? (double) alpha[pathId] / ALPHA_ONE : 1.0;
+        return pathId < alpha.length ? (double) alpha[pathId] / ALPHA_ONE : (double) initialAlpha / ALPHA_ONE;
     }
 
     /** Bytes in flight on path {@code pathId}. */
@@ -1404,6 +1436,9 @@ public final class AimdController implements CongestionController {
         window = Arrays.copyOf(window, size);
         inFlight = Arrays.copyOf(inFlight, size);
         alpha = Arrays.copyOf(alpha, size);
+        if (alphaWarmupSamples > 0) {
+            alphaFeedbacks = Arrays.copyOf(alphaFeedbacks, size);
+        }
         ackedSinceIncrease = Arrays.copyOf(ackedSinceIncrease, size);
         ecnCutCredit = Arrays.copyOf(ecnCutCredit, size);
         ecnSeen = Arrays.copyOf(ecnSeen, size);
@@ -1429,7 +1464,7 @@ public final class AimdController implements CongestionController {
             window[i] = startWindow;
             slowStart[i] = slowStartEnabled;
             nextSend[i] = Long.MIN_VALUE;
-            alpha[i] = ALPHA_ONE; // credits stay 0: the first cut of each kind may happen at once
+            alpha[i] = initialAlpha; // credits stay 0: the first cut of each kind may happen at once
         }
         pathsSeen = pathId + 1;
     }

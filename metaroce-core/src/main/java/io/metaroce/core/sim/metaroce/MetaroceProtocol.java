@@ -195,6 +195,16 @@ public final class MetaroceProtocol implements SimProtocol {
      *       data as without it, and the incasts' senders use 2 paths, their convergence,
      *       fairness and drops unchanged (peak queues moved: 16:1 44,603 to 41,172 B) ("CC-42 in
      *       the simulator round (session 16)");</li>
+     *   <li>not {@code aimdAlphaWarmupSamples} ([SPEC-CC-45], off as by default): a path's
+     *       {@code alpha} over its first 55 ECN feedbacks as the mean of the marked fractions
+     *       reported, its start value of 1 counted as 8 of them, before the gain of 1/64 takes over
+     *       (with the gain alone the permutation's paths still had a mean {@code alpha} of 0.62 at
+     *       400 us) gave the 2 ms permutation 0.8934 / 0.8905 to 0.8948 / 0.8915 (seeds 1 / 2) and
+     *       kept the incasts and the failovers, but lowered 5% loss per link from 0.7363 to 0.7331
+     *       at seed 1 (0.7403 to 0.7401 at seed 2) and multiplane's goodput from 0.5832 to 0.5821
+     *       (the start counted as 32 feedbacks: 0.8944 / 0.8908, every loss row up, but the
+     *       core-link failover 1.49 to 1.99 base RTTs; docs/benchmarks.md, "Permutation ramp round
+     *       (session 17)");</li>
      *   <li>not {@code aimdAnnouncedFirstRoundTrip} ([SPEC-CC-43], off as by default): a connection whose receiver
      *       announced its share in ACCEPT is paced at that share from its first packet, with up to
      *       the share's bandwidth-delay product in flight before the first hint, instead of one

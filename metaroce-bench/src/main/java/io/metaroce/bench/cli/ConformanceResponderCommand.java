@@ -105,9 +105,10 @@ public final class ConformanceResponderCommand implements Callable<Integer> {
         long keepAlive = TimeUnit.MILLISECONDS.toNanos(keepAliveMillis);
         long idle = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis);
         long minRto = TimeUnit.MILLISECONDS.toNanos(minRtoMillis);
-        try (ConformanceResponder responder = ConformanceResponder.start(address, capacity, minRto, keepAlive, idle,
-                TimeUnit.MILLISECONDS.toNanos(fairSharePeriodMillis), TimeUnit.MICROSECONDS.toNanos(maxAckDelayMicros),
-                datapath)) {
+        try (ConformanceResponder responder = ConformanceResponder.on(address).capacityBytesPerSecond(capacity)
+                .minRtoNanos(minRto).keepAliveNanos(keepAlive).idleTimeoutNanos(idle)
+                .fairSharePeriodNanos(TimeUnit.MILLISECONDS.toNanos(fairSharePeriodMillis))
+                .maxAckDelayNanos(TimeUnit.MICROSECONDS.toNanos(maxAckDelayMicros)).datapath(datapath).start()) {
             InetSocketAddress local = responder.localAddress();
             out.println("listening on " + local.getHostString() + ":" + local.getPort() + " (datapath "
                     + responder.endpoint().datapathName() + ", ECN " + (responder.endpoint().ecnCapable() ? "read" : "not read")

@@ -81,54 +81,92 @@ public final class ConformanceResponder implements AutoCloseable {
     }
 
     /**
-     * Starts a responder listening on {@code bind} that divides {@code capacityBytesPerSecond}
-     * among its senders (0: allocator off) and retransmits after at least {@code minRtoNanos}.
+     * The settings of a responder listening on {@code bind}, each named (they are all durations or
+     * rates, so positional arguments could be swapped unnoticed), the contract's defaults until set.
      */
-    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
-            Datapath datapath) {
-        return start(bind, capacityBytesPerSecond, minRtoNanos, DEFAULT_KEEP_ALIVE_NANOS, DEFAULT_IDLE_TIMEOUT_NANOS,
-                datapath);
+    public static Builder on(InetSocketAddress bind) {
+        return new Builder(bind);
     }
 
-    /**
-     * Starts a responder as {@link #start(InetSocketAddress, long, long, Datapath)} does, whose
-     * connections send a keep-alive PATH_PROBE after {@code keepAliveNanos} without sending (0: never)
-     * and end after {@code idleTimeoutNanos} without receiving ([SPEC-STATE-8], [SPEC-STATE-9],
-     * [SPEC-CONF-13]).
-     *
-     * @throws IllegalArgumentException if the keep-alive is not 0 or below the idle timeout
-     */
-    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
-            long keepAliveNanos, long idleTimeoutNanos, Datapath datapath) {
-        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
-                datapath, null, UnaryOperator.identity());
-    }
+    /** The named settings of a responder; {@link #start} starts one. Not thread-safe. */
+    public static final class Builder {
+        private final InetSocketAddress bind;
+        private long capacityBytesPerSecond = ResponderContract.CAPACITY_BYTES_PER_SECOND;
+        private long minRtoNanos = DEFAULT_MIN_RTO_NANOS;
+        private long keepAliveNanos = DEFAULT_KEEP_ALIVE_NANOS;
+        private long idleTimeoutNanos = DEFAULT_IDLE_TIMEOUT_NANOS;
+        private long fairSharePeriodNanos;
+        private long maxAckDelayNanos;
+        private Datapath datapath = Datapath.AUTO;
 
-    /**
-     * Starts a responder as {@link #start(InetSocketAddress, long, long, long, long, Datapath)} does
-     * whose allocator recomputes the shares every {@code fairSharePeriodNanos} ([SPEC-CC-11]): a
-     * period of 20 ms or more lets the suite judge the division by demand ([SPEC-CONF-25]).
-     */
-    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
-            long keepAliveNanos, long idleTimeoutNanos, long fairSharePeriodNanos, Datapath datapath) {
-        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
-                datapath, null, b -> b.fairSharePeriodNanos(fairSharePeriodNanos));
-    }
+        private Builder(InetSocketAddress bind) {
+            this.bind = bind;
+        }
 
-    /**
-     * Starts a responder as {@link #start(InetSocketAddress, long, long, long, long, long, Datapath)}
-     * does (a {@code fairSharePeriodNanos} of 0: the engine's) whose receivers hold an ACK back at most
-     * {@code maxAckDelayNanos} (0: the engine's): a long delay lets the suite tell the first packet's
-     * ACK, sent at once, from a delayed one ([SPEC-CC-26], [SPEC-CONF-28]).
-     */
-    public static ConformanceResponder start(InetSocketAddress bind, long capacityBytesPerSecond, long minRtoNanos,
-            long keepAliveNanos, long idleTimeoutNanos, long fairSharePeriodNanos, long maxAckDelayNanos,
-            Datapath datapath) {
-        EngineConfig defaults = EngineConfig.defaults();
-        return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
-                datapath, null, b -> b.fairSharePeriodNanos(fairSharePeriodNanos == 0 ? defaults.fairSharePeriodNanos()
-                        : fairSharePeriodNanos).maxAckDelayNanos(maxAckDelayNanos == 0 ? defaults.maxAckDelayNanos()
-                        : maxAckDelayNanos));
+        /** The receive capacity divided among the senders, bytes/s (0: allocator off). */
+        public Builder capacityBytesPerSecond(long value) {
+            this.capacityBytesPerSecond = value;
+            return this;
+        }
+
+        /** The least time before a retransmission ([SPEC-CONF-5]). */
+        public Builder minRtoNanos(long value) {
+            this.minRtoNanos = value;
+            return this;
+        }
+
+        /**
+         * A keep-alive PATH_PROBE after this long without sending (0: never), [SPEC-STATE-9],
+         * [SPEC-CONF-13]; it must be 0 or below the idle timeout.
+         */
+        public Builder keepAliveNanos(long value) {
+            this.keepAliveNanos = value;
+            return this;
+        }
+
+        /** A connection ends after this long without receiving ([SPEC-STATE-8], [SPEC-CONF-13]). */
+        public Builder idleTimeoutNanos(long value) {
+            this.idleTimeoutNanos = value;
+            return this;
+        }
+
+        /**
+         * The allocator recomputes the shares this often (0: the engine's), [SPEC-CC-11]: 20 ms or
+         * more lets the suite judge the division by demand ([SPEC-CONF-25]).
+         */
+        public Builder fairSharePeriodNanos(long value) {
+            this.fairSharePeriodNanos = value;
+            return this;
+        }
+
+        /**
+         * A receiver holds an ACK back at most this long (0: the engine's): a long delay lets the
+         * suite tell the first packet's ACK, sent at once, from a delayed one ([SPEC-CC-26], [SPEC-CONF-28]).
+         */
+        public Builder maxAckDelayNanos(long value) {
+            this.maxAckDelayNanos = value;
+            return this;
+        }
+
+        /** The socket layer. */
+        public Builder datapath(Datapath value) {
+            this.datapath = value;
+            return this;
+        }
+
+        /**
+         * Starts the responder.
+         *
+         * @throws IllegalArgumentException if a setting is invalid (the engine's validation), such as a
+         *     keep-alive that is not 0 or below the idle timeout
+         */
+        public ConformanceResponder start() {
+            EngineConfig defaults = EngineConfig.defaults();
+            long period = fairSharePeriodNanos == 0 ? defaults.fairSharePeriodNanos() : fairSharePeriodNanos;
+            long ackDelay = maxAckDelayNanos == 0 ? defaults.maxAckDelayNanos() : maxAckDelayNanos;
+            return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
+                    datapath, null, b -> b.fairSharePeriodNanos(period).maxAckDelayNanos(ackDelay));
+        }
     }
 
     /**
@@ -156,7 +194,7 @@ public final class ConformanceResponder implements AutoCloseable {
 
     /** Starts a responder with the contract's capacity and retransmission timeout on {@code bind}, best datapath. */
     public static ConformanceResponder start(InetSocketAddress bind) {
-        return start(bind, ResponderContract.CAPACITY_BYTES_PER_SECOND, DEFAULT_MIN_RTO_NANOS, Datapath.AUTO);
+        return on(bind).start();
     }
 
     /** The address the responder listens on (with the port the system chose for port 0). */

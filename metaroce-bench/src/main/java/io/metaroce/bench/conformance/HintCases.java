@@ -252,21 +252,34 @@ final class HintCases {
         }
         long periodNanos = TimeUnit.MILLISECONDS.toNanos(c.options().fairSharePeriodMillis());
         String last = null;
+        int outOfRange = 0;
         for (int attempt = 0; attempt < FAIR_SHARE_ATTEMPTS; attempt++) {
             last = heldBackAttempt(c, periodNanos, capacity);
             if (last == null) {
                 return;
             }
+            outOfRange += last.endsWith(BUSY_RATE_OUT_OF_RANGE) ? 1 : 0;
         }
-        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + FAIR_SHARE_ATTEMPTS + " attempts the"
-                + " suite's busy sender stalled for a quarter period or more, so the IUT may have measured it below half"
-                + " its share; last: " + last);
+        String stalled = "the suite's busy sender stalled for a quarter period or more, so the IUT may have measured it"
+                + " below half its share";
+        String why = outOfRange == 0 ? stalled
+                : outOfRange == FAIR_SHARE_ATTEMPTS ? BUSY_RATE_OUT_OF_RANGE
+                : String.format(Locale.ROOT, "%s (%d) or %s (%d)", stalled, FAIR_SHARE_ATTEMPTS - outOfRange,
+                        BUSY_RATE_OUT_OF_RANGE, outOfRange);
+        throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + FAIR_SHARE_ATTEMPTS + " attempts " + why
+                + "; last: " + last);
     }
+
+    /** How an attempt of {@code cc.held-back} ends whose busy sender the suite could not pace in range. */
+    private static final String BUSY_RATE_OUT_OF_RANGE = "the suite did not send the busy sender's rate between half"
+            + " its share and 4/5 of the capacity, so the case cannot judge";
 
     /**
      * One attempt of {@code cc.held-back}: null when it passed; the failure when the suite's busy
      * sender stalled a quarter period or more (a period's rate then may fall below half its share, and
-     * the IUT rightly reads a smaller demand); throws the failure otherwise.
+     * the IUT rightly reads a smaller demand); what the suite sent, ending in
+     * {@link #BUSY_RATE_OUT_OF_RANGE}, when its busy rate left the range the case judges in; throws the
+     * failure otherwise.
      */
     private static String heldBackAttempt(CaseContext c, long periodNanos, long capacity) {
         c.awaitEarlierSendersInactive();
@@ -297,8 +310,7 @@ final class HintCases {
                 + " least), capacity %d", busyRate, busyHints.size(), busyShare, slowRate, slowDemand, iutMaxDatagram,
                 capacity);
         if (busyRate < heldShare / 2 || spare < capacity / 20) {
-            return seen + ": the suite did not send the busy sender's rate between half its share and 4/5 of the"
-                    + " capacity, so the case cannot judge";
+            return seen + ": " + BUSY_RATE_OUT_OF_RANGE;
         }
         double least = heldShare - spare / 4;
         String failure = null;

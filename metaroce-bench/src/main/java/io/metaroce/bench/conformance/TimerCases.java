@@ -55,16 +55,23 @@ final class TimerCases {
 
     /** The shortest {@code maxAckDelayNanos} {@code timer.first-ack-at-once} judges by, µs ([SPEC-CONF-28]). */
     static final long FIRST_ACK_MIN_DELAY_MICROS = 10_000;
-    /** Attempts of {@code timer.first-ack-at-once}, each on a fresh connection, before it FAILs. */
+    /** Attempts of {@code timer.first-ack-at-once}, each on a fresh connection, before it gives up. */
     private static final int FIRST_ACK_ATTEMPTS = 3;
+    /**
+     * Attempts of {@code timer.first-ack-at-once} whose first ACK says it was held that FAIL the case:
+     * two, since a conforming receiver descheduled for half the delay (5 ms at the shortest delay
+     * judged, on a loaded host) holds one; a receiver that holds first ACKs holds every one.
+     */
+    private static final int FIRST_ACK_HELD_TO_FAIL = 2;
 
     /**
      * Three attempts, each on a fresh connection: the first packet of a three-packet SEND, then the
      * second, neither with {@code FLAG_ACK_NOW}. The first's ACK must come within half the delay;
      * the second's, held back by the receiver, shows that the delay is real (else SKIP: the case
-     * cannot tell). A first ACK late and saying it was held half the delay ({@code ackDelayNanos},
-     * [SPEC-SACK-3]) FAILs; one late but not held (a stall on the way or in the suite) blurs the
-     * attempt: three, then SKIP.
+     * cannot tell). An attempt whose first ACK is on time PASSes. Two attempts whose first ACK came
+     * late saying it was held half the delay ({@code ackDelayNanos}, [SPEC-SACK-3]) FAIL; one late
+     * but not held (a stall on the way or in the suite), or one held only once, blurs the attempt:
+     * three, then SKIP.
      */
     private static void firstAckAtOnce(CaseContext c) {
         long delay = TimeUnit.MICROSECONDS.toNanos(c.options().maxAckDelayMicros());
@@ -75,6 +82,7 @@ final class TimerCases {
                     FIRST_ACK_MIN_DELAY_MICROS));
         }
         String last = null;
+        int heldLate = 0;
         for (int attempt = 0; attempt < FIRST_ACK_ATTEMPTS; attempt++) {
             WireSession s = c.connect(1);
             byte[] m = Scenarios.bytes(3 * s.payloadSize() - 5, 105);
@@ -103,14 +111,15 @@ final class TimerCases {
                     + " at once (within half the maxAckDelayNanos of %d us; the second packet's ACK, held back, came"
                     + " %.1f ms after it) [SPEC-CC-26], [SPEC-SACK-4]", firstWait / 1e6, held / 1e6,
                     c.options().maxAckDelayMicros(), secondWait / 1e6);
-            if (held >= delay / 2) {
-                throw new CaseFailure(late);
+            if (held >= delay / 2 && ++heldLate >= FIRST_ACK_HELD_TO_FAIL) {
+                throw new CaseFailure("in " + heldLate + " of " + (attempt + 1) + " attempts " + late);
             }
-            // Late on the way, or read late by the suite, but not held by the IUT's receiver: blurred.
+            // Late on the way, or read late by the suite, but not held by the IUT's receiver (or held once, as a
+            // receiver descheduled for half the delay would): blurred.
             last = late;
         }
         throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": in each of " + FIRST_ACK_ATTEMPTS + " attempts the first"
-                + " packet's ACK came late although it says it was not held; last: " + last);
+                + " packet's ACK came late (" + heldLate + " saying it was held); last: " + last);
     }
 
     /** The suite's allowance for a datagram read late: a quarter of {@code nanos}, at least 5 ms. */

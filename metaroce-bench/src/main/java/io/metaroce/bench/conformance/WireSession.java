@@ -584,6 +584,15 @@ public final class WireSession implements AutoCloseable {
     }
 
     /**
+     * The IUT's transmissions {@code psns} of {@code path}, which an ACK of the suite reported lost,
+     * stay unacknowledged by every later ACK: a late acknowledgement would prove the loss spurious
+     * and take it back ([SPEC-LOSS-9]).
+     */
+    public void reportLost(int path, Set<Long> psns) {
+        withheld.get(path).addAll(psns);
+    }
+
+    /**
      * Sends a NAK ([SPEC-WIRE-20]) refusing the IUT's DATA {@code refused} with {@code nakCode}
      * and {@code retryAfterNanos}, on the refused packet's path, and withholds its PSN from later
      * ACKs ({@link #withhold}).

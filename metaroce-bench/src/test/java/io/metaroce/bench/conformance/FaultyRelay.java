@@ -169,13 +169,24 @@ final class FaultyRelay implements AutoCloseable {
          */
         CLOSING_DEAF,
         /**
+         * Once the responder sent a CLOSE of its own (not a reply) to an address, nothing more goes there: a
+         * connection in CLOSING that sends its CLOSE once, never again ([SPEC-STATE-5]), and answers nothing.
+         */
+        CLOSE_SENT_ONCE,
+        /**
          * The first ACK towards the suite of each connection is dropped: the first packet's ACK reaches the suite
          * only with a later one, as from a receiver that holds it back like any other ([SPEC-CC-26]).
          */
         FIRST_ACK_DROPPED,
         /**
-         * DATA towards the suite that is not its message's last packet loses FLAG_ACK_NOW: a sender that asks for
-         * an ACK only at a message's end, even on a path that loses much ([SPEC-SACK-12]).
+         * The first ACK towards the suite of the relay's first connection is dropped, no other: a receiver that
+         * holds one first ACK back, as a conforming one descheduled for a while would ([SPEC-CC-26]).
+         */
+        FIRST_ACK_DROPPED_ONCE,
+        /**
+         * A first transmission towards the suite (no FLAG_RETRANSMISSION) that is not its message's last packet
+         * loses FLAG_ACK_NOW: a sender that asks for an ACK only at a message's end and on its copies
+         * ([SPEC-SACK-5]), even on a path that loses much ([SPEC-SACK-12]).
          */
         ACK_NOW_ONLY_AT_END
     }
@@ -250,9 +261,12 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, long[]> latestHints = new HashMap<>();
     /** For {@link Fault#DATA_AFTER_CLOSE}: the last DATA passed to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> lastData = new HashMap<>();
-    /** For {@link Fault#FIRST_ACK_DROPPED}: the suite's connection ids whose first ACK was dropped. */
+    /** For {@link Fault#FIRST_ACK_DROPPED} and {@link Fault#FIRST_ACK_DROPPED_ONCE}: the suite's connection ids whose first ACK was dropped. */
     private final Set<Long> firstAckDropped = new HashSet<>();
-    /** For {@link Fault#CLOSING_DEAF}: the suite's addresses the responder sent a CLOSE of its own to. */
+    /**
+     * For {@link Fault#CLOSING_DEAF} and {@link Fault#CLOSE_SENT_ONCE}: the suite's addresses the responder
+     * sent a CLOSE of its own to.
+     */
     private final Set<InetSocketAddress> closedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** For {@link Fault#DRAIN_ENDLESS}: the responder's first CLOSE reply to each of the suite's addresses. */
     private final Map<InetSocketAddress, byte[]> firstCloseReply = new HashMap<>();
@@ -491,6 +505,9 @@ final class FaultyRelay implements AutoCloseable {
             int head = PacketCodec.bundledHeadLength(buffer, 0, length);
             Packet p = new Packet();
             boolean valid = codec.decode(buffer, head, length - head, p) == DecodeError.OK;
+            if (fault == Fault.CLOSE_SENT_ONCE && closedBy.contains(to)) {
+                continue;
+            }
             if (fault == Fault.CLIENT_ID_PER_ADDRESS && valid && !client.equals(
                     firstConnectFrom.getOrDefault(p.destinationConnectionId ^ ALIAS_MASK, client))) {
                 buffer.putLong(head + 8, p.destinationConnectionId ^ ALIAS_MASK); // back to the suite's id
@@ -549,12 +566,17 @@ final class FaultyRelay implements AutoCloseable {
             }
             if (fault == Fault.ACK_NOW_ONLY_AT_END && valid && p.type == PacketType.DATA
                     && (p.flags & WireConstants.FLAG_ACK_NOW) != 0
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) == 0
                     && p.payloadMessageOffset + p.payloadLength < p.messageLength) {
                 buffer.putShort(head + 4, (short) (p.flags & ~WireConstants.FLAG_ACK_NOW));
                 codec.reseal(buffer, head, length - head);
             }
             if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK
                     && firstAckDropped.add(p.destinationConnectionId)) {
+                continue;
+            }
+            if (fault == Fault.FIRST_ACK_DROPPED_ONCE && valid && head == 0 && p.type == PacketType.ACK
+                    && firstAckDropped.isEmpty() && firstAckDropped.add(p.destinationConnectionId)) {
                 continue;
             }
             buffer.limit(length).position(0);
@@ -566,7 +588,8 @@ final class FaultyRelay implements AutoCloseable {
             } else if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.CLOSE && lastData.containsKey(to)) {
                 sendAgain(lastData.remove(to), to);
             }
-            if (fault == Fault.CLOSING_DEAF && valid && p.type == PacketType.CLOSE && !p.closeReply) {
+            if ((fault == Fault.CLOSING_DEAF || fault == Fault.CLOSE_SENT_ONCE) && valid && p.type == PacketType.CLOSE
+                    && !p.closeReply) {
                 closedBy.add(to);
             }
             if (fault == Fault.CLOSE_AFTER_CLOSE_REPLY && valid && p.type == PacketType.CLOSE && p.closeReply) {

@@ -255,11 +255,6 @@ class PacketDecodePropertyTest {
     }
 
     /**
-     * A DATA packet whose payload does not fit inside its message is BAD_FIELD even though its
-     * checksum is valid. The offending lengths are written into an otherwise valid packet, which is
-     * then re-sealed.
-     */
-    /**
      * {@link PacketCodec#decodeOwned} skips zeroing the fields DATA does not carry when the packet
      * it decodes into held a DATA packet it decoded itself: over any sequence of datagrams of every
      * type decoded into one packet (some truncated, some DATA with a field out of range, some
@@ -299,6 +294,11 @@ class PacketDecodePropertyTest {
         }
     }
 
+    /**
+     * A DATA packet whose payload does not fit inside its message is BAD_FIELD even though its
+     * checksum is valid. The offending lengths are written into an otherwise valid packet, which is
+     * then re-sealed.
+     */
     @Property(tries = 1000)
     void dataPayloadOutsideItsMessageIsBadField(@ForAll @IntRange(min = 1, max = 300) int payloadLength,
             @ForAll @LongRange(min = 0, max = WireConstants.MAX_MESSAGE_LENGTH) long messageLength,

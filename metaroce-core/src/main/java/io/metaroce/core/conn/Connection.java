@@ -606,6 +606,9 @@ public final class Connection implements ScoreboardListener {
 
     /** Handles one decoded packet addressed to this connection. */
     void handlePacket(long nowNanos, Packet p, ByteBuffer datagram, int localSocket, Object remoteAddress, int ecn) {
+        // The endpoint's mark, here rather than in its dispatch (the only caller), which then
+        // compiles small enough for a driver's loop to inline the endpoint's receive.
+        endpoint.scheduleChanged(this);
         if (p.type == PacketType.DATA || p.type == PacketType.READ_REQUEST || p.type == PacketType.ACK) {
             // The per-path timer inputs these change are those of the packet's own path: its
             // receive tracker (DATA), or its scoreboard, RTT, loss detector and health (ACK).

@@ -74,9 +74,13 @@ final class DeadlineHeap {
         }
         long old = key[slot];
         key[slot] = k;
+        // A sift that cannot move the slot (the root up, a leaf down) is not called: with a few
+        // slots the sifts are never reached, and the compiled callers leave them out.
         if (k < old) {
-            siftUp(at);
-        } else if (k > old) {
+            if (at > 0) {
+                siftUp(at);
+            }
+        } else if (k > old && 2 * at + 1 < size) {
             siftDown(at);
         }
     }

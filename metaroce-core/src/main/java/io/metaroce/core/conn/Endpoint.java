@@ -306,8 +306,7 @@ public final class Endpoint {
             lastConnection = c;
             lastConnectionId = id;
         }
-        scheduleChanged(c);
-        c.handlePacket(nowNanos, rx, datagram, localSocket, remoteAddress, ecn);
+        c.handlePacket(nowNanos, rx, datagram, localSocket, remoteAddress, ecn); // marks c changed first
         if (sweepNeeded) {
             sweep();
         }
@@ -484,7 +483,10 @@ public final class Endpoint {
         releaseDue(latestNanos);
         // A clean connection's deadlines are what it last reported: only its own entry points
         // change them, and each marks it dirty (the contract of Connection#nextTimeoutNanos).
-        for (int s = dirty.next(0); s >= 0; s = dirty.next(s + 1)) {
+        // One search site (the next dirty slot after the one read): the compiled method keeps one
+        // copy of the search.
+        int s = -1;
+        while ((s = dirty.next(s + 1)) >= 0) {
             Connection c = connectionList.get(s);
             // Only a connection whose deadlines did not change is parked: one that changed (a
             // datagram for it, a send) most likely changes again before the next call, and

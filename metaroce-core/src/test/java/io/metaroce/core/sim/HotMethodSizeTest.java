@@ -9,6 +9,7 @@ import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.CodeModel;
 import java.lang.classfile.MethodModel;
+import java.lang.classfile.instruction.InvokeInstruction;
 import java.lang.classfile.attribute.CodeAttribute;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,34 @@ class HotMethodSizeTest {
                 + ": it runs for every DATA packet received; keep its rare branches in methods of their own");
     }
 
+    /**
+     * The endpoint's receive ({@code Endpoint.handleDatagram}) is inlined into a driver's loop only
+     * when its own compiled code, compiled first, is under C2's {@code InlineSmallCode} (2,500
+     * bytes on x86-64): over it, every datagram costs a call ("already compiled into a big
+     * method"). In the 64-byte ping-pong it was 5,120 bytes with the ready marks in the dispatch,
+     * inlined once for each part of a bundled datagram, and is 2,648 (inlined) with the mark at the
+     * start of {@code Connection.handlePacket}, the dispatch's callee, out of line anyway; see
+     * docs/benchmarks.md, "Ping-pong inlining round (session 17)". A compiled size is not in the
+     * class file: the call sites that made it are what this checks, and the timeout poll's one
+     * dirty-set search site (its compiled code 4,776 → 4,048 bytes with the heap's sift skip).
+     */
+    @Test
+    void theEndpointsReceiveMarksInTheConnectionAndTheTimeoutPollSearchesOnce() throws IOException {
+        Hot receive = new Hot("io.metaroce.core.conn.Endpoint", "handleDatagram");
+        Hot dispatch = new Hot("io.metaroce.core.conn.Endpoint", "dispatch");
+        for (Hot hot : List.of(receive, dispatch)) {
+            int size = largestCodeLength(hot);
+            assertTrue(size > 0 && size <= FREQ_INLINE_SIZE, hot.className() + "." + hot.method() + " has " + size
+                    + " bytes of bytecode (not found, or over C2's hot inlining limit)");
+        }
+        assertEquals(0, callSites(dispatch, "scheduleChanged"),
+                "Endpoint.dispatch marks nothing itself: Connection.handlePacket marks its connection");
+        assertEquals(1, callSites(new Hot("io.metaroce.core.conn.Connection", "handlePacket"), "scheduleChanged"),
+                "Connection.handlePacket marks its connection changed (the mark dispatch no longer makes)");
+        assertEquals(1, callSites(new Hot("io.metaroce.core.conn.Endpoint", "pollTimeoutNanos"), "next"),
+                "Endpoint.pollTimeoutNanos: one dirty-set search site");
+    }
+
     @Test
     void theMeasureSeesAMethodOverTheLimit() throws IOException {
         // The growth that ensure hands off is itself over the limit: the measure can fail.
@@ -118,8 +147,28 @@ class HotMethodSizeTest {
         assertEquals(-1, largestCodeLength(new Hot("io.metaroce.core.cc.AimdController", "noSuchMethod")));
     }
 
-    /** The bytecode length of the method's largest overload, or -1 if the class has no such method. */
-    private static int largestCodeLength(Hot hot) throws IOException {
+    /** Call sites of methods named {@code callee} in every overload of the method; -1 if there is none. */
+    private static int callSites(Hot hot, String callee) throws IOException {
+        int sites = -1;
+        for (MethodModel m : parse(hot).methods()) {
+            if (!m.methodName().equalsString(hot.method())) {
+                continue;
+            }
+            sites = Math.max(sites, 0);
+            for (var element : m) {
+                if (element instanceof CodeModel code) {
+                    for (var e : code) {
+                        if (e instanceof InvokeInstruction invoke && invoke.name().equalsString(callee)) {
+                            sites++;
+                        }
+                    }
+                }
+            }
+        }
+        return sites;
+    }
+
+    private static ClassModel parse(Hot hot) throws IOException {
         String resource = "/" + hot.className().replace('.', '/') + ".class";
         byte[] bytes;
         try (InputStream in = HotMethodSizeTest.class.getResourceAsStream(resource)) {
@@ -128,7 +177,12 @@ class HotMethodSizeTest {
             }
             bytes = in.readAllBytes();
         }
-        ClassModel model = ClassFile.of().parse(bytes);
+        return ClassFile.of().parse(bytes);
+    }
+
+    /** The bytecode length of the method's largest overload, or -1 if the class has no such method. */
+    private static int largestCodeLength(Hot hot) throws IOException {
+        ClassModel model = parse(hot);
         int largest = -1;
         for (MethodModel m : model.methods()) {
             if (!m.methodName().equalsString(hot.method())) {

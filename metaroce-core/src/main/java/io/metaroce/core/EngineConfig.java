@@ -210,7 +210,8 @@ import io.metaroce.core.wire.WireConstants;
  *     {@code alpha} by {@code 1 / (w + n + 1)}, {@code n} the feedbacks before, while that is more
  *     than the gain {@code 1 / 2^aimdEcnGainShift}: {@code alpha} is the mean of the reported
  *     fractions with the start value weighed as {@code w} of them ([SPEC-CC-45]); 0: the gain from
- *     the first feedback on
+ *     the first feedback on. Not used with {@code aimdAlphaRoundTripGainShift} above 0, whose
+ *     {@code alpha} moves once per round trip ([SPEC-CC-36])
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this

@@ -30,7 +30,8 @@ import java.util.random.RandomGenerator;
  *       that many datagrams, [SPEC-CC-39]);
  *   <li>{@code alpha}, a moving average of the fraction of packets the peer reports CE-marked, is
  *       updated on every ECN feedback: {@code alpha += g * (newlyCe / newlyEct - alpha)} with
- *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at 1 (conservative, as in DCTCP, RFC 8257);
+ *       {@code g = 1 / 2^aimdEcnGainShift}; it starts at {@link EngineConfig#aimdInitialAlphaPercent()}
+ *       (100 by default: 1, conservative, as in DCTCP, RFC 8257; [SPEC-CC-45]);
  *       with {@link EngineConfig#aimdAlphaRoundTripGainShift()} above 0, it moves once per round
  *       trip of the path instead, toward that round trip's marked fraction ([SPEC-CC-36]);
  *   <li>ECN decrease, DCTCP-style: feedback reporting new CE marks cuts the window to
@@ -748,7 +749,7 @@ public final class AimdController implements CongestionController {
     }
 
     /**
-     * [SPEC-CC-45]: while the path has had fewer ECN feedbacks than {@code 2^aimdEcnGainShift - w}
+     * [SPEC-CC-45]: while the path has had fewer ECN feedbacks than {@code 2^aimdEcnGainShift - w - 1}
      * ({@code w = aimdAlphaWarmupSamples}), alpha moves toward the reported fraction by
      * {@code 1 / (w + n + 1)}, {@code n} the feedbacks before: it is the mean of the fractions
      * reported so far with the start value counted as {@code w} of them, not an average that
@@ -1143,7 +1144,10 @@ public final class AimdController implements CongestionController {
         return pathId < slowStart.length ? slowStart[pathId] : slowStartEnabled;
     }
 
-    /** Path {@code pathId}'s moving average of the CE-marked fraction, 0 to 1 (1 before any feedback). */
+    /**
+     * Path {@code pathId}'s moving average of the CE-marked fraction, 0 to 1 (before any feedback, the
+     * start value {@link EngineConfig#aimdInitialAlphaPercent()}: 1 by default).
+     */
     public double alpha(int pathId) {
         checkPath(pathId);
         return pathId < alpha.length ? (double) alpha[pathId] / ALPHA_ONE : (double) initialAlpha / ALPHA_ONE;

@@ -464,6 +464,12 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void answeringInClosingButNeverRepeatingTheCloseFailsTheClosingCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.CLOSE_NOT_REPEATED, List.of("close.closing", "send.echo"));
+        assertFailed(r, Set.of("close.closing"), "[SPEC-STATE-5]");
+    }
+
+    @Test
     void askingForAnAckOnlyAtAMessagesEndFailsTheLossyPathCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACK_NOW_ONLY_AT_END,
                 List.of("send.ack-now-when-lossy", "send.echo"));

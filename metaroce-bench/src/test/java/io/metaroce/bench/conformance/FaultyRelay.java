@@ -174,6 +174,12 @@ final class FaultyRelay implements AutoCloseable {
          */
         CLOSE_SENT_ONCE,
         /**
+         * Once the responder sent a CLOSE of its own (not a reply) to an address, its later CLOSEs of its own to
+         * there are dropped, nothing else: a connection in CLOSING that answers its peer but sends its CLOSE once,
+         * never again ([SPEC-STATE-5]).
+         */
+        CLOSE_NOT_REPEATED,
+        /**
          * The first ACK towards the suite of each connection is dropped: the first packet's ACK reaches the suite
          * only with a later one, as from a receiver that holds it back like any other ([SPEC-CC-26]).
          */
@@ -264,8 +270,8 @@ final class FaultyRelay implements AutoCloseable {
     /** For {@link Fault#FIRST_ACK_DROPPED} and {@link Fault#FIRST_ACK_DROPPED_ONCE}: the suite's connection ids whose first ACK was dropped. */
     private final Set<Long> firstAckDropped = new HashSet<>();
     /**
-     * For {@link Fault#CLOSING_DEAF} and {@link Fault#CLOSE_SENT_ONCE}: the suite's addresses the responder
-     * sent a CLOSE of its own to.
+     * For {@link Fault#CLOSING_DEAF}, {@link Fault#CLOSE_SENT_ONCE} and {@link Fault#CLOSE_NOT_REPEATED}: the
+     * suite's addresses the responder sent a CLOSE of its own to.
      */
     private final Set<InetSocketAddress> closedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** For {@link Fault#DRAIN_ENDLESS}: the responder's first CLOSE reply to each of the suite's addresses. */
@@ -508,6 +514,10 @@ final class FaultyRelay implements AutoCloseable {
             if (fault == Fault.CLOSE_SENT_ONCE && closedBy.contains(to)) {
                 continue;
             }
+            if (fault == Fault.CLOSE_NOT_REPEATED && valid && p.type == PacketType.CLOSE && !p.closeReply
+                    && closedBy.contains(to)) {
+                continue;
+            }
             if (fault == Fault.CLIENT_ID_PER_ADDRESS && valid && !client.equals(
                     firstConnectFrom.getOrDefault(p.destinationConnectionId ^ ALIAS_MASK, client))) {
                 buffer.putLong(head + 8, p.destinationConnectionId ^ ALIAS_MASK); // back to the suite's id
@@ -588,7 +598,8 @@ final class FaultyRelay implements AutoCloseable {
             } else if (fault == Fault.DATA_AFTER_CLOSE && valid && p.type == PacketType.CLOSE && lastData.containsKey(to)) {
                 sendAgain(lastData.remove(to), to);
             }
-            if ((fault == Fault.CLOSING_DEAF || fault == Fault.CLOSE_SENT_ONCE) && valid && p.type == PacketType.CLOSE
+            if ((fault == Fault.CLOSING_DEAF || fault == Fault.CLOSE_SENT_ONCE || fault == Fault.CLOSE_NOT_REPEATED)
+                    && valid && p.type == PacketType.CLOSE
                     && !p.closeReply) {
                 closedBy.add(to);
             }

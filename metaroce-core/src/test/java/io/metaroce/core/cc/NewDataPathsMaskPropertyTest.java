@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * told to take no new data, pacing questions, sometimes a path not seen before, among up to 70
  * paths); at random times one is asked for the mask and the other path by path (the mask's call
  * counting as the first question, as a question does), and the answers must agree; the first is
- * then asked path by path too. Rule at 0 to 3, with and without a random source and a first-flight
+ * then asked path by path too. Between the paths, both are sometimes asked the walks' other
+ * questions (allowance, send time, whether settled), which must change no answer of the set. Rule at 0 to 3, with and without a random source and a first-flight
  * spread. {@code -Dmetaroce.property.cases=N} (default 20) runs more; a failure names its seed.
  */
 class NewDataPathsMaskPropertyTest {
@@ -113,6 +114,14 @@ class NewDataPathsMaskPropertyTest {
                 String at = "path " + q + " at " + now + ", step " + step + " (" + where + ")";
                 assertThat(asked.carriesNewData(q, now)).as("asked alone, %s, mask %s", at, Long.toBinaryString(mask)).isEqualTo(carries);
                 assertThat(masked.carriesNewData(q, now)).as("asked after the mask, %s", at).isEqualTo(carries);
+                if (rnd.nextBoolean()) {
+                    // The walks ask the other questions between these: they change no answer of the set.
+                    for (AimdController cc : both) {
+                        cc.sendAllowanceBytes(q, now);
+                        cc.nextSendTimeNanos(q, now);
+                        cc.allowanceQuestionSettled(q, now);
+                    }
+                }
             }
             assertThat(masked.newDataPathsAnswered()).as("answered paths after the questions, step %d (%s)", step, where)
                     .isEqualTo(answered);

@@ -46,6 +46,16 @@ abstract class ForwardingController implements CongestionController {
     }
 
     @Override
+    public long newDataPathsAnswered() {
+        return inner.newDataPathsAnswered();
+    }
+
+    @Override
+    public long newDataPathsMask(long nowNanos) {
+        return inner.newDataPathsMask(nowNanos);
+    }
+
+    @Override
     public void onConnectionId(long connectionId) {
         inner.onConnectionId(connectionId);
     }

@@ -392,6 +392,51 @@ public final class AimdController implements CongestionController {
         return takesShareData(pathId, pathsForShare());
     }
 
+    /**
+     * The paths seen, but none until the connection's first pacing question before its first ACK
+     * (it draws {@link #shareOffset}): asking about a path not seen yet grows {@link #pathsSeen},
+     * which moves the others' ranks [SPEC-CC-42].
+     */
+    @Override
+    public long newDataPathsAnswered() {
+        if (pathsForShareMin == 0) {
+            return -1L;
+        }
+        if (!hintSeen && random != null && firstFlightSpread > 0 && firstSendAt == Long.MIN_VALUE) {
+            return 0;
+        }
+        return pathsSeen >= Long.SIZE ? -1L : (1L << pathsSeen) - 1;
+    }
+
+    /**
+     * {@link #carriesNewData} of every path seen in one walk: the share counted once and each
+     * path's rank as the walk passes it, as {@link #takesShareData} counts them for one path.
+     */
+    @Override
+    public long newDataPathsMask(long nowNanos) {
+        if (pathsForShareMin == 0) {
+            return -1L;
+        }
+        judgeShareAt(nowNanos);
+        int share = pathsForShare();
+        if (share >= pathsSeen) {
+            return -1L;
+        }
+        int inService = pathsInService();
+        if (share >= inService) {
+            return -1L;
+        }
+        long mask = 0;
+        int rank = 0;
+        int n = Math.min(pathsSeen, Long.SIZE);
+        for (int i = 0; i < n; i++) {
+            if (failed[i] || noNewData[i] || rankTakesShareData(rank++, share, inService)) {
+                mask |= 1L << i;
+            }
+        }
+        return mask;
+    }
+
     /** The connection's first question before the first ACK fixes when the announcement's freshness is judged [SPEC-CC-42]. */
     private void judgeShareAt(long nowNanos) {
         if (shareJudgedAt == Long.MIN_VALUE && !hintSeen) {

@@ -26,6 +26,28 @@ public interface CongestionController {
         return true;
     }
 
+    /**
+     * The paths (bit {@code i}: path {@code i}, below 64) whose {@link #carriesNewData} answers
+     * {@link #newDataPathsMask} gives: a connection asking about many paths at once reads their
+     * answers there, in one call, and asks {@link #carriesNewData} for the others. The set and the
+     * answers hold until an {@code on...} method is called or a path outside the set is asked
+     * about (either may change them), and no other question of this interface changes the answers
+     * of the paths in the set. Default: none, every path is asked.
+     */
+    default long newDataPathsAnswered() {
+        return 0;
+    }
+
+    /**
+     * Bit {@code i} set: path {@code i} takes new data, what {@link #carriesNewData} would answer
+     * for it at {@code nowNanos}, for the paths of {@link #newDataPathsAnswered} (the other bits
+     * mean nothing); the call counts as a question at {@code nowNanos} as
+     * {@link #carriesNewData} does. Default: every path.
+     */
+    default long newDataPathsMask(long nowNanos) {
+        return -1L;
+    }
+
     /** Earliest time the next packet may leave on {@code pathId} (pacing); at or before now means now. */
     long nextSendTimeNanos(int pathId, long nowNanos);
 

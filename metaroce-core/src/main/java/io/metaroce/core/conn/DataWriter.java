@@ -34,6 +34,8 @@ final class DataWriter {
     private final ConnectionStats stats;
     private final Paths paths;
     private final CongestionController congestion;
+    /** The path choice's reading of which paths take new data. */
+    private final NewDataPaths newData;
     private final PacketEmitter emitter;
     private final WorkRequests work;
     private final PacketTable packets;
@@ -76,6 +78,7 @@ final class DataWriter {
         this.stats = stats;
         this.paths = paths;
         this.congestion = congestion;
+        this.newData = new NewDataPaths(congestion);
         this.emitter = emitter;
         this.work = work;
         this.packets = packets;
@@ -584,6 +587,7 @@ final class DataWriter {
     private Path pickWindowFullLossyPath(long nowNanos, int fullWindowAboveLossPercent) {
         int count = paths.count();
         Path found = null;
+        newData.begin();
         for (int i = 0; i < count; i++) {
             int id = (paths.nextForData() + i) % count;
             Path path = paths.get(id);
@@ -593,7 +597,7 @@ final class DataWriter {
             if (!path.scoreboard.hasRoom()) {
                 continue;
             }
-            if (congestion.carriesNewData(path.id, nowNanos) && congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
+            if (newData.carries(path.id, nowNanos) && congestion.sendAllowanceBytes(path.id, nowNanos) > 0) {
                 return null; // a path with room waits for its pacing: not every window is full
             }
             if (found == null && lossyEnoughForAFullWindowResend(path, fullWindowAboveLossPercent)
@@ -639,6 +643,7 @@ final class DataWriter {
         if (start >= count && count > 0) {
             start %= count;
         }
+        newData.begin();
         for (int i = 0; i < count; i++) {
             int id = start + i;
             if (id >= count) {
@@ -647,7 +652,7 @@ final class DataWriter {
             // Open, usable for new data and with room, mostly told without reading the path's
             // objects (Paths keeps a path at the index of its id); then the controller's: one
             // of the paths it gives new data to [SPEC-CC-42], and canSendOn's questions.
-            if (paths.usableForNewDataWithRoom(id) && congestion.carriesNewData(id, nowNanos)
+            if (paths.usableForNewDataWithRoom(id) && newData.carries(id, nowNanos)
                     && congestion.sendAllowanceBytes(id, nowNanos) > 0
                     && congestion.nextSendTimeNanos(id, nowNanos) <= nowNanos) {
                 paths.nextForData(id + 1 == count ? 0 : id + 1);

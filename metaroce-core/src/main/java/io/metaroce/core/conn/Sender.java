@@ -67,6 +67,8 @@ final class Sender {
      * {@link #repeatExhaustedAllowanceQueries}.
      */
     private long exhaustedPaths;
+    /** The pacing walk's reading of which paths take new data. */
+    private final NewDataPaths newData;
     /**
      * The earliest pacing time after its {@code afterNanos} the last {@link #nextPacedSendNanos}
      * found on a path allowed to send ({@link Long#MAX_VALUE}: none): a packet may leave from then
@@ -113,6 +115,7 @@ final class Sender {
         this.paths = paths;
         this.streams = streams;
         this.congestion = congestion;
+        this.newData = new NewDataPaths(congestion);
         this.reorderAllowancePackets = config.reorderAllowancePackets();
         this.rnrRetryDelayNanos = config.rnrRetryDelayNanos();
         this.maxRtoNanos = config.maxRtoNanos();
@@ -640,8 +643,7 @@ final class Sender {
      * the earliest such time after {@code afterNanos}, or {@link Long#MAX_VALUE}.
      */
     long nextPacedSendNanos(long afterNanos) {
-        exhaustedPaths = 0;
-        pacedGateNanos = Long.MAX_VALUE;
+        startPacedWalk();
         boolean waiting = writer.hasWaitingWork();
         // The next idle resend [SPEC-LOSS-8]: due with nothing to send, and also while work waits
         // that cannot leave (a full sequence window, a retransmission held on a path without room
@@ -714,13 +716,20 @@ final class Sender {
         }
     }
 
+    /** What {@link #nextPacedSendNanos} notes from scratch; out of line for C2's hot inlining limit. */
+    private void startPacedWalk() {
+        exhaustedPaths = 0;
+        pacedGateNanos = Long.MAX_VALUE;
+        newData.begin();
+    }
+
     /**
      * Whether path {@code i} takes no new data and has no retransmission of its own queued: it
      * sends only its own retransmissions [SPEC-CC-42]. Out of line to keep
      * {@link #nextPacedSendNanos} under C2's hot inlining limit.
      */
     private boolean hasNothingToSend(int i, long afterNanos) {
-        return !congestion.carriesNewData(i, afterNanos) && !paths.hasQueuedRetransmission(i);
+        return !newData.carries(i, afterNanos) && !paths.hasQueuedRetransmission(i);
     }
 
     /** Path {@code i}'s pacing time, after {@code afterNanos} since its wake-up is, into {@link #pacedGateNanos}. */

@@ -44,6 +44,8 @@ class FirstQuestionRecheckPropertyTest {
     private static final int SIZE = 1 << 20;
     /** Questions the former answers asked again at every call where the new ones did not, over every case. */
     private static long answersThatDiffered;
+    /** Masks of the paths taking new data read by the walks, over every case of the mask's test. */
+    private static long masksRead;
 
     static LongStream seeds() {
         return PropertySeeds.of(12);
@@ -53,17 +55,37 @@ class FirstQuestionRecheckPropertyTest {
     static void theAnswersDifferedSomewhere() {
         // Otherwise the two runs compared the same schedule and proved nothing.
         assertThat(answersThatDiffered).as("questions answered 'at every call' only by the former rule").isPositive();
+        assertThat(masksRead).as("masks of the paths taking new data read").isPositive();
     }
 
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void theServersAndJudgedClientsAskedLessOftenSendTheSame(long seed) {
-        Run now = run(seed, false);
-        Run before = run(seed, true);
-        String where = now.where;
-        System.out.println("FirstQuestionRecheckPropertyTest " + where + ": " + now.trace.size() / 4 + " controller calls, "
+        Run now = run(seed, false, false);
+        Run before = run(seed, true, false);
+        System.out.println("FirstQuestionRecheckPropertyTest " + now.where + ": " + now.trace.size() / 4 + " controller calls, "
                 + now.completions.size() / 3 + " completions, " + before.differed + " answers differed");
         answersThatDiffered += before.differed;
+        assertSame(now, before);
+    }
+
+    /**
+     * The same histories with the walks over a connection's paths (the pacing walk, the writer's
+     * path choice) reading which paths take new data from the controller's mask
+     * ({@code newDataPathsMask}) and with them asking {@code carriesNewData} path by path: the
+     * same packets, verdicts, hints and completions at the same times.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void theWalksReadingTheNewDataMaskSendAsWhenAskingPathByPath(long seed) {
+        Run masked = run(seed, false, false);
+        Run perPath = run(seed, false, true);
+        masksRead += masked.differed;
+        assertSame(masked, perPath);
+    }
+
+    private static void assertSame(Run now, Run before) {
+        String where = now.where;
         assertThat(now.completions.size()).as("completions, %s", where).isEqualTo(before.completions.size());
         assertThat(now.trace.size()).as("controller calls, %s", where).isEqualTo(before.trace.size());
         for (int i = 0; i < now.trace.size(); i += 4) {
@@ -78,8 +100,12 @@ class FirstQuestionRecheckPropertyTest {
     private record Run(String where, LongArrayList trace, LongArrayList completions, long differed) {
     }
 
-    /** The case of {@code seed}; with {@code formerAnswers}, the controllers answer as before the change. */
-    private static Run run(long seed, boolean formerAnswers) {
+    /**
+     * The case of {@code seed}; with {@code formerAnswers}, the controllers answer as before the
+     * change; with {@code perPath}, they answer no path by the new-data mask. {@code differed}: the
+     * former answers that differed, or without them the masks read.
+     */
+    private static Run run(long seed, boolean formerAnswers, boolean perPath) {
         SplittableRandom rnd = PropertySeeds.generator(seed, 0xF125);
         int paths = 2 + rnd.nextInt(7);
         int min = 1 + rnd.nextInt(3);
@@ -95,7 +121,7 @@ class FirstQuestionRecheckPropertyTest {
         int[] made = {0};
         SplittableRandom phases = new SplittableRandom(seed ^ 0x5DEECE66DL);
         Function<EngineConfig, CongestionController> controllers = c -> new Recorder(
-                new AimdController(c, phases.split()), made[0]++, trace, formerAnswers, differed);
+                new AimdController(c, phases.split()), made[0]++, trace, formerAnswers, differed, perPath);
         Pair[] pair = new Pair[1];
         pair[0] = Pair.create(seed, paths, net, config, controllers, controllers)
                 .onClientCompletion((c, s, w, o, st, b, i, h) -> completions.addAll(List.of(w, (long) st, pair[0].now())))
@@ -152,10 +178,13 @@ class FirstQuestionRecheckPropertyTest {
         private final LongArrayList trace;
         private final boolean formerAnswers;
         private final long[] differed;
+        private final boolean perPath;
         private boolean hintSeen;
 
-        Recorder(CongestionController inner, long id, LongArrayList trace, boolean formerAnswers, long[] differed) {
+        Recorder(CongestionController inner, long id, LongArrayList trace, boolean formerAnswers, long[] differed,
+                boolean perPath) {
             super(inner);
+            this.perPath = perPath;
             this.id = id;
             this.trace = trace;
             this.formerAnswers = formerAnswers;
@@ -176,6 +205,19 @@ class FirstQuestionRecheckPropertyTest {
                 return Long.MIN_VALUE;
             }
             return answer;
+        }
+
+        @Override
+        public long newDataPathsAnswered() {
+            return perPath ? 0 : inner.newDataPathsAnswered();
+        }
+
+        @Override
+        public long newDataPathsMask(long nowNanos) {
+            if (!formerAnswers) {
+                differed[0]++;
+            }
+            return inner.newDataPathsMask(nowNanos);
         }
 
         @Override

@@ -431,7 +431,7 @@ public final class AimdController implements CongestionController {
         if (firstQuestionTimeCounts()) {
             return false;
         }
-        return pathId < pathsSeen;
+        return pathId < pathsSeen && (windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0);
     }
 
     /**
@@ -462,7 +462,10 @@ public final class AimdController implements CongestionController {
         if (firstQuestionTimeCounts()) {
             return Long.MIN_VALUE;
         }
-        return Long.MAX_VALUE;
+        if (pathId >= pathsSeen || windowBlocked[pathId] || window[pathId] - inFlight[pathId] > 0) {
+            return Long.MAX_VALUE;
+        }
+        return nextSend[pathId];
     }
 
     @Override
@@ -522,7 +525,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPacketSent(int pathId, int bytes, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         opened[pathId] = true;
         inFlight[pathId] += bytes;
@@ -564,7 +566,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPacketAcked(int pathId, int bytes, long rttNanos, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         leaveFlight(pathId, bytes);
         if (rttNanos > 0) {
@@ -618,7 +619,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPacketLost(int pathId, int bytes, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         leaveFlight(pathId, bytes);
         if (roundTripGainShift > 0) {
@@ -665,7 +665,6 @@ public final class AimdController implements CongestionController {
      */
     @Override
     public void onSpuriousLoss(int pathId, int bytes, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         long before = windowBeforeLossCut[pathId];
         if (before > window[pathId]) {
@@ -680,7 +679,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPacketDiscarded(int pathId, int bytes, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         leaveFlight(pathId, bytes);
         if (roundTripGainShift > 0) {
@@ -690,7 +688,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onEcnFeedback(int pathId, long newlyEct, long newlyCe, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         long ce = Math.max(0, newlyCe);
         long ect = Math.max(Math.max(0, newlyEct), ce);
@@ -1019,9 +1016,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onRateHint(long bytesPerSecond, long nowNanos) {
-        for (int i = 0; i < pathsSeen; i++) {
-            noteFullPastPacing(i, nowNanos);
-        }
         if (hintSeen && Math.max(0, bytesPerSecond) != rateHint) {
             sharePathsFloor = 0;
         }
@@ -1101,7 +1095,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPathFailed(int pathId, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         // Everything in flight was reported lost already; forget any rounding left over.
         totalInFlight -= inFlight[pathId];
@@ -1111,7 +1104,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPathRestored(int pathId, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         // Back from a failure: start small and let additive increase find the path's room again.
         window[pathId] = minWindow;
@@ -1133,7 +1125,6 @@ public final class AimdController implements CongestionController {
 
     @Override
     public void onPathNewData(int pathId, boolean takesNewData, long nowNanos) {
-        noteFullPastPacing(pathId, nowNanos);
         ensure(pathId);
         noNewData[pathId] = !takesNewData;
     }
@@ -1406,13 +1397,6 @@ public final class AimdController implements CongestionController {
      */
     private long roundTripBytes(int pathId) {
         return Math.max(window[pathId], inFlight[pathId]);
-    }
-
-    /** Lazy: a window used up at or after the path's pacing time holds it back, asked or not. */
-    private void noteFullPastPacing(int pathId, long nowNanos) {
-        if (pathId < pathsSeen && window[pathId] - inFlight[pathId] <= 0 && nextSend[pathId] <= nowNanos) {
-            windowBlocked[pathId] = true;
-        }
     }
 
     private void leaveFlight(int pathId, int bytes) {

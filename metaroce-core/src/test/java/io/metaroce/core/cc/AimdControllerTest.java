@@ -143,6 +143,27 @@ class AimdControllerTest {
         assertThat(cc.windowBytes(0)).as("not held back since: no growth under the hint").isEqualTo(INITIAL + D);
     }
 
+    /**
+     * [SPEC-CC-21]: a window counts as having held a packet back only when an allowance question
+     * found it used up at or after the pacing time. A connection asks only while it has something
+     * to send on the path (not with nothing waiting, nor on a path that takes no new data, nor
+     * without sequence room), so a full window past its pacing time that no question finds does not
+     * grow under the hint: the flag cannot be derived from the window and the clock alone.
+     */
+    @Test
+    void aFullWindowNoQuestionFoundDoesNotGrowUnderTheHint() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onRateHint(1_000_000L, 0); // far below the window's rate: hint-limited on paper
+        long now = 1_000_000_000L; // long after any paced send time
+        for (long b = 0; b < INITIAL; b += D) {
+            cc.onPacketSent(0, D, 0);
+        }
+        for (long b = 0; b < INITIAL; b += D) {
+            cc.onPacketAcked(0, D, -1, now);
+        }
+        assertThat(cc.windowBytes(0)).as("full, but never asked: the hint rules").isEqualTo(INITIAL);
+    }
+
     @Test
     void untilTheFirstHintTheConnectionSendsOnlyItsFirstFlight() {
         // [SPEC-CC-16]: one datagram across all paths until an ACK brings the hint (0 included).

@@ -127,12 +127,8 @@ class AimdControllerTest {
      */
     @Test
     void aWindowThatHeldAPacketBackGrowsEvenWhileTheHintLimitsTheRate() {
-        AimdController cc = new AimdController(CONFIG);
-        cc.onRateHint(1_000_000L, 0); // far below the window's rate: hint-limited on paper
+        AimdController cc = fullWindowUnderTightHint();
         long now = 1_000_000_000L; // long after any paced send time
-        for (long b = 0; b < INITIAL; b += D) {
-            cc.onPacketSent(0, D, 0);
-        }
         assertThat(cc.sendAllowanceBytes(0, now)).as("the window is full").isLessThanOrEqualTo(0);
         for (long b = 0; b < INITIAL; b += D) {
             cc.onPacketAcked(0, D, -1, now);
@@ -141,6 +137,33 @@ class AimdControllerTest {
         // Acknowledged again without the window having held anything back: the hint rules.
         sendAndAck(cc, 0, 4 * INITIAL);
         assertThat(cc.windowBytes(0)).as("not held back since: no growth under the hint").isEqualTo(INITIAL + D);
+    }
+
+    /** A controller whose path 0 has used up its window at time 0, under a hint far below the window's rate. */
+    private static AimdController fullWindowUnderTightHint() {
+        AimdController cc = new AimdController(CONFIG);
+        cc.onRateHint(1_000_000L, 0);
+        for (long b = 0; b < INITIAL; b += D) {
+            cc.onPacketSent(0, D, 0);
+        }
+        return cc;
+    }
+
+    /**
+     * [SPEC-CC-21]: a window counts as having held a packet back only when an allowance question
+     * found it used up at or after the pacing time. A connection asks only while it has something
+     * to send on the path (not with nothing waiting, nor on a path that takes no new data, nor
+     * without sequence room), so a full window past its pacing time that no question finds does not
+     * grow under the hint: the flag cannot be derived from the window and the clock alone.
+     */
+    @Test
+    void aFullWindowNoQuestionFoundDoesNotGrowUnderTheHint() {
+        AimdController cc = fullWindowUnderTightHint();
+        long now = 1_000_000_000L; // long after any paced send time
+        for (long b = 0; b < INITIAL; b += D) {
+            cc.onPacketAcked(0, D, -1, now);
+        }
+        assertThat(cc.windowBytes(0)).as("full, but never asked: the hint rules").isEqualTo(INITIAL);
     }
 
     @Test

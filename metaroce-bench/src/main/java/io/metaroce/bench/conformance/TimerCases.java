@@ -50,7 +50,121 @@ final class TimerCases {
                 ConformanceCase.of("timer.first-ack-at-once",
                         "against a long maxAckDelayNanos, the first DATA packet of a connection, without FLAG_ACK_NOW,"
                                 + " is acknowledged at once (within half the delay), where a later lone packet waits",
-                        "SPEC-CC-26, SPEC-SACK-4, SPEC-CONF-28", "R-SACK-1, R-CC-2", TimerCases::firstAckAtOnce));
+                        "SPEC-CC-26, SPEC-SACK-4, SPEC-CONF-28", "R-SACK-1, R-CC-2", TimerCases::firstAckAtOnce),
+                ConformanceCase.of("timer.peer-unreachable",
+                        "an echo the suite never acknowledges is resent at each expiry of the backed-off timer until"
+                                + " maxConsecutiveTimeouts; then the connection ends, well before its idle timeout,"
+                                + " without a CLOSE",
+                        "SPEC-LOSS-6, SPEC-LOSS-5, SPEC-CONN-3, SPEC-CONF-10, SPEC-CONF-30", "R-SACK-2, R-CONN-4",
+                        TimerCases::peerUnreachable));
+    }
+
+    /**
+     * How far below the idle timeout the unreachable-peer case wants the back-off's sum
+     * ([SPEC-CONF-30]): the idle timeout at least three sums and this much more.
+     */
+    static final long UNREACHABLE_IDLE_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /**
+     * The time {@code timeouts} expiries of a path's timer take, backing off from {@code minRto}
+     * and capped at {@code maxRto} ([SPEC-LOSS-4]), with nothing acknowledged.
+     */
+    static long backoffSumNanos(int timeouts, long minRto, long maxRto) {
+        long sum = 0;
+        long rto = minRto;
+        for (int k = 0; k < timeouts; k++) {
+            sum += Math.min(rto, maxRto);
+            rto = Math.min(rto * 2, maxRto);
+        }
+        return sum;
+    }
+
+    /**
+     * An echo never acknowledged, nothing else sent to the IUT (its keep-alives unanswered): its
+     * copies come one per expiry of the path's timer ([SPEC-LOSS-5]), and the connection ends at
+     * the {@code maxConsecutiveTimeouts}-th ([SPEC-LOSS-6]), judged before a copy is queued: FAIL on
+     * a copy beyond one fewer. Once no copy came for twice the next backed-off timeout (by the IUT's own
+     * timestamps, so a copy read late does not shorten it) and 200 ms, a one-packet SEND must get
+     * nothing back: the connection ended, its id unknown ([SPEC-CONN-3]). That SEND leaves well
+     * before the idle timeout could have ended the connection ([SPEC-STATE-8]), or the case SKIPs;
+     * and no CLOSE may come at all.
+     */
+    private static void peerUnreachable(CaseContext c) {
+        SuiteOptions o = c.options();
+        int timeouts = o.maxConsecutiveTimeouts();
+        long minRto = TimeUnit.MILLISECONDS.toNanos(o.minRtoMillis());
+        long maxRto = TimeUnit.MILLISECONDS.toNanos(o.maxRtoMillis());
+        long idle = TimeUnit.MILLISECONDS.toNanos(o.idleTimeoutMillis());
+        long backoff = backoffSumNanos(timeouts, minRto, maxRto);
+        long needed = 3 * backoff + UNREACHABLE_IDLE_MARGIN_NANOS;
+        if (idle < needed) {
+            throw new CaseSkipped(String.format(java.util.Locale.ROOT, "the responder's idle timeout (%d ms) would end a"
+                    + " silent connection before its %d timeouts (maxConsecutiveTimeouts) could, backing off from the"
+                    + " minimum RTO of %d ms to at most %d ms (%d ms in all): run it with an idle timeout of %d ms or more,"
+                    + " or fewer timeouts, and tell the suite (--idle-timeout-ms, --max-consecutive-timeouts,"
+                    + " --max-rto-ms) [SPEC-CONF-30]", o.idleTimeoutMillis(), timeouts, o.minRtoMillis(),
+                    o.maxRtoMillis(), TimeUnit.NANOSECONDS.toMillis(backoff),
+                    TimeUnit.NANOSECONDS.toMillis(needed + 999_999)));
+        }
+        WireSession s = c.connect(1);
+        s.autoAck(false);
+        s.answerProbes(false); // a PROBE_ACK is progress ([SPEC-PATH-9]): it would reset the count
+        int mark = s.mark();
+        Sent last = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 109)), 0).getLast();
+        // The IUT heard the SEND no sooner than it left: its idle timer cannot end the connection before this.
+        long idleEndsNanos = last.timestampNanos() + idle - slack(idle);
+        boolean came = s.await(() -> !s.data().isEmpty());
+        Checks.check(came, "no echo within %d ms [SPEC-CONF-2]", o.waitMillis());
+        long csn = s.data().getFirst().packet().connectionSequence;
+        int seen = 1;
+        while (true) {
+            List<Received> t = transmissions(s, csn);
+            Checks.check(t.size() <= timeouts, "the IUT sent copy %d of an echo the suite never acknowledged (its"
+                    + " connection heard nothing since the SEND the echo answers): each copy follows a timeout of its"
+                    + " path, and at the timeout that reaches maxConsecutiveTimeouts (%d), its health judged before a"
+                    + " copy is queued ([SPEC-LOSS-5]), the connection ends with no other path in service, so at most"
+                    + " %d copies [SPEC-LOSS-6]", t.size() - 1, timeouts, timeouts - 1);
+            seen = t.size();
+            long quiet = 2 * nextTimeoutBoundNanos(t, minRto, maxRto) + ACK_DELAY_MARGIN_NANOS;
+            long until = t.getLast().arrivalNanos() + quiet;
+            int before = t.size();
+            boolean more = s.await(() -> transmissions(s, csn).size() > before, Math.max(0, until - System.nanoTime()));
+            if (!more) {
+                break;
+            }
+        }
+        long now = System.nanoTime();
+        if (now > idleEndsNanos) {
+            throw new CaseSkipped(String.format(java.util.Locale.ROOT, "%s: the IUT's copies of the echo (%d) stopped"
+                    + " only %.1f ms after the SEND it answers, too late to tell the end of [SPEC-LOSS-6] from its"
+                    + " idle timeout of %d ms [SPEC-CONF-30]", CaseSkipped.HOST_TOO_SLOW, seen - 1,
+                    (now - last.timestampNanos()) / 1e6, o.idleTimeoutMillis()));
+        }
+        int probe = s.mark();
+        Sent after = Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(100, 110)), 0).getLast();
+        c.quiet(s);
+        List<Received> answers = s.received().subList(probe, s.received().size());
+        Checks.check(answers.isEmpty(), "%d packet(s) (the first %s) came for a SEND sent %.1f ms after the SEND the"
+                + " unacknowledged echo answers (well within the idle timeout of %d ms), after the IUT's %d"
+                + " copies of that echo had stopped: with maxConsecutiveTimeouts (%d) timeouts and nothing answered, the"
+                + " connection ends [SPEC-LOSS-6], and a packet for an unknown connection is dropped [SPEC-CONN-3]",
+                answers.size(), answers.isEmpty() ? "" : answers.getFirst(),
+                (after.timestampNanos() - last.timestampNanos()) / 1e6, o.idleTimeoutMillis(), seen - 1, timeouts);
+        Checks.check(s.ofType(mark, PacketType.CLOSE).isEmpty(), "the IUT sent CLOSE to a peer it found unreachable;"
+                + " the connection ends without one [SPEC-LOSS-6]");
+    }
+
+    /**
+     * A bound on the next expiry's timeout after the transmissions {@code t} of one packet: twice the
+     * latest gap between them by the IUT's own timestamps (the back-off doubles it, [SPEC-LOSS-4]),
+     * at least the minimum RTO, at most {@code maxRto}.
+     */
+    private static long nextTimeoutBoundNanos(List<Received> t, long minRto, long maxRto) {
+        if (t.size() < 2) {
+            return Math.max(minRto, maxRto);
+        }
+        long gap = t.getLast().packet().timestampNanos - t.get(t.size() - 2).packet().timestampNanos;
+        return Math.min(maxRto, Math.max(minRto, 2 * gap));
     }
 
     /** The shortest {@code maxAckDelayNanos} {@code timer.first-ack-at-once} judges by, µs ([SPEC-CONF-28]). */

@@ -79,6 +79,10 @@ class ConformanceSuiteTest {
                 // The suite is told the engine's 20 µs maxAckDelayNanos, too short to tell at once by ([SPEC-CONF-28]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--max-ack-delay-us");
+            } else if (r.id().equals("timer.peer-unreachable")) {
+                // 12 timeouts backing off from 250 ms take 10.75 s, beyond the 1.2 s idle timeout ([SPEC-CONF-30]).
+                assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
+                assertThat(r.detail()).as(r.line()).contains("--max-consecutive-timeouts");
             } else if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share") || r.id().equals("cc.held-back")) {
                 // The suite is not told the engine's 100 µs fair-share period (too short to judge by, [SPEC-CONF-25]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
@@ -517,6 +521,51 @@ class ConformanceSuiteTest {
     private static Map<String, CaseResult> runWithLongAckDelay(InetSocketAddress target, List<String> cases) {
         return runAll(new SuiteOptions(target, WAIT_MILLIS, QUIET_MILLIS, ResponderContract.CAPACITY_BYTES_PER_SECOND,
                 false, cases, SEEDS.getAndIncrement(), MIN_RTO_MILLIS, LONG_ACK_DELAY_MICROS));
+    }
+
+    /** The maxConsecutiveTimeouts of the unreachable-peer tests' responders, and what the suite is told ([SPEC-CONF-30]). */
+    private static final int FEW_TIMEOUTS = 4;
+    /** Their idle timeout: above three times the 300 ms that 4 timeouts from 20 ms take, and 500 ms. */
+    private static final long UNREACHABLE_IDLE_MILLIS = 2_000;
+
+    @Test
+    void theUnreachablePeerCasePassesAgainstAResponderWithFewTimeouts() {
+        try (ConformanceResponder few = unreachableResponder().maxConsecutiveTimeouts(FEW_TIMEOUTS).start()) {
+            assertFailed(runUnreachable(few.localAddress(), List.of("timer.peer-unreachable", "sack.in-order")), Set.of(),
+                    "");
+        }
+    }
+
+    @Test
+    void aResponderThatNeverGivesUpOnASilentPeerFailsTheUnreachableCase() {
+        // A faulty responder option: the most timeouts the engine allows (62), while the operator claims 4.
+        try (ConformanceResponder stubborn = unreachableResponder().maxConsecutiveTimeouts(62).start()) {
+            Map<String, CaseResult> r = runUnreachable(stubborn.localAddress(), List.of("timer.peer-unreachable"));
+            assertFailed(r, Set.of("timer.peer-unreachable"), "[SPEC-LOSS-6]");
+            assertThat(r.get("timer.peer-unreachable").detail()).contains("copy " + FEW_TIMEOUTS);
+        }
+    }
+
+    @Test
+    void aConnectionThatStopsResendingButLivesOnFailsTheUnreachableCase() {
+        // The copies stop after the third, as a correct IUT's would at 4 timeouts, but the connection still answers.
+        try (ConformanceResponder stubborn = unreachableResponder().maxConsecutiveTimeouts(62).start();
+                FaultyRelay relay = new FaultyRelay(stubborn.localAddress(), FaultyRelay.Fault.COPIES_STOPPED)) {
+            Map<String, CaseResult> r = runUnreachable(relay.address(), List.of("timer.peer-unreachable"));
+            assertFailed(r, Set.of("timer.peer-unreachable"), "[SPEC-LOSS-6]");
+            assertThat(r.get("timer.peer-unreachable").detail()).contains("came for a SEND");
+        }
+    }
+
+    /** A responder at the contract's 20 ms minimum RTO and a 2 s idle timeout: few timeouts end well within it. */
+    private static ConformanceResponder.Builder unreachableResponder() {
+        return testResponder().minRtoNanos(TimeUnit.MILLISECONDS.toNanos(SuiteOptions.DEFAULT_MIN_RTO_MILLIS))
+                .idleTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(UNREACHABLE_IDLE_MILLIS));
+    }
+
+    private static Map<String, CaseResult> runUnreachable(InetSocketAddress target, List<String> cases) {
+        return runAll(options(target, cases).withMinRtoMillis(SuiteOptions.DEFAULT_MIN_RTO_MILLIS)
+                .withUnreachablePeer(FEW_TIMEOUTS, UNREACHABLE_IDLE_MILLIS));
     }
 
     /** The fair-share period of the responders of the fair-share tests ([SPEC-CONF-25]). */

@@ -194,8 +194,17 @@ final class FaultyRelay implements AutoCloseable {
          * loses FLAG_ACK_NOW: a sender that asks for an ACK only at a message's end and on its copies
          * ([SPEC-SACK-5]), even on a path that loses much ([SPEC-SACK-12]).
          */
-        ACK_NOW_ONLY_AT_END
+        ACK_NOW_ONLY_AT_END,
+        /**
+         * Retransmissions towards the suite beyond the {@link #COPIES_PASSED}-th of a CSN are dropped: in front of a
+         * responder that never ends a connection for its timeouts (the most the engine allows), a connection that
+         * stops resending to a silent peer after a few copies and yet does not end ([SPEC-LOSS-6]).
+         */
+        COPIES_STOPPED
     }
+
+    /** For {@link Fault#COPIES_STOPPED}: the copies of one CSN passed to the suite. */
+    static final int COPIES_PASSED = 3;
 
     /** For {@link Fault#HELD_BACK_IGNORED}: the fair-share period of the test's responder. */
     static final long HELD_BACK_PERIOD_NANOS = 50_000_000L;
@@ -280,6 +289,8 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, Long> lastDataTo = new HashMap<>();
     /** For {@link Fault#HELD_BACK_IGNORED}: {arrival, bytes} of each DATA towards the responder, by its connection id. */
     private final Map<Long, java.util.ArrayDeque<long[]>> arrivals = new HashMap<>();
+    /** For {@link Fault#COPIES_STOPPED}: the copies passed, by the suite's connection id and CSN. */
+    private final Map<String, Integer> copies = new HashMap<>();
     private final io.metaroce.core.cc.MaxMinFairShare maxMin = new io.metaroce.core.cc.MaxMinFairShare();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
@@ -580,6 +591,12 @@ final class FaultyRelay implements AutoCloseable {
                     && p.payloadMessageOffset + p.payloadLength < p.messageLength) {
                 buffer.putShort(head + 4, (short) (p.flags & ~WireConstants.FLAG_ACK_NOW));
                 codec.reseal(buffer, head, length - head);
+            }
+            if (fault == Fault.COPIES_STOPPED && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0
+                    && copies.merge(p.destinationConnectionId + "/" + p.connectionSequence, 1, Integer::sum)
+                            > COPIES_PASSED) {
+                continue;
             }
             if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK
                     && firstAckDropped.add(p.destinationConnectionId)) {

@@ -409,7 +409,7 @@ final class CongestionCases {
     }
 
     /** Handles what arrives until the IUT has sent no DATA for {@code quietNanos}. */
-    private static void awaitQuiet(WireSession s, long quietNanos) {
+    static void awaitQuiet(WireSession s, long quietNanos) {
         while (true) {
             int n = s.data().size();
             if (!s.await(() -> s.data().size() > n, quietNanos)) {

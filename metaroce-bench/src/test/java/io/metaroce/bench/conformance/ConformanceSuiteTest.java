@@ -734,6 +734,13 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aPathBackFromFailureThatKeepsItsWindowFailsTheRestartCase() {
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.NOT_RESTARTED,
+                List.of("cc.restart-after-failure", "sack.multipath"));
+        assertFailed(r, Set.of("cc.restart-after-failure"), "[SPEC-CC-14]");
+    }
+
+    @Test
     void probingAPathTwiceAsOftenFailsTheProbeIntervalCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PROBES_DOUBLED,
                 List.of("path.probe-interval", "probe.answered", "sack.multipath"));

@@ -734,6 +734,13 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void keepingACutTheAckProvedSpuriousFailsTheUndoCase() {
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.SPURIOUS_UNDONE_NEVER,
+                List.of("cc.spurious-undo", "cc.loss-cut"));
+        assertFailed(r, Set.of("cc.spurious-undo"), "[SPEC-CC-27]");
+    }
+
+    @Test
     void aPathBackFromFailureThatKeepsItsWindowFailsTheRestartCase() {
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.NOT_RESTARTED,
                 List.of("cc.restart-after-failure", "sack.multipath"));

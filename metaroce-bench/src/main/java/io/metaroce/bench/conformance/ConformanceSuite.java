@@ -35,6 +35,7 @@ public final class ConformanceSuite {
         all.addAll(MemoryCases.all());
         all.addAll(RnrCases.all());
         all.addAll(TimerCases.all());
+        all.addAll(UnreachableCases.all());
         all.addAll(PathCases.all());
         all.addAll(ClientCases.all());
         all.addAll(HintCases.all());

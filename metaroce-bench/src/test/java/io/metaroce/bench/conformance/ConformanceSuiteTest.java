@@ -79,7 +79,7 @@ class ConformanceSuiteTest {
                 // The suite is told the engine's 20 µs maxAckDelayNanos, too short to tell at once by ([SPEC-CONF-28]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--max-ack-delay-us");
-            } else if (r.id().equals("timer.peer-unreachable")) {
+            } else if (r.id().equals("timer.peer-unreachable") || r.id().equals("timer.progress-resets")) {
                 // 12 timeouts backing off from 250 ms take 10.75 s, beyond the 1.2 s idle timeout ([SPEC-CONF-30]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--max-consecutive-timeouts");
@@ -531,8 +531,8 @@ class ConformanceSuiteTest {
     @Test
     void theUnreachablePeerCasePassesAgainstAResponderWithFewTimeouts() {
         try (ConformanceResponder few = unreachableResponder().maxConsecutiveTimeouts(FEW_TIMEOUTS).start()) {
-            assertFailed(runUnreachable(few.localAddress(), List.of("timer.peer-unreachable", "sack.in-order")), Set.of(),
-                    "");
+            assertFailed(runUnreachable(few.localAddress(), List.of("timer.peer-unreachable", "timer.progress-resets",
+                    "sack.in-order")), Set.of(), "");
         }
     }
 
@@ -554,6 +554,17 @@ class ConformanceSuiteTest {
             Map<String, CaseResult> r = runUnreachable(relay.address(), List.of("timer.peer-unreachable"));
             assertFailed(r, Set.of("timer.peer-unreachable"), "[SPEC-LOSS-6]");
             assertThat(r.get("timer.peer-unreachable").detail()).contains("came for a SEND");
+        }
+    }
+
+    @Test
+    void countingTimeoutsAcrossProgressFailsTheProgressCase() {
+        assertThat(FaultyRelay.LIFETIME_TIMEOUTS).isEqualTo(FEW_TIMEOUTS);
+        try (ConformanceResponder few = unreachableResponder().maxConsecutiveTimeouts(FEW_TIMEOUTS).start();
+                FaultyRelay relay = new FaultyRelay(few.localAddress(), FaultyRelay.Fault.TIMEOUTS_NEVER_RESET)) {
+            Map<String, CaseResult> r = runUnreachable(relay.address(), List.of("timer.progress-resets",
+                    "timer.peer-unreachable"));
+            assertFailed(r, Set.of("timer.progress-resets"), "[SPEC-SACK-11]");
         }
     }
 

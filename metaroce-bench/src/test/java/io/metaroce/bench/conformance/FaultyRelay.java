@@ -200,8 +200,19 @@ final class FaultyRelay implements AutoCloseable {
          * responder that never ends a connection for its timeouts (the most the engine allows), a connection that
          * stops resending to a silent peer after a few copies and yet does not end ([SPEC-LOSS-6]).
          */
-        COPIES_STOPPED
+        COPIES_STOPPED,
+        /**
+         * As a connection whose count of consecutive timeouts is never reset by progress: once the responder has
+         * resent DATA to an address {@link #LIFETIME_TIMEOUTS} times in all (its timeouts of the connection's life,
+         * each followed by a copy), that copy and everything after it, both ways, is dropped: the connection ended at
+         * that timeout, as one of a responder at {@link #LIFETIME_TIMEOUTS} {@code maxConsecutiveTimeouts} that
+         * counts timeouts across acknowledgements would ([SPEC-SACK-11]).
+         */
+        TIMEOUTS_NEVER_RESET
     }
+
+    /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the test responder's {@code maxConsecutiveTimeouts}. */
+    static final int LIFETIME_TIMEOUTS = 4;
 
     /** For {@link Fault#COPIES_STOPPED}: the copies of one CSN passed to the suite. */
     static final int COPIES_PASSED = 3;
@@ -289,6 +300,10 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, Long> lastDataTo = new HashMap<>();
     /** For {@link Fault#HELD_BACK_IGNORED}: {arrival, bytes} of each DATA towards the responder, by its connection id. */
     private final Map<Long, java.util.ArrayDeque<long[]>> arrivals = new HashMap<>();
+    /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the copies the responder sent to each of the suite's addresses. */
+    private final Map<InetSocketAddress, Integer> lifetimeCopies = new HashMap<>();
+    /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the suite's addresses whose connection the relay ended. */
+    private final Set<InetSocketAddress> ended = new HashSet<>();
     /** For {@link Fault#COPIES_STOPPED}: the copies passed, by the suite's connection id and CSN. */
     private final Map<String, Integer> copies = new HashMap<>();
     private final io.metaroce.core.cc.MaxMinFairShare maxMin = new io.metaroce.core.cc.MaxMinFairShare();
@@ -379,6 +394,9 @@ final class FaultyRelay implements AutoCloseable {
             if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && !p.closeReply
                     && firstCloseReply.containsKey(client)) {
                 front.send(ByteBuffer.wrap(firstCloseReply.get(client)), client);
+            }
+            if (fault == Fault.TIMEOUTS_NEVER_RESET && ended.contains(client)) {
+                continue;
             }
             if (fault == Fault.CLOSING_DEAF && valid && p.type == PacketType.DATA && closedBy.contains(client)) {
                 continue;
@@ -596,6 +614,14 @@ final class FaultyRelay implements AutoCloseable {
                     && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0
                     && copies.merge(p.destinationConnectionId + "/" + p.connectionSequence, 1, Integer::sum)
                             > COPIES_PASSED) {
+                continue;
+            }
+            if (fault == Fault.TIMEOUTS_NEVER_RESET && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0
+                    && lifetimeCopies.merge(to, 1, Integer::sum) >= LIFETIME_TIMEOUTS) {
+                ended.add(to);
+            }
+            if (fault == Fault.TIMEOUTS_NEVER_RESET && ended.contains(to)) {
                 continue;
             }
             if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK

@@ -745,6 +745,13 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void givingEveryConnectionTheSameIdFailsTheConnectionIdCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACCEPT_IDS_SHARED,
+                List.of("handshake.connection-ids", "handshake.accept"));
+        assertFailed(r, Set.of("handshake.connection-ids"), "[SPEC-CONN-2]");
+    }
+
+    @Test
     void keepingACutTheAckProvedSpuriousFailsTheUndoCase() {
         Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.SPURIOUS_UNDONE_NEVER,
                 List.of("cc.spurious-undo", "cc.loss-cut"));

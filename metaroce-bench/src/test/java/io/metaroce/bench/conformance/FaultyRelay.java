@@ -208,7 +208,13 @@ final class FaultyRelay implements AutoCloseable {
          * that timeout, as one of a responder at {@link #LIFETIME_TIMEOUTS} {@code maxConsecutiveTimeouts} that
          * counts timeouts across acknowledgements would ([SPEC-SACK-11]).
          */
-        TIMEOUTS_NEVER_RESET
+        TIMEOUTS_NEVER_RESET,
+        /**
+         * Every ACCEPT towards the suite announces the id of the first ACCEPT the relay passed, and the suite's
+         * packets naming that id are given their own connection's back: an endpoint that gives every connection
+         * the same id ([SPEC-CONN-2]).
+         */
+        ACCEPT_IDS_SHARED
     }
 
     /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the test responder's {@code maxConsecutiveTimeouts}. */
@@ -300,6 +306,10 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, Long> lastDataTo = new HashMap<>();
     /** For {@link Fault#HELD_BACK_IGNORED}: {arrival, bytes} of each DATA towards the responder, by its connection id. */
     private final Map<Long, java.util.ArrayDeque<long[]>> arrivals = new HashMap<>();
+    /** For {@link Fault#ACCEPT_IDS_SHARED}: the id every ACCEPT announces (0 until the first). */
+    private long sharedId;
+    /** For {@link Fault#ACCEPT_IDS_SHARED}: the responder's real id of each of the suite's addresses' connection. */
+    private final Map<InetSocketAddress, Long> realIdOf = new HashMap<>();
     /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the copies the responder sent to each of the suite's addresses. */
     private final Map<InetSocketAddress, Integer> lifetimeCopies = new HashMap<>();
     /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the suite's addresses whose connection the relay ended. */
@@ -394,6 +404,11 @@ final class FaultyRelay implements AutoCloseable {
             if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && !p.closeReply
                     && firstCloseReply.containsKey(client)) {
                 front.send(ByteBuffer.wrap(firstCloseReply.get(client)), client);
+            }
+            if (fault == Fault.ACCEPT_IDS_SHARED && valid && p.destinationConnectionId == sharedId && sharedId != 0
+                    && realIdOf.containsKey(client)) {
+                buffer.putLong(8, realIdOf.get(client)); // the suite's packet, to the connection it meant
+                codec.reseal(buffer, 0, length);
             }
             if (fault == Fault.TIMEOUTS_NEVER_RESET && ended.contains(client)) {
                 continue;
@@ -615,6 +630,13 @@ final class FaultyRelay implements AutoCloseable {
                     && copies.merge(p.destinationConnectionId + "/" + p.connectionSequence, 1, Integer::sum)
                             > COPIES_PASSED) {
                 continue;
+            }
+            if (fault == Fault.ACCEPT_IDS_SHARED && valid && head == 0 && p.type == PacketType.ACCEPT) {
+                realIdOf.put(to, p.sourceConnectionId);
+                sharedId = sharedId == 0 ? p.sourceConnectionId : sharedId;
+                p.sourceConnectionId = sharedId;
+                buffer.clear();
+                length = codec.encode(p, buffer, 0, null, 0);
             }
             if (fault == Fault.TIMEOUTS_NEVER_RESET && valid && p.type == PacketType.DATA
                     && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0

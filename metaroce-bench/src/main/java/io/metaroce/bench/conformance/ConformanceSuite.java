@@ -29,6 +29,7 @@ public final class ConformanceSuite {
         List<ConformanceCase> all = new ArrayList<>();
         all.addAll(HandshakeCases.all());
         all.addAll(ReceiverCases.all());
+        all.addAll(LossyPathCases.all());
         all.addAll(InvalidDatagramCases.all());
         all.addAll(SenderCases.all());
         all.addAll(ControlCases.all());

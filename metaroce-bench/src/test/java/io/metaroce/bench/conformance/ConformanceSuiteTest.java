@@ -745,6 +745,19 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aReceiverThatNeverRepeatsAcksFailsTheLossyPathAckCase() {
+        // A faulty responder option: ackRepeatAboveLossPercent 100 (never repeated), while the operator claims the
+        // §12.1 value [SPEC-CONF-33].
+        try (ConformanceResponder once = ConformanceResponder.startWithConfig(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                b -> b.ackRepeatAboveLossPercent(100))) {
+            Map<String, CaseResult> r = runAll(options(once.localAddress(),
+                    List.of("sack.repeated-on-lossy-path", "sack.in-order")));
+            assertFailed(r, Set.of("sack.repeated-on-lossy-path"), "[SPEC-SACK-14]");
+        }
+    }
+
+    @Test
     void givingEveryConnectionTheSameIdFailsTheConnectionIdCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACCEPT_IDS_SHARED,
                 List.of("handshake.connection-ids", "handshake.accept"));

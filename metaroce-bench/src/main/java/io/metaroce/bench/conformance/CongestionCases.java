@@ -105,19 +105,27 @@ final class CongestionCases {
     private static final int SPURIOUS_ROUNDS = 3;
 
     private static void spurious(CaseContext c) {
+        attempts(c, CongestionCases::spuriousOnce, "[SPEC-CONF-32]");
+    }
+
+    /**
+     * Runs {@code once} on fresh connections until an attempt is not {@link Blurred} by a slow host;
+     * after {@link #ATTEMPTS} blurred ones, SKIPs citing {@code rule} and the reasons.
+     */
+    private static void attempts(CaseContext c, java.util.function.Consumer<CaseContext> once, String rule) {
         Set<String> reasons = new LinkedHashSet<>();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             try {
-                spuriousOnce(c);
+                once.accept(c);
                 return;
             } catch (Blurred b) {
-                reasons.add(b.getMessage());
+                reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
             }
         }
         throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": "
                 + CaseSkipped.HOST_TOO_SLOW + " to clock round trips of "
                 + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options())) + " ms; run the responder with a longer minimum"
-                + " RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-32]");
+                + " RTO, on a quieter host [SPEC-CONF-5], " + rule);
     }
 
     /**
@@ -136,15 +144,7 @@ final class CongestionCases {
         s.reportEcn(true, false); // ECN-capable, never marked: no delay marks, no ECN cut to forget the loss cut
         long quiet = quietNanos(c.options());
         long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
-        List<List<Segment>> messages = new ArrayList<>();
-        messages.add(s.send(ECHO, Scenarios.bytes(FIRST_BYTES, 180)));
-        for (int i = 1; i <= MESSAGES; i++) {
-            messages.add(s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 180 + i)));
-            Scenarios.sendAll(s, messages.getLast(), 0);
-            s.quiet(1);
-        }
-        s.await(() -> false, quiet);
-        Scenarios.sendAll(s, messages.getFirst(), 0);
+        queueEchoes(s, MESSAGES, 180, 0, quiet);
         List<Round> rounds = new ArrayList<>();
         List<Long> ackTimes = new ArrayList<>();
         Set<Long> holed = new HashSet<>();
@@ -200,11 +200,7 @@ final class CongestionCases {
         s.ack(0);
         Scenarios.awaitEchoes(s, MESSAGES + 1, "the echoes after the round trips");
         checkCopies(s, holed);
-        Scenarios.checkEcho(s, 0, Scenarios.bytes(FIRST_BYTES, 180), "an echo clocked by the suite's round trips");
-        for (int i = 1; i <= MESSAGES; i++) {
-            Scenarios.checkEcho(s, i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 180 + i),
-                    "an echo clocked by the suite's round trips");
-        }
+        checkQueuedEchoes(s, 0, MESSAGES, 180, "an echo clocked by the suite's round trips");
         Scenarios.checkAllAcks(s);
     }
 
@@ -229,19 +225,7 @@ final class CongestionCases {
     private static final long LEAST_JUDGED_SPAN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private static void paced(CaseContext c) {
-        Set<String> reasons = new LinkedHashSet<>();
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            try {
-                pacedOnce(c);
-                return;
-            } catch (Blurred b) {
-                reasons.add(b.getMessage());
-            }
-        }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": "
-                + CaseSkipped.HOST_TOO_SLOW + " to clock round trips of "
-                + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options())) + " ms; run the responder with a longer minimum"
-                + " RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-21]");
+        attempts(c, CongestionCases::pacedOnce, "[SPEC-CONF-21]");
     }
 
     /**
@@ -265,15 +249,7 @@ final class CongestionCases {
         s.autoAck(false);
         s.reportEcn(true, false);
         long quiet = quietNanos(c.options());
-        List<List<Segment>> messages = new ArrayList<>();
-        messages.add(s.send(ECHO, Scenarios.bytes(FIRST_BYTES, 311)));
-        for (int i = 1; i <= PACED_MESSAGES; i++) {
-            messages.add(s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 311 + i)));
-            Scenarios.sendAll(s, messages.getLast(), 0);
-            s.quiet(1);
-        }
-        s.await(() -> false, quiet);
-        Scenarios.sendAll(s, messages.getFirst(), 0);
+        queueEchoes(s, PACED_MESSAGES, 311, 0, quiet);
         List<Round> rounds = new ArrayList<>();
         List<Long> spans = new ArrayList<>();
         List<Long> ackTimes = new ArrayList<>();
@@ -374,18 +350,7 @@ final class CongestionCases {
     }
 
     private static void run(CaseContext c, Signal signal) {
-        Set<String> reasons = new LinkedHashSet<>();
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            try {
-                once(c, signal);
-                return;
-            } catch (Blurred b) {
-                reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
-            }
-        }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": " + CaseSkipped.HOST_TOO_SLOW
-                + " to clock round trips of " + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options()))
-                + " ms; run the responder with a longer minimum RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-16]");
+        attempts(c, context -> once(context, signal), "[SPEC-CONF-16]");
     }
 
     /**
@@ -404,18 +369,7 @@ final class CongestionCases {
         s.reportEcn(signal != Signal.DELAY, false);
         long quiet = quietNanos(c.options());
         long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
-        // A one-packet SEND as MSN 0, sent last: no receive completes before it arrives ([SPEC-MSG-10]), so every
-        // echo is posted at once, once the IUT has taken in the rest, and the first round's clock starts with one
-        // packet of the suite's, not while the IUT still reads 64 KiB messages.
-        List<List<Segment>> messages = new ArrayList<>();
-        messages.add(s.send(ECHO, Scenarios.bytes(FIRST_BYTES, 149)));
-        for (int i = 1; i <= MESSAGES; i++) {
-            messages.add(s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 149 + i)));
-            Scenarios.sendAll(s, messages.getLast(), 0);
-            s.quiet(1); // the IUT's socket buffer drains between messages
-        }
-        s.await(() -> false, quiet); // its ACKs of them handled: the IUT has them all
-        Scenarios.sendAll(s, messages.getFirst(), 0);
+        queueEchoes(s, MESSAGES, 149, 0, quiet);
         List<Round> rounds = new ArrayList<>();
         List<Long> ackTimes = new ArrayList<>();
         Set<Long> holed = new HashSet<>();
@@ -466,12 +420,33 @@ final class CongestionCases {
         if (signal != Signal.DELAY) {
             judged(s, rounds, ackTimes, () -> growth(rounds, increase));
         }
-        Scenarios.checkEcho(s, 0, Scenarios.bytes(FIRST_BYTES, 149), "an echo clocked by the suite's round trips");
-        for (int i = 1; i <= MESSAGES; i++) {
-            Scenarios.checkEcho(s, i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 149 + i),
-                    "an echo clocked by the suite's round trips");
-        }
+        checkQueuedEchoes(s, 0, MESSAGES, 149, "an echo clocked by the suite's round trips");
         Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * Queues {@code count} echoes of a whole receive each (bytes from seed {@code seed} + 1 on), then,
+     * after {@code quiet} for the IUT to take them in, sends a one-packet SEND (MSN 0 of the stream's
+     * new messages, bytes from {@code seed}), all on {@code path}: no receive completes before it
+     * arrives ([SPEC-MSG-10]), so every echo is posted at once and the first round's clock starts
+     * with one packet of the suite's, not while the IUT still reads 64 KiB messages.
+     */
+    static void queueEchoes(WireSession s, int count, long seed, int path, long quiet) {
+        List<Segment> opening = s.send(ECHO, Scenarios.bytes(FIRST_BYTES, seed));
+        for (int i = 1; i <= count; i++) {
+            Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, seed + i)), path);
+            s.quiet(1); // the IUT's socket buffer drains between messages
+        }
+        s.await(() -> false, quiet); // its ACKs of them handled: the IUT has them all
+        Scenarios.sendAll(s, opening, path);
+    }
+
+    /** The echoes of {@link #queueEchoes}, from echo {@code first} on, carry the bytes sent. */
+    static void checkQueuedEchoes(WireSession s, int first, int count, long seed, String what) {
+        Scenarios.checkEcho(s, first, Scenarios.bytes(FIRST_BYTES, seed), what);
+        for (int i = 1; i <= count; i++) {
+            Scenarios.checkEcho(s, first + i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, seed + i), what);
+        }
     }
 
     /**

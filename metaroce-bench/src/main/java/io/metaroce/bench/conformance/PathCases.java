@@ -121,16 +121,8 @@ final class PathCases {
         long quiet = CongestionCases.quietNanos(c.options());
         long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
         int echoes = s.echoes().size();
-        // As in the congestion cases: a one-packet SEND sent last, whose arrival completes every receive at once
-        // ([SPEC-MSG-10]), so the rounds start together, not while the IUT still reads 64 KiB messages.
-        List<Segment> opening = s.send(ECHO, Scenarios.bytes(100, 170));
-        for (int i = 1; i <= RESTART_MESSAGES; i++) {
-            Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 170 + i)), kept);
-            s.quiet(1);
-        }
-        s.await(() -> false, quiet);
         int from = s.data().size();
-        Scenarios.sendAll(s, opening, kept);
+        CongestionCases.queueEchoes(s, RESTART_MESSAGES, 170, kept, quiet);
         List<CongestionCases.Round> restored = new ArrayList<>();
         List<CongestionCases.Round> other = new ArrayList<>();
         for (int r = 0; r < RESTART_ROUNDS; r++) {
@@ -173,11 +165,7 @@ final class PathCases {
         s.ack(0);
         s.ack(1);
         Scenarios.awaitEchoes(s, echoes + RESTART_MESSAGES + 1, "the echoes clocked after a path was restored");
-        Scenarios.checkEcho(s, echoes, Scenarios.bytes(100, 170), "an echo clocked after a path was restored");
-        for (int i = 1; i <= RESTART_MESSAGES; i++) {
-            Scenarios.checkEcho(s, echoes + i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 170 + i),
-                    "an echo clocked after a path was restored");
-        }
+        CongestionCases.checkQueuedEchoes(s, echoes, RESTART_MESSAGES, 170, "an echo clocked after a path was restored");
         Scenarios.checkAllAcks(s);
     }
 

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -748,12 +749,20 @@ class ConformanceSuiteTest {
     void aReceiverThatNeverRepeatsAcksFailsTheLossyPathAckCase() {
         // A faulty responder option: ackRepeatAboveLossPercent 100 (never repeated), while the operator claims the
         // §12.1 value [SPEC-CONF-33].
-        try (ConformanceResponder once = ConformanceResponder.startWithConfig(
+        Map<String, CaseResult> r = runWithConfig(b -> b.ackRepeatAboveLossPercent(100),
+                List.of("sack.repeated-on-lossy-path", "sack.in-order"));
+        assertFailed(r, Set.of("sack.repeated-on-lossy-path"), "[SPEC-SACK-14]");
+    }
+
+    /**
+     * Runs {@code cases} against a responder with the contract's defaults whose engine configuration
+     * {@code tweak} changes further (a faulty responder option), the suite told the contract's values.
+     */
+    private static Map<String, CaseResult> runWithConfig(UnaryOperator<EngineConfig.Builder> tweak, List<String> cases) {
+        try (ConformanceResponder faulty = ConformanceResponder.startWithConfig(
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
-                b -> b.ackRepeatAboveLossPercent(100))) {
-            Map<String, CaseResult> r = runAll(options(once.localAddress(),
-                    List.of("sack.repeated-on-lossy-path", "sack.in-order")));
-            assertFailed(r, Set.of("sack.repeated-on-lossy-path"), "[SPEC-SACK-14]");
+                tweak)) {
+            return runAll(options(faulty.localAddress(), cases));
         }
     }
 
@@ -789,26 +798,18 @@ class ConformanceSuiteTest {
     void aProbeIntervalThatDoesNotDoubleFailsTheProbeIntervalCase() {
         // A faulty responder option: the probe interval's ceiling at its first value (1 ms), so it never doubles,
         // while the operator claims the §12.1 values [SPEC-CONF-17].
-        try (ConformanceResponder flat = ConformanceResponder.startWithConfig(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
-                b -> b.pathProbeMaxIntervalNanos(EngineConfig.defaults().pathProbeIntervalNanos()))) {
-            Map<String, CaseResult> r = runAll(options(flat.localAddress(),
-                    List.of("path.probe-interval", "probe.answered")));
-            assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
-        }
+        Map<String, CaseResult> r = runWithConfig(
+                b -> b.pathProbeMaxIntervalNanos(EngineConfig.defaults().pathProbeIntervalNanos()),
+                List.of("path.probe-interval", "probe.answered"));
+        assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
     }
 
     @Test
     void aSenderThatReadsNoDelayWithoutEcnFailsTheDelayCutCase() {
         // A faulty responder option: aimdDelayThresholdNanos 0 (the delay signal off), while the operator claims the
         // §12.1 values [SPEC-CONF-29]: without ECN its window is never cut, and slow start runs on.
-        try (ConformanceResponder delayBlind = ConformanceResponder.startWithConfig(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
-                b -> b.aimdDelayThresholdNanos(0))) {
-            Map<String, CaseResult> r = runAll(options(delayBlind.localAddress(),
-                    List.of("cc.delay-cut", "send.echo")));
-            assertFailed(r, Set.of("cc.delay-cut"), "[SPEC-CC-15]");
-        }
+        Map<String, CaseResult> r = runWithConfig(b -> b.aimdDelayThresholdNanos(0), List.of("cc.delay-cut", "send.echo"));
+        assertFailed(r, Set.of("cc.delay-cut"), "[SPEC-CC-15]");
     }
 
     @Test

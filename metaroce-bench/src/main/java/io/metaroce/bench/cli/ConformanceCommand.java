@@ -94,6 +94,15 @@ public final class ConformanceCommand implements Callable<Integer> {
             + " default): not given, and the fair-share case SKIPs.")
     long fairSharePeriodMillis;
 
+    @Option(names = "--max-consecutive-timeouts", defaultValue = "" + SuiteOptions.DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
+            description = "The responder's maxConsecutiveTimeouts ([SPEC-CONF-30]; default: ${DEFAULT-VALUE}, spec"
+                    + " section 12.1): the unreachable-peer case counts the IUT's timeouts against it.")
+    int maxConsecutiveTimeouts;
+
+    @Option(names = "--max-rto-ms", defaultValue = "" + SuiteOptions.DEFAULT_MAX_RTO_MILLIS, description = "The"
+            + " responder's maxRtoNanos in milliseconds ([SPEC-CONF-30]; default: ${DEFAULT-VALUE}, spec section 12.1).")
+    long maxRtoMillis;
+
     @Option(names = "--seed", description = "Seed of the suite's connection ids and shuffles (default: drawn at random"
             + " and printed; a server ignores a CONNECT that reuses the id of one of its connections that ended"
             + " after the cookie was issued, [SPEC-CONN-16], so two runs should not share a seed).")
@@ -120,7 +129,8 @@ public final class ConformanceCommand implements Callable<Integer> {
             address = HostPort.parse(target, ResponderContract.DEFAULT_PORT);
             long s = seed != null ? seed : new SecureRandom().nextLong();
             options = new SuiteOptions(address, waitMillis, quietMillis, capacity, requireEcn, cases, s, minRtoMillis,
-                    maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
+                    maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis, maxConsecutiveTimeouts,
+                    Math.max(minRtoMillis, maxRtoMillis));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -97,6 +97,7 @@ public final class ConformanceResponder implements AutoCloseable {
         private long idleTimeoutNanos = DEFAULT_IDLE_TIMEOUT_NANOS;
         private long fairSharePeriodNanos;
         private long maxAckDelayNanos;
+        private int maxConsecutiveTimeouts;
         private Datapath datapath = Datapath.AUTO;
 
         private Builder(InetSocketAddress bind) {
@@ -148,6 +149,16 @@ public final class ConformanceResponder implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A connection whose path timed out this many times in a row, nothing answered, ends (0: the
+         * engine's 12), [SPEC-LOSS-6]: a few let the suite see that end well within the idle timeout
+         * ([SPEC-CONF-30]).
+         */
+        public Builder maxConsecutiveTimeouts(int value) {
+            this.maxConsecutiveTimeouts = value;
+            return this;
+        }
+
         /** The socket layer. */
         public Builder datapath(Datapath value) {
             this.datapath = value;
@@ -164,8 +175,10 @@ public final class ConformanceResponder implements AutoCloseable {
             EngineConfig defaults = EngineConfig.defaults();
             long period = fairSharePeriodNanos == 0 ? defaults.fairSharePeriodNanos() : fairSharePeriodNanos;
             long ackDelay = maxAckDelayNanos == 0 ? defaults.maxAckDelayNanos() : maxAckDelayNanos;
+            int timeouts = maxConsecutiveTimeouts == 0 ? defaults.maxConsecutiveTimeouts() : maxConsecutiveTimeouts;
             return new ConformanceResponder(bind, capacityBytesPerSecond, minRtoNanos, keepAliveNanos, idleTimeoutNanos,
-                    datapath, null, b -> b.fairSharePeriodNanos(period).maxAckDelayNanos(ackDelay));
+                    datapath, null, b -> b.fairSharePeriodNanos(period).maxAckDelayNanos(ackDelay)
+                            .maxConsecutiveTimeouts(timeouts));
         }
     }
 

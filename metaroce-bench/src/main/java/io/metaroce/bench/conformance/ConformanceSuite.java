@@ -29,12 +29,14 @@ public final class ConformanceSuite {
         List<ConformanceCase> all = new ArrayList<>();
         all.addAll(HandshakeCases.all());
         all.addAll(ReceiverCases.all());
+        all.addAll(LossyPathCases.all());
         all.addAll(InvalidDatagramCases.all());
         all.addAll(SenderCases.all());
         all.addAll(ControlCases.all());
         all.addAll(MemoryCases.all());
         all.addAll(RnrCases.all());
         all.addAll(TimerCases.all());
+        all.addAll(UnreachableCases.all());
         all.addAll(PathCases.all());
         all.addAll(ClientCases.all());
         all.addAll(HintCases.all());

@@ -93,7 +93,115 @@ final class CongestionCases {
                                 + " round trip's DATA beyond the burst allowance leaves no faster than twice the window"
                                 + " per smoothed RTT, by the IUT's own send times",
                         "SPEC-CC-13, SPEC-CC-19, SPEC-SACK-7, SPEC-WIRE-8, SPEC-CONF-21", "R-CC-1, R-CC-3",
-                        CongestionCases::paced));
+                        CongestionCases::paced),
+                ConformanceCase.of("cc.spurious-undo",
+                        "a loss the suite reported (a hole in one round trip's ACK) and then took back (the next ACK"
+                                + " acknowledges the original) is spurious: the window its cut halved is restored",
+                        "SPEC-CC-27, SPEC-LOSS-9, SPEC-LOSS-1, SPEC-CC-9, SPEC-CONF-16, SPEC-CONF-32", "R-CC-1, R-SACK-2",
+                        CongestionCases::spurious));
+    }
+
+    /** Round trips {@code cc.spurious-undo} clocks: the hole's, the proof's, and the one that shows the undo. */
+    private static final int SPURIOUS_ROUNDS = 3;
+
+    private static void spurious(CaseContext c) {
+        attempts(c, CongestionCases::spuriousOnce, "[SPEC-CONF-32]");
+    }
+
+    /**
+     * Runs {@code once} on fresh connections until an attempt is not {@link Blurred} by a slow host;
+     * after {@link #ATTEMPTS} blurred ones, SKIPs citing {@code rule} and the reasons.
+     */
+    private static void attempts(CaseContext c, java.util.function.Consumer<CaseContext> once, String rule) {
+        Set<String> reasons = new LinkedHashSet<>();
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            try {
+                once.accept(c);
+                return;
+            } catch (Blurred b) {
+                reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
+            }
+        }
+        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": "
+                + CaseSkipped.HOST_TOO_SLOW + " to clock round trips of "
+                + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options())) + " ms; run the responder with a longer minimum"
+                + " RTO, on a quieter host [SPEC-CONF-5], " + rule);
+    }
+
+    /**
+     * Round trips clocked as in [SPEC-CONF-16] with no mark: round trip 0's ACK leaves out its first
+     * new packet (a hole, [SPEC-LOSS-1]: the IUT resends it and cuts its window, [SPEC-CC-9]); round
+     * trip 1's ACK acknowledges everything, that packet's original too, which proves the loss
+     * spurious ([SPEC-LOSS-9]: PSNs are never reused). The controller restores the window it had
+     * before the cut ([SPEC-CC-27]), at least round trip 0's: round trip 2 must carry round trip 0's
+     * bytes less a datagram. If round trip 1 shows no cut (it carries within two increases and two
+     * datagrams of round trip 0) the undo cannot be seen and the case SKIPs ({@code cc.loss-cut}
+     * judges the cut). A failure after a round cut short by a stall blurs the attempt.
+     */
+    private static void spuriousOnce(CaseContext c) {
+        WireSession s = c.connect(1);
+        s.autoAck(false);
+        s.reportEcn(true, false); // ECN-capable, never marked: no delay marks, no ECN cut to forget the loss cut
+        long quiet = quietNanos(c.options());
+        long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
+        queueEchoes(s, MESSAGES, 180, 0, quiet);
+        List<Round> rounds = new ArrayList<>();
+        List<Long> ackTimes = new ArrayList<>();
+        Set<Long> holed = new HashSet<>();
+        int from = 0;
+        Received hole = null;
+        for (int r = 0; r < SPURIOUS_ROUNDS; r++) {
+            int start = from;
+            boolean any = s.await(() -> s.data().size() > start, s.waitNanos());
+            if (r == 0 && any) {
+                s.ackThrough(0, s.data().getFirst().packet().pathSequence); // at once, [SPEC-CC-26]
+            }
+            checkCopies(s, holed);
+            Checks.check(any, "no DATA came within %d ms of the suite's ACK of round trip %d, with %d of %d echoes"
+                    + " complete [SPEC-CC-5], [SPEC-CONF-2]", s.waitNanos() / 1_000_000, r, s.echoes().size(),
+                    MESSAGES + 1);
+            awaitQuiet(s, quiet);
+            int end = s.data().size();
+            rounds.add(Round.of(s.data().subList(start, end)));
+            from = end;
+            if (r == SPURIOUS_ROUNDS - 1) {
+                break;
+            }
+            ackTimes.add(System.nanoTime()); // no later than the ACK leaves
+            if (r == 0) {
+                hole = firstNew(s.data().subList(start, end), holed, s.data().getFirst().packet().pathSequence);
+                Checks.check(hole != null, "round trip 0 carried no first transmission to leave out [SPEC-CONF-32]");
+                holed.add(hole.packet().connectionSequence);
+                s.ackExcept(0, Set.of(hole.packet().pathSequence));
+            } else {
+                s.ack(0); // the hole's original acknowledged at last: the loss was spurious
+            }
+        }
+        long datagram = largestPacket(rounds);
+        long r0 = rounds.get(0).bytes();
+        long r1 = rounds.get(1).bytes();
+        if (r1 > r0 - 2 * increase - 2 * datagram) {
+            String spill = spill(s, rounds, ackTimes);
+            if (spill != null) {
+                throw new Blurred(spill + " (and then no loss cut showed)");
+            }
+            throw new CaseSkipped(String.format(Locale.ROOT, "round trip 1 carried %d bytes after round trip 0's %d and a"
+                    + " hole in its ACK: no loss cut shows (cc.loss-cut judges it), so its undo cannot be seen"
+                    + " [SPEC-CONF-32]", r1, r0));
+        }
+        Received lost = hole;
+        judged(s, rounds, ackTimes, () -> Checks.check(rounds.get(2).bytes() >= r0 - datagram, "round trip 2 carried %d"
+                + " bytes of DATA, less than round trip 0's %d (less a datagram of %d): round trip 0's ACK left out %s, the"
+                + " IUT resent it and cut its window (round trip 1: %d bytes), and round trip 1's ACK acknowledged that"
+                + " original (PSN %d), which proves the loss spurious [SPEC-LOSS-9]; the window before the cut is"
+                + " restored [SPEC-CC-27]; rounds: %s", rounds.get(2).bytes(), r0, datagram, lost, r1,
+                lost.packet().pathSequence, bytes(rounds)));
+        s.autoAck(true);
+        s.ack(0);
+        Scenarios.awaitEchoes(s, MESSAGES + 1, "the echoes after the round trips");
+        checkCopies(s, holed);
+        checkQueuedEchoes(s, 0, MESSAGES, 180, "an echo clocked by the suite's round trips");
+        Scenarios.checkAllAcks(s);
     }
 
     /**
@@ -117,19 +225,7 @@ final class CongestionCases {
     private static final long LEAST_JUDGED_SPAN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private static void paced(CaseContext c) {
-        Set<String> reasons = new LinkedHashSet<>();
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            try {
-                pacedOnce(c);
-                return;
-            } catch (Blurred b) {
-                reasons.add(b.getMessage());
-            }
-        }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": "
-                + CaseSkipped.HOST_TOO_SLOW + " to clock round trips of "
-                + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options())) + " ms; run the responder with a longer minimum"
-                + " RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-21]");
+        attempts(c, CongestionCases::pacedOnce, "[SPEC-CONF-21]");
     }
 
     /**
@@ -153,15 +249,7 @@ final class CongestionCases {
         s.autoAck(false);
         s.reportEcn(true, false);
         long quiet = quietNanos(c.options());
-        List<List<Segment>> messages = new ArrayList<>();
-        messages.add(s.send(ECHO, Scenarios.bytes(FIRST_BYTES, 311)));
-        for (int i = 1; i <= PACED_MESSAGES; i++) {
-            messages.add(s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 311 + i)));
-            Scenarios.sendAll(s, messages.getLast(), 0);
-            s.quiet(1);
-        }
-        s.await(() -> false, quiet);
-        Scenarios.sendAll(s, messages.getFirst(), 0);
+        queueEchoes(s, PACED_MESSAGES, 311, 0, quiet);
         List<Round> rounds = new ArrayList<>();
         List<Long> spans = new ArrayList<>();
         List<Long> ackTimes = new ArrayList<>();
@@ -262,18 +350,7 @@ final class CongestionCases {
     }
 
     private static void run(CaseContext c, Signal signal) {
-        Set<String> reasons = new LinkedHashSet<>();
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            try {
-                once(c, signal);
-                return;
-            } catch (Blurred b) {
-                reasons.add(b.getMessage()); // a fresh connection: the host was too slow this time
-            }
-        }
-        throw new CaseSkipped("in " + ATTEMPTS + " attempts " + String.join("; or ", reasons) + ": " + CaseSkipped.HOST_TOO_SLOW
-                + " to clock round trips of " + TimeUnit.NANOSECONDS.toMillis(quietNanos(c.options()))
-                + " ms; run the responder with a longer minimum RTO, on a quieter host [SPEC-CONF-5], [SPEC-CONF-16]");
+        attempts(c, context -> once(context, signal), "[SPEC-CONF-16]");
     }
 
     /**
@@ -292,18 +369,7 @@ final class CongestionCases {
         s.reportEcn(signal != Signal.DELAY, false);
         long quiet = quietNanos(c.options());
         long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
-        // A one-packet SEND as MSN 0, sent last: no receive completes before it arrives ([SPEC-MSG-10]), so every
-        // echo is posted at once, once the IUT has taken in the rest, and the first round's clock starts with one
-        // packet of the suite's, not while the IUT still reads 64 KiB messages.
-        List<List<Segment>> messages = new ArrayList<>();
-        messages.add(s.send(ECHO, Scenarios.bytes(FIRST_BYTES, 149)));
-        for (int i = 1; i <= MESSAGES; i++) {
-            messages.add(s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 149 + i)));
-            Scenarios.sendAll(s, messages.getLast(), 0);
-            s.quiet(1); // the IUT's socket buffer drains between messages
-        }
-        s.await(() -> false, quiet); // its ACKs of them handled: the IUT has them all
-        Scenarios.sendAll(s, messages.getFirst(), 0);
+        queueEchoes(s, MESSAGES, 149, 0, quiet);
         List<Round> rounds = new ArrayList<>();
         List<Long> ackTimes = new ArrayList<>();
         Set<Long> holed = new HashSet<>();
@@ -354,12 +420,33 @@ final class CongestionCases {
         if (signal != Signal.DELAY) {
             judged(s, rounds, ackTimes, () -> growth(rounds, increase));
         }
-        Scenarios.checkEcho(s, 0, Scenarios.bytes(FIRST_BYTES, 149), "an echo clocked by the suite's round trips");
-        for (int i = 1; i <= MESSAGES; i++) {
-            Scenarios.checkEcho(s, i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, 149 + i),
-                    "an echo clocked by the suite's round trips");
-        }
+        checkQueuedEchoes(s, 0, MESSAGES, 149, "an echo clocked by the suite's round trips");
         Scenarios.checkAllAcks(s);
+    }
+
+    /**
+     * Queues {@code count} echoes of a whole receive each (bytes from seed {@code seed} + 1 on), then,
+     * after {@code quiet} for the IUT to take them in, sends a one-packet SEND (MSN 0 of the stream's
+     * new messages, bytes from {@code seed}), all on {@code path}: no receive completes before it
+     * arrives ([SPEC-MSG-10]), so every echo is posted at once and the first round's clock starts
+     * with one packet of the suite's, not while the IUT still reads 64 KiB messages.
+     */
+    static void queueEchoes(WireSession s, int count, long seed, int path, long quiet) {
+        List<Segment> opening = s.send(ECHO, Scenarios.bytes(FIRST_BYTES, seed));
+        for (int i = 1; i <= count; i++) {
+            Scenarios.sendAll(s, s.send(ECHO, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, seed + i)), path);
+            s.quiet(1); // the IUT's socket buffer drains between messages
+        }
+        s.await(() -> false, quiet); // its ACKs of them handled: the IUT has them all
+        Scenarios.sendAll(s, opening, path);
+    }
+
+    /** The echoes of {@link #queueEchoes}, from echo {@code first} on, carry the bytes sent. */
+    static void checkQueuedEchoes(WireSession s, int first, int count, long seed, String what) {
+        Scenarios.checkEcho(s, first, Scenarios.bytes(FIRST_BYTES, seed), what);
+        for (int i = 1; i <= count; i++) {
+            Scenarios.checkEcho(s, first + i, Scenarios.bytes(ResponderContract.RECEIVE_BYTES, seed + i), what);
+        }
     }
 
     /**
@@ -409,7 +496,7 @@ final class CongestionCases {
     }
 
     /** Handles what arrives until the IUT has sent no DATA for {@code quietNanos}. */
-    private static void awaitQuiet(WireSession s, long quietNanos) {
+    static void awaitQuiet(WireSession s, long quietNanos) {
         while (true) {
             int n = s.data().size();
             if (!s.await(() -> s.data().size() > n, quietNanos)) {

@@ -51,7 +51,48 @@ final class HandshakeCases {
                                 + " 255, pathCount 0, cookieLength 23, sequenceWindow 63) get no answer; one whose u32"
                                 + " fields are 2^31 and 2^32 − 1 is valid: CHALLENGE, then ACCEPT",
                         "SPEC-WIRE-22, SPEC-WIRE-21, SPEC-WIRE-27, SPEC-CONN-9, SPEC-CONN-14", "R-CONN-4, R-JAVA-4",
-                        HandshakeCases::badConnect));
+                        HandshakeCases::badConnect),
+                ConformanceCase.of("handshake.connection-ids",
+                        "the IUT's ids of four connections open at once, each in its ACCEPT, are non-zero and distinct,"
+                                + " and every packet it sends on a connection carries the suite's id of it",
+                        "SPEC-CONN-2, SPEC-WIRE-24, SPEC-WIRE-6, SPEC-CONF-2", "R-CONN-4",
+                        HandshakeCases::connectionIds));
+    }
+
+    /** Connections {@code handshake.connection-ids} holds open at once. */
+    private static final int ID_CONNECTIONS = 4;
+
+    /**
+     * Four connections, each from sockets of its own, open at once; each carries a SEND both ways.
+     * The id each ACCEPT announces ({@code sourceConnectionId}) is the IUT's end of that connection:
+     * never 0, and not in use by another connection of the same endpoint ([SPEC-CONN-2]). Every
+     * packet the IUT sends on a connection names the suite's id of it ({@link WireSession} checks
+     * every packet; a packet naming another id FAILs the case).
+     */
+    private static void connectionIds(CaseContext c) {
+        List<WireSession> sessions = new java.util.ArrayList<>();
+        java.util.Map<Long, Integer> owner = new java.util.HashMap<>();
+        for (int i = 0; i < ID_CONNECTIONS; i++) {
+            WireSession s = c.connect(1);
+            sessions.add(s);
+            long id = s.peerId();
+            Checks.check(id != 0, "the ACCEPT of connection %d announces sourceConnectionId 0 [SPEC-CONN-2]", i);
+            Integer before = owner.putIfAbsent(id, i);
+            Checks.check(before == null, "the ACCEPTs of connections %d and %d, both open, announce the same id %016x:"
+                    + " an endpoint's id of a connection is not in use by another of its connections [SPEC-CONN-2]",
+                    before == null ? 0 : before, i, id);
+        }
+        for (int i = 0; i < ID_CONNECTIONS; i++) {
+            WireSession s = sessions.get(i);
+            byte[] m = Scenarios.bytes(2 * s.payloadSize() - 7, 190 + i);
+            Sent last = Scenarios.sendAll(s, s.send(ResponderContract.ECHO_STREAM, m), 0).getLast();
+            Scenarios.awaitAckOf(s, 0, last.pathSequence());
+            Scenarios.awaitEchoes(s, 1, "a SEND on one of four connections open at once");
+            Scenarios.checkEcho(s, 0, m, "a SEND on one of four connections open at once");
+        }
+        for (WireSession s : sessions) {
+            Scenarios.checkAllAcks(s);
+        }
     }
 
     /** One way to break a CONNECT's layout ([SPEC-WIRE-21]): a field set to a value the table refuses. */

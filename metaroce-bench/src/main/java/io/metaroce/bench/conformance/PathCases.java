@@ -67,7 +67,134 @@ final class PathCases {
                         "a path whose DATA (path 1) or PATH_PROBE (path 0) comes from a new source port is rebound there:"
                                 + " its ACKs, PROBE_ACKs and DATA go to the new port, nothing more to the old one",
                         "SPEC-PATH-2, SPEC-PATH-13, SPEC-CONN-3, SPEC-SACK-3, SPEC-STATE-9, SPEC-CONF-20",
-                        "R-PATH-1, R-PATH-2", PathCases::rebind));
+                        "R-PATH-1, R-PATH-2", PathCases::rebind),
+                ConformanceCase.of("cc.restart-after-failure",
+                        "a path back from failure (its probe answered) restarts its window at the floor: its first"
+                                + " round trips, clocked by the suite, carry no more than the floor and additive increase",
+                        "SPEC-CC-14, SPEC-CC-31, SPEC-PATH-12, SPEC-CONF-16, SPEC-CONF-31", "R-CC-1, R-PATH-4",
+                        PathCases::restartAfterFailure));
+    }
+
+    /**
+     * Round trips {@code cc.restart-after-failure} clocks on the restored path: from a floor of 8 KiB
+     * and an increase of 4 KiB (the reference's), slow start exceeds two increases a round trip in
+     * the fourth.
+     */
+    private static final int RESTART_ROUNDS = 4;
+    /**
+     * Echoes of a whole receive each queued once the path is restored: about 530 KB of datagrams,
+     * more than both paths' windows take in the rounds, so no round of the restored path lacks data.
+     */
+    private static final int RESTART_MESSAGES = 8;
+
+    /**
+     * As {@code path.failover} until the black-holed path has sent three probes (FAILED by then,
+     * [SPEC-CONF-15]; its window, 64 KiB or more when it failed, cut once by the losses, since no
+     * ACK came on it), then heals it: its next probe is answered ([SPEC-PATH-12]) and the controller
+     * restarts the path's window at {@code aimdMinWindowBytes} ([SPEC-CC-14]). Then the round trips
+     * are clocked on both paths as in [SPEC-CONF-16] (nothing acknowledged until the IUT has been
+     * silent for a quiet spell) with eight 64 KiB echoes queued: round trip {@code r} on the restored
+     * path may carry at most the floor ({@link ResponderContract#CC_MIN_WINDOW_BYTES}) plus
+     * {@code 2·(r + 1)} additive increases and a datagram ([SPEC-CC-6], not slow start,
+     * [SPEC-CC-31]). A copy from the IUT's timer (a slow host) in the first round SKIPs; in a later
+     * one it ends the rounds, those before it judged.
+     */
+    private static void restartAfterFailure(CaseContext c) {
+        WireSession s = c.connect(2);
+        s.reportEcn(true, false); // ECN-capable: the quiet spells are not read as delay marks ([SPEC-CC-15])
+        Roles roles = warmUp(c, s);
+        int holed = roles.holed();
+        int kept = roles.kept();
+        blackHole(c, s, roles, PROBES_BEFORE_HEALING);
+        if (probes(s.blackHoled()).size() < PROBES_BEFORE_HEALING) {
+            throw new CaseSkipped("path " + holed + " sent " + probes(s.blackHoled()).size() + " PATH_PROBE(s) once"
+                    + " black-holed, too few to be sure it failed (path.failover judges the probes) [SPEC-CONF-31]");
+        }
+        s.blackHole(holed, false);
+        int answers = s.probeAnswerTimes().size();
+        boolean healed = s.await(() -> s.probeAnswerTimes().size() > answers, probeWaitNanos(c, s));
+        if (!healed) {
+            throw new CaseSkipped("no PATH_PROBE came on path " + holed + " once healed, so it was not restored"
+                    + " (path.failover judges the probes) [SPEC-CONF-31]");
+        }
+        s.autoAck(false);
+        long quiet = CongestionCases.quietNanos(c.options());
+        long increase = Integer.toUnsignedLong(s.accept().packet().maxDatagramBytes);
+        int echoes = s.echoes().size();
+        int from = s.data().size();
+        CongestionCases.queueEchoes(s, RESTART_MESSAGES, 170, kept, quiet);
+        List<CongestionCases.Round> restored = new ArrayList<>();
+        List<CongestionCases.Round> other = new ArrayList<>();
+        for (int r = 0; r < RESTART_ROUNDS; r++) {
+            int start = from;
+            boolean any = s.await(() -> s.data().size() > start, s.waitNanos());
+            Checks.check(any, "no DATA came within %d ms of the suite's ACK of round trip %d after path %d was restored,"
+                    + " with %d of %d echoes complete [SPEC-CC-5], [SPEC-CONF-2]", s.waitNanos() / 1_000_000, r, holed,
+                    s.echoes().size() - echoes, RESTART_MESSAGES + 1);
+            CongestionCases.awaitQuiet(s, quiet);
+            int end = s.data().size();
+            List<Received> round = s.data().subList(start, end);
+            Received copy = firstCopy(round);
+            if (copy != null && r == 0) {
+                throw new CaseSkipped(CaseSkipped.HOST_TOO_SLOW + ": the IUT's timer resent " + copy + " in the first"
+                        + " round trip after path " + holed + " was restored, before the suite's ACK reached it; run the"
+                        + " responder with a longer minimum RTO [SPEC-CONF-5], [SPEC-CONF-31]");
+            }
+            if (copy != null) {
+                break; // the timer blurred this round and those after it: the rounds before stand
+            }
+            restored.add(CongestionCases.Round.of(onPath(round, holed)));
+            other.add(CongestionCases.Round.of(onPath(round, kept)));
+            long datagram = Math.max(restored.getLast().largestPacket(), other.getLast().largestPacket());
+            long bound = ResponderContract.CC_MIN_WINDOW_BYTES + 2 * (r + 1) * increase + datagram;
+            Checks.check(restored.getLast().bytes() <= bound, "round trip %d on path %d after it was restored (its probe"
+                    + " answered) carried %d bytes of DATA, more than the %d its window may hold: a path back from failure"
+                    + " restarts at the floor (at most %d bytes, [SPEC-CONF-16]) and grows by additive increase (%d bytes,"
+                    + " at most two a round trip), not slow start [SPEC-CC-14], [SPEC-CC-31]; rounds on it: %s, on path"
+                    + " %d: %s", r, holed, restored.getLast().bytes(), bound, ResponderContract.CC_MIN_WINDOW_BYTES,
+                    increase, describeRounds(restored), kept, describeRounds(other));
+            from = end;
+            s.ack(0);
+            s.ack(1);
+        }
+        if (restored.stream().mapToLong(CongestionCases.Round::bytes).sum() == 0) {
+            throw new CaseSkipped("the IUT sent no DATA on the restored path " + holed + " in " + RESTART_ROUNDS
+                    + " round trips (path.failover judges its use again) [SPEC-CONF-31]");
+        }
+        s.autoAck(true);
+        s.ack(0);
+        s.ack(1);
+        Scenarios.awaitEchoes(s, echoes + RESTART_MESSAGES + 1, "the echoes clocked after a path was restored");
+        CongestionCases.checkQueuedEchoes(s, echoes, RESTART_MESSAGES, 170, "an echo clocked after a path was restored");
+        Scenarios.checkAllAcks(s);
+    }
+
+    /** The first retransmission among {@code packets}, or null. */
+    private static Received firstCopy(List<Received> packets) {
+        for (Received r : packets) {
+            if ((r.packet().flags & io.metaroce.core.wire.WireConstants.FLAG_RETRANSMISSION) != 0) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static List<Received> onPath(List<Received> packets, int path) {
+        List<Received> out = new ArrayList<>();
+        for (Received r : packets) {
+            if (r.path() == path) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static String describeRounds(List<CongestionCases.Round> rounds) {
+        List<String> out = new ArrayList<>();
+        for (CongestionCases.Round r : rounds) {
+            out.add(Long.toString(r.bytes()));
+        }
+        return String.join(", ", out);
     }
 
     /** Packets of each SEND of {@code path.rebind}, spread over its two paths in turn. */

@@ -28,12 +28,19 @@ import java.util.Objects;
  * @param fairSharePeriodMillis the responder's {@code fairSharePeriodNanos} in milliseconds
  *     ([SPEC-CONF-25]): 0 when not given (the fair-share case then SKIPs), otherwise at least
  *     {@link #MIN_FAIR_SHARE_PERIOD_MILLIS}
+ * @param maxConsecutiveTimeouts the responder's {@code maxConsecutiveTimeouts} ([SPEC-CONF-30]; the
+ *     §12.1 default 12 unless its operator says otherwise): the unreachable-peer case counts its
+ *     timeouts against it
+ * @param maxRtoMillis the responder's {@code maxRtoNanos} in milliseconds ([SPEC-CONF-30]; the §12.1
+ *     default 1,000): with the minimum RTO and {@code maxConsecutiveTimeouts} it bounds how long the
+ *     back-off to an unreachable peer lasts
  *
  * <p>Immutable; thread-safe.
  */
 public record SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
         boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros,
-        long keepAliveMillis, long idleTimeoutMillis, long fairSharePeriodMillis) {
+        long keepAliveMillis, long idleTimeoutMillis, long fairSharePeriodMillis, int maxConsecutiveTimeouts,
+        long maxRtoMillis) {
     /**
      * The shortest fair-share period the suite can judge by ([SPEC-CONF-25]): a sender is active for
      * two periods, and the suite keeps its slow sender's packets within a quarter period apart.
@@ -43,6 +50,10 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     public static final long DEFAULT_MIN_RTO_MILLIS = 20;
     /** The default {@code maxAckDelayNanos} of docs/spec.md §12.1, in microseconds. */
     public static final long DEFAULT_MAX_ACK_DELAY_MICROS = 20;
+    /** The default {@code maxConsecutiveTimeouts} of docs/spec.md §12.1. */
+    public static final int DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 12;
+    /** The default {@code maxRtoNanos} of docs/spec.md §12.1, in milliseconds. */
+    public static final long DEFAULT_MAX_RTO_MILLIS = 1_000;
 
     /** Validates. */
     public SuiteOptions {
@@ -65,7 +76,20 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
             throw new IllegalArgumentException("fairSharePeriodMillis is " + fairSharePeriodMillis + " but must be 0 (not"
                     + " given) or at least " + MIN_FAIR_SHARE_PERIOD_MILLIS + ": run the responder with a longer period");
         }
+        if (maxConsecutiveTimeouts < 1 || maxRtoMillis < minRtoMillis) {
+            throw new IllegalArgumentException("maxConsecutiveTimeouts (" + maxConsecutiveTimeouts + ") must be at least 1"
+                    + " and maxRtoMillis (" + maxRtoMillis + ") at least minRtoMillis (" + minRtoMillis + ")");
+        }
         cases = List.copyOf(cases);
+    }
+
+    /** Options with the §12.1 {@code maxConsecutiveTimeouts} and {@code maxRtoNanos} ([SPEC-CONF-30]). */
+    public SuiteOptions(InetSocketAddress target, long waitMillis, long quietMillis, long capacityBytesPerSecond,
+            boolean requireEcn, List<String> cases, long seed, long minRtoMillis, long maxAckDelayMicros,
+            long keepAliveMillis, long idleTimeoutMillis, long fairSharePeriodMillis) {
+        this(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, minRtoMillis,
+                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis,
+                DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, Math.max(minRtoMillis, DEFAULT_MAX_RTO_MILLIS));
     }
 
     /** Options without the responder's fair-share period (the fair-share case SKIPs). */
@@ -93,25 +117,39 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     /** The same options with the responder's minimum RTO {@code millis}. */
     public SuiteOptions withMinRtoMillis(long millis) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed, millis,
-                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
+                maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis, maxConsecutiveTimeouts,
+                Math.max(millis, maxRtoMillis));
     }
 
     /** The same options with the responder's keep-alive {@code keepAlive} and idle timeout {@code idle}, ms. */
     public SuiteOptions withIdleTimers(long keepAlive, long idle) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed,
-                minRtoMillis, maxAckDelayMicros, keepAlive, idle, fairSharePeriodMillis);
+                minRtoMillis, maxAckDelayMicros, keepAlive, idle, fairSharePeriodMillis, maxConsecutiveTimeouts,
+                maxRtoMillis);
     }
 
     /** The same options with the responder's fair-share period {@code millis} ([SPEC-CONF-25]). */
     public SuiteOptions withFairSharePeriodMillis(long millis) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed,
-                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, millis);
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, millis, maxConsecutiveTimeouts,
+                maxRtoMillis);
     }
 
     /** The same options with the responder's receive capacity {@code bytesPerSecond} ([SPEC-CONF-4]). */
     public SuiteOptions withCapacity(long bytesPerSecond) {
         return new SuiteOptions(target, waitMillis, quietMillis, bytesPerSecond, requireEcn, cases, seed,
-                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis,
+                maxConsecutiveTimeouts, maxRtoMillis);
+    }
+
+    /**
+     * The same options with the responder's {@code maxConsecutiveTimeouts} {@code timeouts} and idle
+     * timeout {@code idleMillis} ([SPEC-CONF-30]).
+     */
+    public SuiteOptions withUnreachablePeer(int timeouts, long idleMillis) {
+        return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, cases, seed,
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleMillis, fairSharePeriodMillis, timeouts,
+                maxRtoMillis);
     }
 
     /** Defaults for {@code target}: waits of 2 s, quiet spells of 200 ms, the contract's capacity, every case. */
@@ -122,7 +160,8 @@ public record SuiteOptions(InetSocketAddress target, long waitMillis, long quiet
     /** The same options running only the cases {@code ids} (ids or prefixes). */
     public SuiteOptions withCases(List<String> ids) {
         return new SuiteOptions(target, waitMillis, quietMillis, capacityBytesPerSecond, requireEcn, ids, seed,
-                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis);
+                minRtoMillis, maxAckDelayMicros, keepAliveMillis, idleTimeoutMillis, fairSharePeriodMillis,
+                maxConsecutiveTimeouts, maxRtoMillis);
     }
 
     /** Whether the case {@code id} is selected. */

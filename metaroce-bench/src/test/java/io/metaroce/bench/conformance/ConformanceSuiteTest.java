@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,6 +80,10 @@ class ConformanceSuiteTest {
                 // The suite is told the engine's 20 µs maxAckDelayNanos, too short to tell at once by ([SPEC-CONF-28]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
                 assertThat(r.detail()).as(r.line()).contains("--max-ack-delay-us");
+            } else if (r.id().equals("timer.peer-unreachable") || r.id().equals("timer.progress-resets")) {
+                // 12 timeouts backing off from 250 ms take 10.75 s, beyond the 1.2 s idle timeout ([SPEC-CONF-30]).
+                assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
+                assertThat(r.detail()).as(r.line()).contains("--max-consecutive-timeouts");
             } else if (r.id().equals("cc.fair-share") || r.id().equals("cc.announced-share") || r.id().equals("cc.held-back")) {
                 // The suite is not told the engine's 100 µs fair-share period (too short to judge by, [SPEC-CONF-25]).
                 assertThat(r.verdict()).as(r.line()).isEqualTo(Verdict.SKIP);
@@ -519,6 +524,62 @@ class ConformanceSuiteTest {
                 false, cases, SEEDS.getAndIncrement(), MIN_RTO_MILLIS, LONG_ACK_DELAY_MICROS));
     }
 
+    /** The maxConsecutiveTimeouts of the unreachable-peer tests' responders, and what the suite is told ([SPEC-CONF-30]). */
+    private static final int FEW_TIMEOUTS = 4;
+    /** Their idle timeout: above three times the 300 ms that 4 timeouts from 20 ms take, and 500 ms. */
+    private static final long UNREACHABLE_IDLE_MILLIS = 2_000;
+
+    @Test
+    void theUnreachablePeerCasePassesAgainstAResponderWithFewTimeouts() {
+        try (ConformanceResponder few = unreachableResponder().maxConsecutiveTimeouts(FEW_TIMEOUTS).start()) {
+            assertFailed(runUnreachable(few.localAddress(), List.of("timer.peer-unreachable", "timer.progress-resets",
+                    "sack.in-order")), Set.of(), "");
+        }
+    }
+
+    @Test
+    void aResponderThatNeverGivesUpOnASilentPeerFailsTheUnreachableCase() {
+        // A faulty responder option: the most timeouts the engine allows (62), while the operator claims 4.
+        try (ConformanceResponder stubborn = unreachableResponder().maxConsecutiveTimeouts(62).start()) {
+            Map<String, CaseResult> r = runUnreachable(stubborn.localAddress(), List.of("timer.peer-unreachable"));
+            assertFailed(r, Set.of("timer.peer-unreachable"), "[SPEC-LOSS-6]");
+            assertThat(r.get("timer.peer-unreachable").detail()).contains("copy " + FEW_TIMEOUTS);
+        }
+    }
+
+    @Test
+    void aConnectionThatStopsResendingButLivesOnFailsTheUnreachableCase() {
+        // The copies stop after the third, as a correct IUT's would at 4 timeouts, but the connection still answers.
+        try (ConformanceResponder stubborn = unreachableResponder().maxConsecutiveTimeouts(62).start();
+                FaultyRelay relay = new FaultyRelay(stubborn.localAddress(), FaultyRelay.Fault.COPIES_STOPPED)) {
+            Map<String, CaseResult> r = runUnreachable(relay.address(), List.of("timer.peer-unreachable"));
+            assertFailed(r, Set.of("timer.peer-unreachable"), "[SPEC-LOSS-6]");
+            assertThat(r.get("timer.peer-unreachable").detail()).contains("came for a SEND");
+        }
+    }
+
+    @Test
+    void countingTimeoutsAcrossProgressFailsTheProgressCase() {
+        assertThat(FaultyRelay.LIFETIME_TIMEOUTS).isEqualTo(FEW_TIMEOUTS);
+        try (ConformanceResponder few = unreachableResponder().maxConsecutiveTimeouts(FEW_TIMEOUTS).start();
+                FaultyRelay relay = new FaultyRelay(few.localAddress(), FaultyRelay.Fault.TIMEOUTS_NEVER_RESET)) {
+            Map<String, CaseResult> r = runUnreachable(relay.address(), List.of("timer.progress-resets",
+                    "timer.peer-unreachable"));
+            assertFailed(r, Set.of("timer.progress-resets"), "[SPEC-SACK-11]");
+        }
+    }
+
+    /** A responder at the contract's 20 ms minimum RTO and a 2 s idle timeout: few timeouts end well within it. */
+    private static ConformanceResponder.Builder unreachableResponder() {
+        return testResponder().minRtoNanos(TimeUnit.MILLISECONDS.toNanos(SuiteOptions.DEFAULT_MIN_RTO_MILLIS))
+                .idleTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(UNREACHABLE_IDLE_MILLIS));
+    }
+
+    private static Map<String, CaseResult> runUnreachable(InetSocketAddress target, List<String> cases) {
+        return runAll(options(target, cases).withMinRtoMillis(SuiteOptions.DEFAULT_MIN_RTO_MILLIS)
+                .withUnreachablePeer(FEW_TIMEOUTS, UNREACHABLE_IDLE_MILLIS));
+    }
+
     /** The fair-share period of the responders of the fair-share tests ([SPEC-CONF-25]). */
     private static final long FAIR_SHARE_PERIOD_MILLIS = 50;
 
@@ -685,6 +746,48 @@ class ConformanceSuiteTest {
     }
 
     @Test
+    void aReceiverThatNeverRepeatsAcksFailsTheLossyPathAckCase() {
+        // A faulty responder option: ackRepeatAboveLossPercent 100 (never repeated), while the operator claims the
+        // §12.1 value [SPEC-CONF-33].
+        Map<String, CaseResult> r = runWithConfig(b -> b.ackRepeatAboveLossPercent(100),
+                List.of("sack.repeated-on-lossy-path", "sack.in-order"));
+        assertFailed(r, Set.of("sack.repeated-on-lossy-path"), "[SPEC-SACK-14]");
+    }
+
+    /**
+     * Runs {@code cases} against a responder with the contract's defaults whose engine configuration
+     * {@code tweak} changes further (a faulty responder option), the suite told the contract's values.
+     */
+    private static Map<String, CaseResult> runWithConfig(UnaryOperator<EngineConfig.Builder> tweak, List<String> cases) {
+        try (ConformanceResponder faulty = ConformanceResponder.startWithConfig(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
+                tweak)) {
+            return runAll(options(faulty.localAddress(), cases));
+        }
+    }
+
+    @Test
+    void givingEveryConnectionTheSameIdFailsTheConnectionIdCase() {
+        Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.ACCEPT_IDS_SHARED,
+                List.of("handshake.connection-ids", "handshake.accept"));
+        assertFailed(r, Set.of("handshake.connection-ids"), "[SPEC-CONN-2]");
+    }
+
+    @Test
+    void keepingACutTheAckProvedSpuriousFailsTheUndoCase() {
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.SPURIOUS_UNDONE_NEVER,
+                List.of("cc.spurious-undo", "cc.loss-cut"));
+        assertFailed(r, Set.of("cc.spurious-undo"), "[SPEC-CC-27]");
+    }
+
+    @Test
+    void aPathBackFromFailureThatKeepsItsWindowFailsTheRestartCase() {
+        Map<String, CaseResult> r = runWithController(MisreadingAimdController.Fault.NOT_RESTARTED,
+                List.of("cc.restart-after-failure", "sack.multipath"));
+        assertFailed(r, Set.of("cc.restart-after-failure"), "[SPEC-CC-14]");
+    }
+
+    @Test
     void probingAPathTwiceAsOftenFailsTheProbeIntervalCase() {
         Map<String, CaseResult> r = runThrough(FaultyRelay.Fault.PROBES_DOUBLED,
                 List.of("path.probe-interval", "probe.answered", "sack.multipath"));
@@ -695,26 +798,18 @@ class ConformanceSuiteTest {
     void aProbeIntervalThatDoesNotDoubleFailsTheProbeIntervalCase() {
         // A faulty responder option: the probe interval's ceiling at its first value (1 ms), so it never doubles,
         // while the operator claims the §12.1 values [SPEC-CONF-17].
-        try (ConformanceResponder flat = ConformanceResponder.startWithConfig(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
-                b -> b.pathProbeMaxIntervalNanos(EngineConfig.defaults().pathProbeIntervalNanos()))) {
-            Map<String, CaseResult> r = runAll(options(flat.localAddress(),
-                    List.of("path.probe-interval", "probe.answered")));
-            assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
-        }
+        Map<String, CaseResult> r = runWithConfig(
+                b -> b.pathProbeMaxIntervalNanos(EngineConfig.defaults().pathProbeIntervalNanos()),
+                List.of("path.probe-interval", "probe.answered"));
+        assertFailed(r, Set.of("path.probe-interval"), "[SPEC-CONF-17]");
     }
 
     @Test
     void aSenderThatReadsNoDelayWithoutEcnFailsTheDelayCutCase() {
         // A faulty responder option: aimdDelayThresholdNanos 0 (the delay signal off), while the operator claims the
         // §12.1 values [SPEC-CONF-29]: without ECN its window is never cut, and slow start runs on.
-        try (ConformanceResponder delayBlind = ConformanceResponder.startWithConfig(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), TimeUnit.MILLISECONDS.toNanos(MIN_RTO_MILLIS),
-                b -> b.aimdDelayThresholdNanos(0))) {
-            Map<String, CaseResult> r = runAll(options(delayBlind.localAddress(),
-                    List.of("cc.delay-cut", "send.echo")));
-            assertFailed(r, Set.of("cc.delay-cut"), "[SPEC-CC-15]");
-        }
+        Map<String, CaseResult> r = runWithConfig(b -> b.aimdDelayThresholdNanos(0), List.of("cc.delay-cut", "send.echo"));
+        assertFailed(r, Set.of("cc.delay-cut"), "[SPEC-CC-15]");
     }
 
     @Test

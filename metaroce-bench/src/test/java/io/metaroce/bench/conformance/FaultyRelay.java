@@ -194,8 +194,34 @@ final class FaultyRelay implements AutoCloseable {
          * loses FLAG_ACK_NOW: a sender that asks for an ACK only at a message's end and on its copies
          * ([SPEC-SACK-5]), even on a path that loses much ([SPEC-SACK-12]).
          */
-        ACK_NOW_ONLY_AT_END
+        ACK_NOW_ONLY_AT_END,
+        /**
+         * Retransmissions towards the suite beyond the {@link #COPIES_PASSED}-th of a CSN are dropped: in front of a
+         * responder that never ends a connection for its timeouts (the most the engine allows), a connection that
+         * stops resending to a silent peer after a few copies and yet does not end ([SPEC-LOSS-6]).
+         */
+        COPIES_STOPPED,
+        /**
+         * As a connection whose count of consecutive timeouts is never reset by progress: once the responder has
+         * resent DATA to an address {@link #LIFETIME_TIMEOUTS} times in all (its timeouts of the connection's life,
+         * each followed by a copy), that copy and everything after it, both ways, is dropped: the connection ended at
+         * that timeout, as one of a responder at {@link #LIFETIME_TIMEOUTS} {@code maxConsecutiveTimeouts} that
+         * counts timeouts across acknowledgements would ([SPEC-SACK-11]).
+         */
+        TIMEOUTS_NEVER_RESET,
+        /**
+         * Every ACCEPT towards the suite announces the id of the first ACCEPT the relay passed, and the suite's
+         * packets naming that id are given their own connection's back: an endpoint that gives every connection
+         * the same id ([SPEC-CONN-2]).
+         */
+        ACCEPT_IDS_SHARED
     }
+
+    /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the test responder's {@code maxConsecutiveTimeouts}. */
+    static final int LIFETIME_TIMEOUTS = 4;
+
+    /** For {@link Fault#COPIES_STOPPED}: the copies of one CSN passed to the suite. */
+    static final int COPIES_PASSED = 3;
 
     /** For {@link Fault#HELD_BACK_IGNORED}: the fair-share period of the test's responder. */
     static final long HELD_BACK_PERIOD_NANOS = 50_000_000L;
@@ -280,6 +306,16 @@ final class FaultyRelay implements AutoCloseable {
     private final Map<Long, Long> lastDataTo = new HashMap<>();
     /** For {@link Fault#HELD_BACK_IGNORED}: {arrival, bytes} of each DATA towards the responder, by its connection id. */
     private final Map<Long, java.util.ArrayDeque<long[]>> arrivals = new HashMap<>();
+    /** For {@link Fault#ACCEPT_IDS_SHARED}: the id every ACCEPT announces (0 until the first). */
+    private long sharedId;
+    /** For {@link Fault#ACCEPT_IDS_SHARED}: the responder's real id of each of the suite's addresses' connection. */
+    private final Map<InetSocketAddress, Long> realIdOf = new HashMap<>();
+    /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the copies the responder sent to each of the suite's addresses. */
+    private final Map<InetSocketAddress, Integer> lifetimeCopies = new HashMap<>();
+    /** For {@link Fault#TIMEOUTS_NEVER_RESET}: the suite's addresses whose connection the relay ended. */
+    private final Set<InetSocketAddress> ended = new HashSet<>();
+    /** For {@link Fault#COPIES_STOPPED}: the copies passed, by the suite's connection id and CSN. */
+    private final Map<String, Integer> copies = new HashMap<>();
     private final io.metaroce.core.cc.MaxMinFairShare maxMin = new io.metaroce.core.cc.MaxMinFairShare();
     private final PacketCodec codec = new PacketCodec();
     private final ByteBuffer buffer = ByteBuffer.allocate(65_536);
@@ -368,6 +404,14 @@ final class FaultyRelay implements AutoCloseable {
             if (fault == Fault.DRAIN_ENDLESS && valid && p.type == PacketType.CLOSE && !p.closeReply
                     && firstCloseReply.containsKey(client)) {
                 front.send(ByteBuffer.wrap(firstCloseReply.get(client)), client);
+            }
+            if (fault == Fault.ACCEPT_IDS_SHARED && valid && p.destinationConnectionId == sharedId && sharedId != 0
+                    && realIdOf.containsKey(client)) {
+                buffer.putLong(8, realIdOf.get(client)); // the suite's packet, to the connection it meant
+                codec.reseal(buffer, 0, length);
+            }
+            if (fault == Fault.TIMEOUTS_NEVER_RESET && ended.contains(client)) {
+                continue;
             }
             if (fault == Fault.CLOSING_DEAF && valid && p.type == PacketType.DATA && closedBy.contains(client)) {
                 continue;
@@ -580,6 +624,27 @@ final class FaultyRelay implements AutoCloseable {
                     && p.payloadMessageOffset + p.payloadLength < p.messageLength) {
                 buffer.putShort(head + 4, (short) (p.flags & ~WireConstants.FLAG_ACK_NOW));
                 codec.reseal(buffer, head, length - head);
+            }
+            if (fault == Fault.COPIES_STOPPED && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0
+                    && copies.merge(p.destinationConnectionId + "/" + p.connectionSequence, 1, Integer::sum)
+                            > COPIES_PASSED) {
+                continue;
+            }
+            if (fault == Fault.ACCEPT_IDS_SHARED && valid && head == 0 && p.type == PacketType.ACCEPT) {
+                realIdOf.put(to, p.sourceConnectionId);
+                sharedId = sharedId == 0 ? p.sourceConnectionId : sharedId;
+                p.sourceConnectionId = sharedId;
+                buffer.clear();
+                length = codec.encode(p, buffer, 0, null, 0);
+            }
+            if (fault == Fault.TIMEOUTS_NEVER_RESET && valid && p.type == PacketType.DATA
+                    && (p.flags & WireConstants.FLAG_RETRANSMISSION) != 0
+                    && lifetimeCopies.merge(to, 1, Integer::sum) >= LIFETIME_TIMEOUTS) {
+                ended.add(to);
+            }
+            if (fault == Fault.TIMEOUTS_NEVER_RESET && ended.contains(to)) {
+                continue;
             }
             if (fault == Fault.FIRST_ACK_DROPPED && valid && head == 0 && p.type == PacketType.ACK
                     && firstAckDropped.add(p.destinationConnectionId)) {

@@ -20,7 +20,14 @@ final class MisreadingAimdController extends ForwardingController {
         /** A lost packet only leaves the flight, as a discarded one: no loss cut ([SPEC-CC-9]). */
         LOSS_UNCUT,
         /** Every packet the window allows may leave at once: no pacing, the window sent in a burst ([SPEC-CC-13]). */
-        UNPACED
+        UNPACED,
+        /**
+         * Never told of a path's failure or restoration: a path back from failure keeps the window it had
+         * (halved by the losses that failed it) instead of restarting at the floor ([SPEC-CC-14]).
+         */
+        NOT_RESTARTED,
+        /** Never told of a spurious loss: a cut the peer's later ACK proved needless is kept ([SPEC-CC-27]). */
+        SPURIOUS_UNDONE_NEVER
     }
 
     private final Fault fault;
@@ -35,7 +42,7 @@ final class MisreadingAimdController extends ForwardingController {
         switch (fault) {
             case MARKS_UNSEEN -> inner.onEcnFeedback(pathId, newlyEct, 0, nowNanos);
             case MARKS_NEVER_END -> inner.onEcnFeedback(pathId, newlyEct, Math.max(newlyEct, newlyCe), nowNanos);
-            case LOSS_UNCUT, UNPACED -> inner.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
+            case LOSS_UNCUT, UNPACED, NOT_RESTARTED, SPURIOUS_UNDONE_NEVER -> inner.onEcnFeedback(pathId, newlyEct, newlyCe, nowNanos);
         }
     }
 
@@ -45,6 +52,27 @@ final class MisreadingAimdController extends ForwardingController {
             inner.onPacketDiscarded(pathId, bytes, nowNanos);
         } else {
             inner.onPacketLost(pathId, bytes, nowNanos);
+        }
+    }
+
+    @Override
+    public void onSpuriousLoss(int pathId, int bytes, long nowNanos) {
+        if (fault != Fault.SPURIOUS_UNDONE_NEVER) {
+            inner.onSpuriousLoss(pathId, bytes, nowNanos);
+        }
+    }
+
+    @Override
+    public void onPathFailed(int pathId, long nowNanos) {
+        if (fault != Fault.NOT_RESTARTED) {
+            inner.onPathFailed(pathId, nowNanos);
+        }
+    }
+
+    @Override
+    public void onPathRestored(int pathId, long nowNanos) {
+        if (fault != Fault.NOT_RESTARTED) {
+            inner.onPathRestored(pathId, nowNanos);
         }
     }
 

@@ -14,7 +14,8 @@ public final class SlowHostSkips {
             "sack.short-ack", "cc.paced",
             "send.hole-resent-on-its-path", "send.repeated-ack", "rnr.sender-waits", "cc.fair-share",
             "cc.announced-share", "handshake.replay-after-close", "cc.held-back", "send.ack-now-when-lossy",
-            "cc.delay-cut", "close.closing", "timer.first-ack-at-once");
+            "cc.delay-cut", "close.closing", "timer.first-ack-at-once", "timer.peer-unreachable", "timer.progress-resets",
+            "cc.restart-after-failure", "cc.spurious-undo");
 
     private SlowHostSkips() {
     }

@@ -218,7 +218,8 @@ public final class MetaroceProtocol implements SimProtocol {
      *   <li>not {@code aimdFullWindowHandoff} ([SPEC-CC-46], off as by default): under the hint,
      *       the share of a path whose window is full going to the connection's paths with room
      *       whatever the loss (as [SPEC-CC-35] does under random loss) took the 2 ms permutation
-     *       from 0.8934 / 0.8905 to 0.9008 / 0.8959 (seeds 1 / 2): a path there carries a datagram
+     *       from 0.8934 / 0.8905 to 0.9008 / 0.8959 (seeds 1 / 2; 5 ms: 0.9004 / 0.8983 to
+     *       0.9097 / 0.9066): a path there carries a datagram
      *       every 4 to 5 us, its window is 3 to 4 datagrams, and about a fifth of each sender's
      *       hint sat on full windows and went unsent (the senders at 0.98 of the hint). But the
      *       core-link failover took 1.99 base RTTs instead of 1.49 (seeds 2 to 4: 1.49, 2.48,

@@ -212,6 +212,9 @@ import io.metaroce.core.wire.WireConstants;
  *     fractions with the start value weighed as {@code w} of them ([SPEC-CC-45]); 0: the gain from
  *     the first feedback on. Not used with {@code aimdAlphaRoundTripGainShift} above 0, whose
  *     {@code alpha} moves once per round trip ([SPEC-CC-36])
+ * @param aimdFullWindowHandoff true: under a hint, the share of the hint of a path whose window is
+ *     full goes to the paths in service with room, whatever the random loss ([SPEC-CC-46]); false:
+ *     only above {@code fullWindowAboveLossPercent} of random loss ([SPEC-CC-35])
  * @param pathFailureNeedsAnswer a path's timeouts fail it ([SPEC-PATH-11]) only once the peer has
  *     answered during its run of timeouts: something sent on the connection after the run began
  *     was acknowledged. Until then the silence may be the whole connection's (the peer or this
@@ -289,7 +292,8 @@ public record EngineConfig(
         boolean aimdAnnouncedFirstRoundTrip,
         int aimdAnnouncedFirstFlightPercent,
         int aimdInitialAlphaPercent,
-        int aimdAlphaWarmupSamples) {
+        int aimdAlphaWarmupSamples,
+        boolean aimdFullWindowHandoff) {
 
     /** Smallest datagram size: what CONNECT and ACCEPT may advertise, and room for 128 payload bytes. */
     public static final int MIN_DATAGRAM_BYTES = Math.max(256, WireConstants.DATA_OVERHEAD_BYTES + 128);
@@ -462,7 +466,8 @@ public record EngineConfig(
                 false, // aimdAnnouncedFirstRoundTrip: one first flight, then the first hint
                 100, // aimdAnnouncedFirstFlightPercent: the announced share's whole bandwidth-delay product
                 100, // aimdInitialAlphaPercent: a path's alpha starts at 1
-                0); // aimdAlphaWarmupSamples: alpha moves by its gain from the first feedback on
+                0, // aimdAlphaWarmupSamples: alpha moves by its gain from the first feedback on
+                false); // aimdFullWindowHandoff: a full window's share goes to the others only under random loss
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -581,6 +586,7 @@ public record EngineConfig(
         private int aimdAnnouncedFirstFlightPercent;
         private int aimdInitialAlphaPercent;
         private int aimdAlphaWarmupSamples;
+        private boolean aimdFullWindowHandoff;
 
         private Builder(EngineConfig c) {
             maxDatagramBytes = c.maxDatagramBytes;
@@ -653,6 +659,7 @@ public record EngineConfig(
             aimdAnnouncedFirstFlightPercent = c.aimdAnnouncedFirstFlightPercent;
             aimdInitialAlphaPercent = c.aimdInitialAlphaPercent;
             aimdAlphaWarmupSamples = c.aimdAlphaWarmupSamples;
+            aimdFullWindowHandoff = c.aimdFullWindowHandoff;
         }
 
         public Builder maxDatagramBytes(int v) { maxDatagramBytes = v; return this; }
@@ -758,6 +765,8 @@ public record EngineConfig(
         public Builder aimdInitialAlphaPercent(int v) { aimdInitialAlphaPercent = v; return this; }
         /** Sets {@link EngineConfig#aimdAlphaWarmupSamples}. */
         public Builder aimdAlphaWarmupSamples(int v) { aimdAlphaWarmupSamples = v; return this; }
+        /** Sets {@link EngineConfig#aimdFullWindowHandoff}. */
+        public Builder aimdFullWindowHandoff(boolean v) { aimdFullWindowHandoff = v; return this; }
 
         /** Validates and returns the configuration. */
         public EngineConfig build() {
@@ -778,7 +787,8 @@ public record EngineConfig(
                     aimdSharedMarkByMeanAlpha, pathFailureNeedsAnswer,
                     pathRateWindowNanos, shortAcks,
                     pacingWakeQuantumBytes, aimdPathsForShareMin, aimdAnnouncedFirstRoundTrip,
-                    aimdAnnouncedFirstFlightPercent, aimdInitialAlphaPercent, aimdAlphaWarmupSamples);
+                    aimdAnnouncedFirstFlightPercent, aimdInitialAlphaPercent, aimdAlphaWarmupSamples,
+                    aimdFullWindowHandoff);
         }
     }
 }

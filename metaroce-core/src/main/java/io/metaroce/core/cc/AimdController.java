@@ -120,6 +120,8 @@ public final class AimdController implements CongestionController {
      * fits the object's padding, so the idle connection's footprint stays within its goal).
      */
     private final byte handoffAboveLossPercent;
+    /** {@code aimdFullWindowHandoff}: a full window's share of the hint goes to the paths with room whatever the loss [SPEC-CC-46]. */
+    private final boolean fullWindowHandoff;
     /** Percent of the unmarked-loss average that raises the hint [SPEC-CC-25]. */
     private final byte lossCompensationPercent;
     /** Whether only the acknowledgements of unmarked paths move the unmarked-loss average toward 0 [SPEC-CC-37]. */
@@ -332,6 +334,7 @@ public final class AimdController implements CongestionController {
         this.maxWindow = config.aimdMaxWindowBytes();
         this.gainShift = config.aimdEcnGainShift();
         this.handoffAboveLossPercent = (byte) config.fullWindowAboveLossPercent();
+        this.fullWindowHandoff = config.aimdFullWindowHandoff();
         this.lossCompensationPercent = (byte) config.aimdLossCompensationPercent();
         this.lossAverageOnUnmarkedPaths = config.aimdLossAverageOnUnmarkedPaths();
         this.initialRtt = config.initialRttNanos();
@@ -1233,7 +1236,8 @@ public final class AimdController implements CongestionController {
      * Path {@code pathId}'s pacing rate now, bytes per second: {@code gain * window / srtt}, scaled
      * down with every other path's when their sum exceeds the receiver's rate hint (raised for
      * random loss, [SPEC-CC-25]); under random loss above {@code fullWindowAboveLossPercent}, the
-     * paths whose windows are full are left out of that sum ([SPEC-CC-35]).
+     * paths whose windows are full are left out of that sum ([SPEC-CC-35]), and with
+     * {@code aimdFullWindowHandoff} whatever the loss ([SPEC-CC-46]).
      */
     public double pacingRateBytesPerSecond(int pathId) {
         checkPath(pathId);
@@ -1249,10 +1253,12 @@ public final class AimdController implements CongestionController {
         if (total <= hint) {
             return own;
         }
-        if (handoffAboveLossPercent < 100 && unmarkedLoss > ALPHA_ONE * handoffAboveLossPercent / 100) {
+        if (fullWindowHandoff || handoffAboveLossPercent < 100 && unmarkedLoss > ALPHA_ONE * handoffAboveLossPercent / 100) {
             // Random loss: a window full of packets lost but not yet judged leaves its share of the
             // hint unused; the paths with room take it, the connection's clock still bounding the
-            // total [SPEC-CC-35].
+            // total [SPEC-CC-35]. A window full while its rate on paper has room (a path of a
+            // busy fabric with a few datagrams of window) leaves it unused too: with
+            // aimdFullWindowHandoff the others take it whatever the loss [SPEC-CC-46].
             total = ownRateOfPathsWithRoom(pathId);
             if (total <= hint) {
                 return own;

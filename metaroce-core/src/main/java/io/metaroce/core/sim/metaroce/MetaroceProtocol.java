@@ -215,6 +215,18 @@ public final class MetaroceProtocol implements SimProtocol {
      *       round (session 15)"), but its first flight of a bandwidth-delay product costs the plane
      *       scaling: 2 to 4 planes at 64 connections 1.98 without it, 1.74 with it
      *       ("Paths for the share with the announced first round trip (session 15)");</li>
+     *   <li>not {@code aimdFullWindowHandoff} ([SPEC-CC-46], off as by default): under the hint,
+     *       the share of a path whose window is full going to the connection's paths with room
+     *       whatever the loss (as [SPEC-CC-35] does under random loss) took the 2 ms permutation
+     *       from 0.8934 / 0.8905 to 0.9008 / 0.8959 (seeds 1 / 2; 5 ms: 0.9004 / 0.8983 to
+     *       0.9097 / 0.9066): a path there carries a datagram
+     *       every 4 to 5 us, its window is 3 to 4 datagrams, and about a fifth of each sender's
+     *       hint sat on full windows and went unsent (the senders at 0.98 of the hint). But the
+     *       core-link failover took 1.99 base RTTs instead of 1.49 (seeds 2 to 4: 1.49, 2.48,
+     *       1.49 against 0.99, 1.49, 1.49), and the loss rows' ratios fell (1% 0.9548 to 0.95,
+     *       5% 0.7363 to 0.7312), their lossless reference rising 730.5 to 733.5 Gbit/s while the
+     *       lossy runs did not (docs/benchmarks.md, "Permutation steady-state round (session
+     *       18)");</li>
      *   <li>pacing stays on ({@code aimdPacingGainPercent} 125), and {@link #install} sets every
      *       endpoint's {@code receiveCapacityBytesPerSecond} to 97% of its host's NIC rate in
      *       datagram bytes (see {@link #receiveCapacity}).</li>
